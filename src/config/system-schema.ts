@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { BudgetSchema, SeatRefSchema } from "./agent-schema.ts";
+
+export const RunModeSchema = z.strictObject({
+  description: z.string().optional(),
+  roster: z.array(z.string()).min(1),
+  budget: BudgetSchema.default({}),
+  /** pr-check: limit discovery to what a change touched. */
+  focus: z.enum(["all", "changed"]).default("all"),
+});
+
+export const SystemConfigSchema = z.strictObject({
+  version: z.literal(1),
+  run_modes: z.record(z.string(), RunModeSchema),
+  thresholds: z.strictObject({
+    /** Confidence at or above which a finding with evidence is filed; below it is held for a person. */
+    file_confidence: z.number().min(0).max(1).default(0.7),
+    /** Quality gate for `qaas sweep`. */
+    min_recall: z.number().min(0).max(1).default(0.8),
+    min_precision: z.number().min(0).max(1).default(0.9),
+  }),
+  loop: z.strictObject({
+    max_reopens: z.number().int().min(0).default(2),
+    max_round_trips: z.number().int().min(0).default(3),
+  }),
+  retries: z
+    .strictObject({
+      attempts: z.number().int().min(0).default(2),
+      backoff_ms: z.number().int().min(0).default(500),
+    })
+    .default({ attempts: 2, backoff_ms: 500 }),
+  seats: z.strictObject({
+    worker: SeatRefSchema,
+    orchestrator: z.union([z.strictObject({ backend: z.literal("rules") }), SeatRefSchema]),
+  }),
+  ticket_cap: z.number().int().min(0).default(25),
+  concurrency: z.number().int().positive().default(3),
+  forbidden_paths: z
+    .record(z.string(), z.array(z.string()))
+    .describe("path classes (migrations, auth, payment, secrets, infrastructure, ci) → globs"),
+  forbidden_commands: z.array(z.string()).default([]),
+  tracker: z
+    .strictObject({ kind: z.enum(["local", "jira", "github"]).default("local") })
+    .default({ kind: "local" }),
+});
+export type SystemConfig = z.infer<typeof SystemConfigSchema>;
+export type RunMode = z.infer<typeof RunModeSchema>;

@@ -1,0 +1,112 @@
+import { z } from "zod";
+
+/** `secret_ref:ENV_NAME` — the only way a profile may carry a credential. */
+export const SECRET_REF = /^secret_ref:[A-Z_][A-Z0-9_]*$/;
+const SecretRef = z
+  .string()
+  .regex(SECRET_REF, "must be secret_ref:ENV_NAME; never write a credential in a profile");
+
+const Command = z.strictObject({
+  /** A shell command, run from the target's source root. */
+  command: z.string().min(1),
+  env: z.record(z.string(), z.string()).optional(),
+  timeout_seconds: z.number().positive().optional(),
+});
+
+const LoginRecipe = z.strictObject({
+  /** json: POST a JSON body; form: POST urlencoded; bearer/api_key: a static token from `token`. */
+  kind: z.enum(["json", "form", "bearer", "api_key"]),
+  /** `METHOD /path` of the sign-in operation (json and form). */
+  endpoint: z.string().optional(),
+  /** Body template; `{username}` and `{password}` are filled from the user. */
+  body: z.record(z.string(), z.string()).optional(),
+  /** Where the token comes back: `body:<json.path>`, `header:<name>` or `cookie:<name>`. */
+  token_from: z.string().optional(),
+  /** How the token goes on each request: `header:<Name>` (with `scheme`), `cookie:<name>` or `query:<name>`. */
+  apply_as: z.string().default("header:Authorization"),
+  scheme: z.string().default("Bearer"),
+  /** Seconds a token lives; the session signs in again before that (and on any 401). */
+  ttl_seconds: z.number().positive().optional(),
+});
+
+const User = z.strictObject({
+  name: z.string().regex(/^[a-z0-9_-]+$/i),
+  role: z.string().min(1),
+  tenant: z.string().optional(),
+  username: z.string().optional(),
+  password: SecretRef.optional(),
+  /** For `bearer`/`api_key` logins: the token itself, by reference. */
+  token: SecretRef.optional(),
+});
+
+export const TargetProfileSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lower-case letters, digits, - and _"),
+  description: z.string().optional(),
+  source: z.strictObject({
+    /** Path to the code, relative to the profile file's folder. */
+    path: z.string().optional(),
+    git_url: z.string().optional(),
+    ref: z.string().optional(),
+  }),
+  environment: z.strictObject({
+    mode: z.enum(["none", "external", "managed", "compose"]),
+    base_url: z.string().url().optional(),
+    health_path: z.string().default("/health"),
+    start: Command.optional(),
+    reset: Command.optional(),
+    seed: Command.optional(),
+    stop: Command.optional(),
+    /** NAME=value lines loaded into the run's environment (never overriding it); for demo targets only. */
+    secrets_file: z.string().optional(),
+    /** external targets: whether probes may send writes (POST/PUT/PATCH/DELETE). */
+    allow_writes: z.boolean().default(false),
+    startup_timeout_seconds: z.number().positive().default(30),
+  }),
+  api: z
+    .strictObject({
+      /** A file relative to the source root, or a URL path/absolute URL served by the target. */
+      openapi: z.string().optional(),
+      base_path: z.string().optional(),
+    })
+    .optional(),
+  ui: z.strictObject({ entry: z.string().default("/") }).optional(),
+  websocket: z
+    .strictObject({
+      paths: z.array(z.string()).min(1),
+      /** How a socket carries the token: `query:<name>`, `header:<Name>` or `message:<json field>`. */
+      auth: z.string().default("query:token"),
+    })
+    .optional(),
+  database: z
+    .strictObject({
+      kind: z.enum(["sqlite", "postgres"]),
+      /** sqlite: file relative to the source root. */
+      path: z.string().optional(),
+      url: SecretRef.optional(),
+      /** How to see every SQL statement: the env var that switches it on and the file it writes. */
+      statement_log: z
+        .strictObject({
+          env: z.record(z.string(), z.string()),
+          file: z.string(),
+        })
+        .optional(),
+    })
+    .optional(),
+  tests: z.strictObject({ command: z.string(), path: z.string().optional() }).optional(),
+  auth: z.strictObject({ login: LoginRecipe }).optional(),
+  users: z.array(User).default([]),
+  /** Declared layers, outermost first, as folder globs (else inferred from folder names). */
+  layers: z.array(z.strictObject({ name: z.string(), paths: z.array(z.string()).min(1) })).optional(),
+  entry_points: z.array(z.string()).optional(),
+  budgets: z
+    .strictObject({
+      slow_endpoint_ms: z.number().positive().default(500),
+      max_requests_per_agent: z.number().int().positive().default(3000),
+      concurrency: z.number().int().positive().default(8),
+    })
+    .optional(),
+  /** The answer key; excluded from every tool that reads the target's files. */
+  golden_ledger: z.string().optional(),
+});
+
+export type TargetProfile = z.infer<typeof TargetProfileSchema>;

@@ -1,0 +1,8 @@
+/** Every tool answers `ok(data)` or `err(reason)`: an error is information an agent can act on, never a throw. */
+export type ToolResult<Data = unknown> =
+  | { ok: true; data: Data }
+  | { ok: false; error: string; details?: unknown };
+
+export const ok = <Data>(data: Data): ToolResult<Data> => ({ ok: true, data });
+export const err = (error: string, details?: unknown): ToolResult<never> =>
+  details === undefined ? { ok: false, error } : { ok: false, error, details };
