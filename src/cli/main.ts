@@ -1,0 +1,34 @@
+import { Command, CommanderError } from "commander";
+import { QaasError } from "../errors.ts";
+
+// Every command is registered here; each command module declares its options and lazily imports the
+// code that does the work, so `qaas --help` stays fast.
+const program = new Command("qaas")
+  .description("An autonomous QA team for web applications.")
+  .option("--home <dir>", "where runs and memory live (default: $QAAS_HOME or ./.qaas)")
+  .showHelpAfterError("(run with --help for usage)")
+  .exitOverride();
+
+const commandModules: Array<(program: Command) => void> = [];
+for (const register of commandModules) register(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.exitCode = reportError(error);
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander has already printed its message; help and version exit cleanly.
+    return error.exitCode === 0 ? 0 : 2;
+  }
+  if (error instanceof QaasError) {
+    process.stderr.write(`qaas: ${error.message} [${error.code}]\n`);
+    return 1;
+  }
+  process.stderr.write(
+    `qaas: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  return 1;
+}
