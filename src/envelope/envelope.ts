@@ -25,60 +25,64 @@ export const EvidenceSchema = z.strictObject({
     .optional(),
 });
 
-export const EnvelopeSchema = z
-  .strictObject({
-    envelope_version: z.literal(ENVELOPE_VERSION),
-    id: z.string().min(1),
-    run_id: z.string().min(1),
-    discovered_by: z.string().min(1),
-    discovered_at: z.iso.datetime({ offset: true }),
-    domain: z.enum(DOMAINS),
-    defect_class: z.enum(DEFECT_CLASSES as [string, ...string[]]),
-    title: z.string().min(1).max(200),
-    summary: z.string().min(1),
-    location: LocationRefSchema.extend({
-      /** Other places the same defect shows (the files of a cycle, a second route). */
-      related: z.array(LocationRefSchema).optional(),
-      /** A source pointer for people; never part of the fingerprint. */
-      source: z.strictObject({ file: z.string(), line: z.number().int().positive().optional() }).optional(),
-    }),
-    evidence: z.array(EvidenceSchema),
-    reproduction: z.strictObject({
-      steps: z.array(z.string()),
-      curl: z.string().optional(),
-      test: z
-        .strictObject({ path: z.string(), command: z.string(), branch: z.string().optional() })
-        .optional(),
-      not_reproducible: z.boolean().optional(),
-      flake_rate: z.number().min(0).max(1).optional(),
-    }),
-    impact: z.string().min(1),
-    severity: z.enum(SEVERITIES),
-    confidence: z.number().min(0).max(1),
-    suggested_owner: z.string().nullable(),
-    suggested_fix_area: z.string().nullable(),
-    autonomy_eligible: z.boolean(),
-    dedupe: z.strictObject({
-      fingerprint: z.string(),
-      /** Tells apart two defects of one class at one place (a parameter name, a column). */
-      discriminator: z.string().optional(),
-      duplicate_of: z.string().nullable().optional(),
-    }),
-    tracker: z.strictObject({
-      state: z.enum(["unfiled", "held", "filed", "duplicate"]),
-      key: z.string().nullable(),
-      url: z.string().nullable(),
-    }),
-  })
-  .superRefine((envelope, context) => {
-    if (!(DOMAIN_CLASSES[envelope.domain] as readonly string[]).includes(envelope.defect_class)) {
-      context.addIssue({
-        code: "custom",
-        path: ["defect_class"],
-        message: `"${envelope.defect_class}" is not a class of domain "${envelope.domain}" (valid: ${DOMAIN_CLASSES[envelope.domain].join(", ")})`,
-      });
-    }
-  });
+export const EnvelopeObjectSchema = z.strictObject({
+  envelope_version: z.literal(ENVELOPE_VERSION),
+  id: z.string().min(1),
+  run_id: z.string().min(1),
+  discovered_by: z.string().min(1),
+  discovered_at: z.iso.datetime({ offset: true }),
+  domain: z.enum(DOMAINS),
+  defect_class: z.enum(DEFECT_CLASSES as [string, ...string[]]),
+  title: z.string().min(1).max(200),
+  summary: z.string().min(1),
+  location: LocationRefSchema.extend({
+    /** Other places the same defect shows (the files of a cycle, a second route). */
+    related: z.array(LocationRefSchema).optional(),
+    /** A source pointer for people; never part of the fingerprint. */
+    source: z.strictObject({ file: z.string(), line: z.number().int().positive().optional() }).optional(),
+  }),
+  evidence: z.array(EvidenceSchema),
+  reproduction: z.strictObject({
+    steps: z.array(z.string()),
+    curl: z.string().optional(),
+    test: z.strictObject({ path: z.string(), command: z.string(), branch: z.string().optional() }).optional(),
+    not_reproducible: z.boolean().optional(),
+    flake_rate: z.number().min(0).max(1).optional(),
+  }),
+  impact: z.string().min(1),
+  severity: z.enum(SEVERITIES),
+  confidence: z.number().min(0).max(1),
+  suggested_owner: z.string().nullable(),
+  suggested_fix_area: z.string().nullable(),
+  autonomy_eligible: z.boolean(),
+  dedupe: z.strictObject({
+    fingerprint: z.string(),
+    /** Tells apart two defects of one class at one place (a parameter name, a column). */
+    discriminator: z.string().optional(),
+    duplicate_of: z.string().nullable().optional(),
+  }),
+  tracker: z.strictObject({
+    state: z.enum(["unfiled", "held", "filed", "duplicate"]),
+    key: z.string().nullable(),
+    url: z.string().nullable(),
+  }),
+});
+
+/** The class must belong to the domain; shared by the envelope and the draft agents emit. */
+export function refineClassInDomain(
+  envelope: { domain: (typeof DOMAINS)[number]; defect_class: string },
+  context: z.RefinementCtx,
+): void {
+  if (!(DOMAIN_CLASSES[envelope.domain] as readonly string[]).includes(envelope.defect_class)) {
+    context.addIssue({
+      code: "custom",
+      path: ["defect_class"],
+      message: `"${envelope.defect_class}" is not a class of domain "${envelope.domain}" (valid: ${DOMAIN_CLASSES[envelope.domain].join(", ")})`,
+    });
+  }
+}
+
+export const EnvelopeSchema = EnvelopeObjectSchema.superRefine(refineClassInDomain);
 
 export type DefectEnvelope = z.infer<typeof EnvelopeSchema>;
 export type Evidence = z.infer<typeof EvidenceSchema>;

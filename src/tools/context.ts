@@ -24,6 +24,8 @@ export interface RunContext {
   target: LoadedTarget | undefined;
   /** The system map pinned for this run (undefined before MAPPER has produced one). */
   systemMap(): SystemMap | undefined;
+  /** Saves a new immutable version of the target's system map and pins it to this run. */
+  saveSystemMap(map: SystemMap): { version: number };
   /** Appends one ledger entry; the only way anything reaches the ledger. */
   record(kind: LedgerKind, data: Record<string, unknown>, agent?: string): LedgerEntry;
   /** Writes an artifact of this run and answers its `artifact://<run>/<name>` URI. */

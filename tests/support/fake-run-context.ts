@@ -58,6 +58,10 @@ export function fakeRunContext(
     setSystemMap: (map) => {
       systemMap = map;
     },
+    saveSystemMap: (map) => {
+      systemMap = map;
+      return { version: 1 };
+    },
     record(kind: LedgerKind, data: Record<string, unknown>, agent?: string) {
       const entry: LedgerEntry = { seq: entries.length + 1, at: new Date().toISOString(), kind, agent, data };
       entries.push(entry);
