@@ -46,6 +46,8 @@ export const AgentConfigSchema = z.strictObject({
   seat: SeatRefSchema.optional(),
   budget: BudgetSchema.default({}),
   max_turns: z.number().int().positive().default(30),
+  /** The part this agent plays in the verify loop, which the router drives by role, never by name. */
+  loop_role: z.enum(["verifier", "fixer", "reviewer"]).optional(),
   /** Runs alone, after the concurrent agents of its phase: for measurements a busy target would spoil. */
   exclusive: z.boolean().default(false),
   tools: z.array(z.string()).default([]),

@@ -5,6 +5,8 @@ export const LEDGER_KINDS = [
   "run_started",
   "run_resumed",
   "run_finished",
+  "environment_started",
+  "environment_stopped",
   "phase_started",
   "phase_finished",
   "router_event",

@@ -1,5 +1,6 @@
 import type { AgentConfig } from "../config/agent-schema.ts";
 import type { SystemConfig } from "../config/system-schema.ts";
+import type { DefectEnvelope } from "../envelope/envelope.ts";
 import type { SystemMap } from "../map/system-map.ts";
 import type { LedgerEntry, LedgerKind } from "../store/ledger-kinds.ts";
 import type { TargetProfile } from "../targets/profile-schema.ts";
@@ -28,6 +29,11 @@ export interface RunContext {
   saveSystemMap(map: SystemMap): { version: number };
   /** Appends one ledger entry; the only way anything reaches the ledger. */
   record(kind: LedgerKind, data: Record<string, unknown>, agent?: string): LedgerEntry;
+  /** Stores an envelope of this run (the envelope tool validates it first). */
+  writeEnvelope(envelope: DefectEnvelope): void;
+  readEnvelopes(): DefectEnvelope[];
+  /** Cross-run defect memory (fingerprints, occurrences, tickets). */
+  memory: DefectMemoryPort;
   /** Writes an artifact of this run and answers its `artifact://<run>/<name>` URI. */
   putArtifact(name: string, content: string | Uint8Array): string;
   /** Services tools share within one run (HTTP sessions, a browser), keyed by their owner. */
@@ -47,4 +53,24 @@ export interface GuardState {
 export interface ToolContext extends RunContext {
   agent: AgentConfig;
   guard: GuardState;
+}
+
+/** The part of defect memory tools use; `DefectMemory` (src/memory) implements it over SQLite. */
+export interface DefectMemoryPort {
+  record(entry: {
+    fingerprint: string;
+    runId: string;
+    envelopeId: string;
+    title: string;
+    domain: string;
+    defectClass: string;
+    location: { kind: string; value: string };
+  }): { firstSeen: boolean; occurrences: number };
+  searchSimilar(query: {
+    title: string;
+    location?: { kind: string; value: string };
+    domain?: string;
+    limit?: number;
+  }): Array<{ fingerprint: string; title: string; location: { kind: string; value: string }; score: number }>;
+  occurrences(fingerprint: string): Array<{ runId: string; envelopeId: string; at: string }>;
 }

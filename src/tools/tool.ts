@@ -7,6 +7,7 @@ import type { ToolResult } from "./result.ts";
  * One typed tool. `actions` says what a call would do so `check()` can judge it before `run` is reached;
  * tools never check permissions themselves.
  */
+// biome-ignore lint/suspicious/noExplicitAny: tool lists mix input types; each tool is typed where it is defined.
 export interface ToolDefinition<Input = any> {
   /** Globally unique snake_case name, e.g. `emit_envelope`; this is what allowlists name. */
   name: string;

@@ -1,0 +1,83 @@
+import { QaasError } from "../errors.ts";
+import { dryRun, renderDryRun } from "./dry-run.ts";
+import { resumeRun, startRun } from "./start-run.ts";
+
+export interface RunCommandOptions {
+  home: string;
+  mode: string;
+  target?: string;
+  agent?: string[];
+  seat?: string;
+  ticket?: string[];
+  config?: string;
+  dryRun?: boolean;
+  resume?: string;
+  json?: boolean;
+}
+
+export async function runCommand(options: RunCommandOptions): Promise<void> {
+  const agents = options.agent?.flatMap((value) => value.split(",")).map((name) => name.trim().toUpperCase());
+  if (options.resume) {
+    const controller = interruptible();
+    const outcome = await resumeRun({
+      home: options.home,
+      runId: options.resume,
+      json: options.json,
+      signal: controller.signal,
+    });
+    print(outcome.report, options.json);
+    return;
+  }
+  if (!options.target)
+    throw new QaasError("NO_TARGET", "qaas run needs --target <name|path> (see config/targets/)");
+  if (options.dryRun) {
+    const result = dryRun({
+      configDir: options.config,
+      mode: options.mode,
+      target: options.target,
+      agents,
+      seat: options.seat,
+    });
+    process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : renderDryRun(result));
+    return;
+  }
+  const controller = interruptible();
+  const outcome = await startRun({
+    home: options.home,
+    configDir: options.config,
+    mode: options.mode,
+    target: options.target,
+    agents,
+    seat: options.seat,
+    tickets: options.ticket,
+    json: options.json,
+    signal: controller.signal,
+  });
+  print(outcome.report, options.json);
+}
+
+/** Ctrl-C stops dispatching; running agents finish, the run stays resumable with --resume. */
+function interruptible(): AbortController {
+  const controller = new AbortController();
+  process.once("SIGINT", () => {
+    process.stderr.write(
+      "qaas: stopping after the running agents finish (Ctrl-C again to kill; resume with --resume)\n",
+    );
+    controller.abort();
+    process.once("SIGINT", () => process.kill(process.pid, "SIGKILL"));
+  });
+  return controller;
+}
+
+function print(
+  report: { run_id: string; status: string; findings: { total: number } },
+  json: boolean | undefined,
+) {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    process.stdout.write(
+      `run ${report.run_id}: ${report.status}, ${report.findings.total} finding(s). See: qaas show ${report.run_id}\n`,
+    );
+  }
+}

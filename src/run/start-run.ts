@@ -1,0 +1,207 @@
+import type { SeatRef } from "../config/agent-schema.ts";
+import { type LoadedAgent, type LoadedConfig, loadConfig } from "../config/load-config.ts";
+import { QaasError } from "../errors.ts";
+import { DefectMemory } from "../memory/defect-memory.ts";
+import { execute, replay } from "../router/executor.ts";
+import { initialState, type RouterEvent, type RunState } from "../router/run-state.ts";
+import { runInvocation } from "../runner/run-agent.ts";
+import type { WorkerSeat } from "../seats/seat.ts";
+import { RunStore } from "../store/run-store.ts";
+import { SystemMapStore } from "../store/system-map-store.ts";
+import { type PreparedEnvironment, prepareEnvironment } from "../targets/environment.ts";
+import { loadTarget } from "../targets/load-target.ts";
+import type { LoadedTarget } from "../tools/context.ts";
+import { buildPlan } from "./build-plan.ts";
+import { buildReport, type RunReport } from "./build-report.ts";
+import { gitFacts } from "./git-facts.ts";
+import { Progress } from "./progress.ts";
+import { createRunContext } from "./run-context.ts";
+import { type SeatFactory, seatResolver } from "./seat-resolver.ts";
+
+// One run, start to finish: load, record the start, bring the environment up, hand the plan to the
+// router's executor, bring the environment down, write the report. `resumeRun` does the same from a
+// killed run's ledger without redoing what finished.
+
+export interface RunOptions {
+  home: string;
+  configDir?: string;
+  mode: string;
+  target: string;
+  agents?: string[];
+  /** `--seat backend[:model]`: every agent on this worker seat. */
+  seat?: string;
+  tickets?: string[];
+  json?: boolean;
+  /** Tests inject seats (MockSeat) here. */
+  seatFactory?: SeatFactory;
+  signal?: AbortSignal;
+}
+
+export interface RunOutcome {
+  runId: string;
+  report: RunReport;
+}
+
+export async function startRun(options: RunOptions): Promise<RunOutcome> {
+  const config = loadConfig(options.configDir);
+  const target = loadTarget(options.target, { configDir: config.dir });
+  const plan = buildPlan(config, { mode: options.mode, only: options.agents, tickets: options.tickets });
+  const store = RunStore.create(options.home, { mode: options.mode, target: target.profile.name });
+  const git = await gitFacts(target.root);
+  store.append("run_started", {
+    run_id: store.runId,
+    mode: options.mode,
+    target: target.profile.name,
+    target_file: target.file,
+    config_dir: config.dir,
+    ...(target.goldenLedger ? { golden_ledger: target.goldenLedger } : {}),
+    target_commit: git.commit,
+    target_branch: git.branch,
+    target_dirty: git.dirty,
+    roster: plan.agents.map((agent) => agent.name),
+    agents_filter: options.agents ?? null,
+    seat: options.seat ?? null,
+    tickets: options.tickets ?? [],
+  });
+  return drive(store, config, target, { ...options }, initialState(), { type: "run.start", plan });
+}
+
+export async function resumeRun(options: {
+  home: string;
+  runId: string;
+  json?: boolean;
+  seatFactory?: SeatFactory;
+  signal?: AbortSignal;
+}): Promise<RunOutcome> {
+  const store = RunStore.open(options.home, options.runId);
+  const { entries, warnings } = store.readLedger();
+  const started = entries.find((entry) => entry.kind === "run_started");
+  if (!started)
+    throw new QaasError("RUN_NOT_RESUMABLE", `run ${options.runId} never started (no run_started entry)`);
+  if (entries.some((entry) => entry.kind === "run_finished")) {
+    throw new QaasError(
+      "RUN_FINISHED",
+      `run ${options.runId} has already finished; see \`qaas show ${options.runId}\``,
+    );
+  }
+  const data = started.data as Record<string, unknown>;
+  const config = loadConfig(typeof data.config_dir === "string" ? data.config_dir : undefined);
+  const target = loadTarget(String(data.target_file), { configDir: config.dir });
+  const state = replay(entries);
+  store.append("run_resumed", {
+    run_id: store.runId,
+    ledger_warnings: warnings,
+    finished_invocations: Object.keys(state.ended).length,
+    interrupted_invocations: Object.keys(state.running),
+  });
+  const runOptions: RunOptions = {
+    home: options.home,
+    mode: String(data.mode),
+    target: target.file,
+    ...(typeof data.seat === "string" ? { seat: data.seat } : {}),
+    ...(options.json ? { json: true } : {}),
+    ...(options.seatFactory ? { seatFactory: options.seatFactory } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  // A run killed before the router recorded its first event starts its plan now.
+  const firstEvent: RouterEvent =
+    state.status === "idle"
+      ? {
+          type: "run.start",
+          plan: buildPlan(config, {
+            mode: runOptions.mode,
+            only: Array.isArray(data.agents_filter) ? (data.agents_filter as string[]) : undefined,
+            tickets: Array.isArray(data.tickets) ? (data.tickets as string[]) : undefined,
+          }),
+        }
+      : { type: "run.resume" };
+  return drive(store, config, target, runOptions, state, firstEvent);
+}
+
+async function drive(
+  store: RunStore,
+  config: LoadedConfig,
+  target: LoadedTarget,
+  options: RunOptions,
+  state: RunState,
+  firstEvent: RouterEvent,
+): Promise<RunOutcome> {
+  const progress = new Progress(options.json === true);
+  const signal = options.signal ?? new AbortController().signal;
+  const maps = new SystemMapStore(store.home);
+  // An agent run alone (`--agent`) reads the newest map when MAPPER is not in its roster.
+  if (!maps.loadPinned(store)) {
+    const latest = maps.latest(target.profile.name);
+    if (latest) maps.pin(store, target.profile.name, latest.version);
+  }
+  const memory = DefectMemory.open(store.home);
+  const context = createRunContext({ store, system: config.system, target, memory, maps, signal });
+  const record = context.record;
+  context.record = (kind, data, agent) => {
+    const entry = record(kind, data, agent);
+    if (kind === "envelope_emitted") progress.findings += 1;
+    if (kind === "agent_finished") progress.spentUsd += Number(data.cost_usd ?? 0);
+    return entry;
+  };
+  const resolveSeat = seatResolver(config, options.seat, options.seatFactory, (message) =>
+    store.append("seat_notice", { message }),
+  );
+  const tickets = {
+    filed: store.readLedger().entries.filter((entry) => entry.kind === "ticket_filed").length,
+  };
+
+  let environment: PreparedEnvironment | undefined;
+  let finalState = state;
+  try {
+    environment = await prepareEnvironment(target, {
+      home: store.home,
+      log: (message) => progress.line(message),
+    });
+    store.append("environment_started", {
+      mode: environment.mode,
+      base_url: environment.baseUrl ?? null,
+      pid: environment.pid ?? null,
+    });
+    progress.line(`run ${store.runId}: mode ${options.mode}, target ${target.profile.name}`);
+    finalState = await execute(state, firstEvent, {
+      record: (kind, data) => store.append(kind, data),
+      dispatch: (invocation) =>
+        runInvocation(invocation, {
+          mode: options.mode,
+          config,
+          context,
+          seatFor: (agent: LoadedAgent): { seat: WorkerSeat; ref: SeatRef } => resolveSeat(agent),
+          tickets,
+          log: (message) => progress.line(message),
+        }),
+      signal,
+    });
+  } finally {
+    if (environment) {
+      await environment.stop();
+      store.append("environment_stopped", { pid: environment.pid ?? null });
+    }
+    memory.close();
+  }
+
+  const report = buildReport({
+    runId: store.runId,
+    mode: options.mode,
+    entries: store.readLedger().entries,
+    envelopes: store.readEnvelopes(),
+    state: finalState,
+  });
+  store.writeReport(report);
+  if (finalState.status === "done") {
+    store.append("run_finished", {
+      status: report.status,
+      findings: report.findings.total,
+      cost_usd: report.budget.used_usd,
+      tokens: report.budget.used_tokens,
+    });
+  }
+  progress.line(
+    `run ${store.runId} ${report.status}: ${report.findings.total} finding(s), ${report.tickets.length} ticket(s), $${report.budget.used_usd.toFixed(4)}`,
+  );
+  return { runId: store.runId, report };
+}

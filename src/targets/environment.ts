@@ -1,0 +1,215 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { QaasError } from "../errors.ts";
+import type { LoadedTarget } from "../tools/context.ts";
+import { loadSecretsFile, secretsFileOf } from "./secrets.ts";
+
+// Brings a target's environment up for a run and down after it. `managed` targets are reset, started and
+// stopped with the profile's own commands; `external` ones are only checked for health; `none` is static.
+
+export interface PreparedEnvironment {
+  mode: string;
+  baseUrl: string | undefined;
+  /** The process group qaas started, if any. */
+  pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+export interface PrepareOptions {
+  /** Where qaas keeps the pid of a managed target, so a killed run's server can be stopped on resume. */
+  home: string;
+  log(message: string): void;
+}
+
+export async function prepareEnvironment(
+  target: LoadedTarget,
+  options: PrepareOptions,
+): Promise<PreparedEnvironment> {
+  const { profile } = target;
+  const environment = profile.environment;
+  const secrets = secretsFileOf(target);
+  if (secrets && fs.existsSync(secrets)) loadSecretsFile(secrets);
+  const baseUrl = environment.base_url;
+  const idle: PreparedEnvironment = { mode: environment.mode, baseUrl, pid: undefined, stop: async () => {} };
+  if (environment.mode === "none" || !baseUrl) return idle;
+  const healthUrl = new URL(environment.health_path, baseUrl).toString();
+
+  if (environment.mode !== "managed") {
+    if (!(await isHealthy(healthUrl))) {
+      throw new QaasError(
+        "TARGET_UNREACHABLE",
+        `target ${profile.name} does not answer at ${healthUrl}; start it, or fix environment.base_url/health_path in ${target.file}`,
+      );
+    }
+    return idle;
+  }
+
+  if (!environment.start) {
+    throw new QaasError(
+      "TARGET_NO_START",
+      `target ${profile.name} is managed but has no environment.start command (${target.file})`,
+    );
+  }
+  const cwd = target.root ?? path.dirname(target.file);
+  const pidFile = path.join(options.home, "environments", `${profile.name}.pid`);
+  await stopLeftover(pidFile, options.log);
+  if (await isHealthy(healthUrl)) {
+    throw new QaasError(
+      "TARGET_PORT_BUSY",
+      `something already answers at ${healthUrl}; qaas starts managed target ${profile.name} itself — stop that process first`,
+    );
+  }
+  if (environment.reset) {
+    options.log(`environment: resetting ${profile.name}`);
+    await runCommand(
+      environment.reset.command,
+      cwd,
+      environment.reset.env,
+      environment.reset.timeout_seconds ?? 60,
+    );
+  }
+  const statementLog = profile.database?.statement_log;
+  const child = spawn(environment.start.command, {
+    cwd,
+    shell: true,
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...statementLog?.env, ...environment.start.env },
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  fs.mkdirSync(path.dirname(pidFile), { recursive: true });
+  if (child.pid) fs.writeFileSync(pidFile, String(child.pid));
+  options.log(`environment: starting ${profile.name} (${environment.start.command})`);
+
+  const deadline = Date.now() + environment.startup_timeout_seconds * 1000;
+  while (!(await isHealthy(healthUrl))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      killGroup(child);
+      throw new QaasError(
+        "TARGET_START_FAILED",
+        `target ${profile.name} did not become healthy at ${healthUrl} within ${environment.startup_timeout_seconds}s` +
+          (child.exitCode !== null ? ` (it exited with code ${child.exitCode})` : "") +
+          (stderr ? `; its last output:\n${stderr.trim()}` : ""),
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    mode: environment.mode,
+    baseUrl,
+    pid: child.pid,
+    async stop() {
+      if (environment.stop) {
+        await runCommand(
+          environment.stop.command,
+          cwd,
+          environment.stop.env,
+          environment.stop.timeout_seconds ?? 30,
+        ).catch(() => {});
+      }
+      killGroup(child);
+      await waitForExit(child, 5000);
+      fs.rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+export async function isHealthy(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    await response.arrayBuffer();
+    return response.status < 500;
+  } catch {
+    return false;
+  }
+}
+
+/** A run killed with SIGKILL leaves its managed server running; stop it before starting a new one. */
+async function stopLeftover(pidFile: string, log: (message: string) => void): Promise<void> {
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
+  fs.rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    process.kill(-pid, "SIGTERM");
+    log(`environment: stopped a server left running by an earlier run (pid ${pid})`);
+  } catch {
+    return;
+  }
+  for (let waited = 0; waited < 5000; waited += 100) {
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+function killGroup(child: ChildProcess): void {
+  if (!child.pid || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+}
+
+function waitForExit(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+      resolve();
+    }, timeoutMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+function runCommand(
+  command: string,
+  cwd: string,
+  env: Record<string, string> | undefined,
+  timeoutSeconds: number,
+) {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(command, {
+      cwd,
+      shell: true,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...env },
+    });
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2000);
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutSeconds * 1000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else
+        reject(
+          new QaasError(
+            "TARGET_COMMAND_FAILED",
+            `\`${command}\` failed with code ${code} in ${cwd}: ${stderr.trim()}`,
+          ),
+        );
+    });
+  });
+}

@@ -1,0 +1,22 @@
+import { decisionTools } from "./servers/decisions-server.ts";
+import { defectMemoryTools } from "./servers/defect-memory-server.ts";
+import { envelopeTools } from "./servers/envelope-server.ts";
+import type { ToolDefinition } from "./tool.ts";
+
+// Every implemented tool, by server. A tool exists for agents only once it is listed here; names come
+// from the catalog, and a test keeps the two in step.
+export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
+  ...envelopeTools,
+  ...defectMemoryTools,
+  ...decisionTools,
+];
+
+const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));
+
+export function findTool(name: string): ToolDefinition | undefined {
+  return byName.get(name);
+}
+
+export function implementedToolNames(): Set<string> {
+  return new Set(byName.keys());
+}
