@@ -1,5 +1,13 @@
 import { Command, CommanderError } from "commander";
 import { QaasError } from "../errors.ts";
+import { register as registerDoctor } from "./commands/doctor.ts";
+import { register as registerMcp } from "./commands/mcp.ts";
+import { register as registerRun } from "./commands/run.ts";
+import { register as registerRuns } from "./commands/runs.ts";
+import { register as registerScore } from "./commands/score.ts";
+import { register as registerShow } from "./commands/show.ts";
+import { register as registerTrace } from "./commands/trace.ts";
+import { register as registerValidate } from "./commands/validate.ts";
 
 // Every command is registered here; each command module declares its options and lazily imports the
 // code that does the work, so `qaas --help` stays fast.
@@ -9,7 +17,16 @@ const program = new Command("qaas")
   .showHelpAfterError("(run with --help for usage)")
   .exitOverride();
 
-const commandModules: Array<(program: Command) => void> = [];
+const commandModules: Array<(program: Command) => void> = [
+  registerRun,
+  registerRuns,
+  registerShow,
+  registerTrace,
+  registerScore,
+  registerValidate,
+  registerDoctor,
+  registerMcp,
+];
 for (const register of commandModules) register(program);
 
 try {

@@ -6,6 +6,7 @@ import type { AgentConfig } from "../../src/config/agent-schema.ts";
 import { AgentConfigSchema } from "../../src/config/agent-schema.ts";
 import type { SystemConfig } from "../../src/config/system-schema.ts";
 import { SystemConfigSchema } from "../../src/config/system-schema.ts";
+import type { DefectEnvelope } from "../../src/envelope/envelope.ts";
 import type { SystemMap } from "../../src/map/system-map.ts";
 import type { LedgerEntry, LedgerKind } from "../../src/store/ledger-kinds.ts";
 import type { LoadedTarget, ToolContext } from "../../src/tools/context.ts";
@@ -47,6 +48,8 @@ export function fakeRunContext(
   const artifactsDir = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-artifacts-"));
   const runId = "run-test";
   const entries: LedgerEntry[] = [];
+  const envelopes: DefectEnvelope[] = [];
+  const remembered = new Map<string, Array<{ runId: string; envelopeId: string; at: string }>>();
   let systemMap = options.systemMap;
   const controller = new AbortController();
   return {
@@ -72,6 +75,20 @@ export function fakeRunContext(
       fs.mkdirSync(path.dirname(file), { recursive: true });
       fs.writeFileSync(file, content);
       return `artifact://${runId}/${name}`;
+    },
+    writeEnvelope: (envelope) => {
+      envelopes.push(envelope);
+    },
+    readEnvelopes: () => [...envelopes],
+    memory: {
+      record(entry) {
+        const seen = remembered.get(entry.fingerprint) ?? [];
+        seen.push({ runId: entry.runId, envelopeId: entry.envelopeId, at: new Date().toISOString() });
+        remembered.set(entry.fingerprint, seen);
+        return { firstSeen: seen.length === 1, occurrences: seen.length };
+      },
+      searchSimilar: () => [],
+      occurrences: (fingerprint) => remembered.get(fingerprint) ?? [],
     },
     shared: new Map(),
     signal: controller.signal,
