@@ -34,6 +34,8 @@ export const GUARD_RULES = [
   "forbidden-command",
   "external-writes",
   "draft-only",
+  /** The guardrails could not judge a call (an unknown action, an internal fault): refused, never waved through. */
+  "guard-fault",
 ] as const;
 
 export type GuardRule = (typeof GUARD_RULES)[number];

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { QaasError } from "../errors.ts";
 import type { LoadedTarget } from "../tools/context.ts";
-import { loadSecretsFile, secretsFileOf } from "./secrets.ts";
+import { SECRET_REF } from "./profile-schema.ts";
+import { loadSecretsFile, resolveSecret, secretsFileOf } from "./secrets.ts";
 
 // Brings a target's environment up for a run and down after it. `managed` targets are reset, started and
 // stopped with the profile's own commands; `external` ones are only checked for health; `none` is static.
@@ -75,7 +76,7 @@ export async function prepareEnvironment(
     shell: true,
     detached: true,
     stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, ...statementLog?.env, ...environment.start.env },
+    env: { ...process.env, ...resolveEnv(statementLog?.env), ...resolveEnv(environment.start.env) },
   });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
@@ -212,4 +213,12 @@ function runCommand(
         );
     });
   });
+}
+
+/** A command's environment with every `secret_ref:NAME` value read now, at use time. */
+function resolveEnv(env: Record<string, string> | undefined): Record<string, string> {
+  if (!env) return {};
+  return Object.fromEntries(
+    Object.entries(env).map(([name, value]) => [name, SECRET_REF.test(value) ? resolveSecret(value) : value]),
+  );
 }

@@ -9,6 +9,7 @@ const SecretRef = z
 const Command = z.strictObject({
   /** A shell command, run from the target's source root. */
   command: z.string().min(1),
+  /** Extra environment; a value may be `secret_ref:NAME`, resolved when the command runs. */
   env: z.record(z.string(), z.string()).optional(),
   timeout_seconds: z.number().positive().optional(),
 });
@@ -56,7 +57,7 @@ export const TargetProfileSchema = z.strictObject({
     reset: Command.optional(),
     seed: Command.optional(),
     stop: Command.optional(),
-    /** NAME=value lines loaded into the run's environment (never overriding it); for demo targets only. */
+    /** NAME=value lines loaded into the run's environment (never overriding it), relative to this file; for demo targets. */
     secrets_file: z.string().optional(),
     /** external targets: whether probes may send writes (POST/PUT/PATCH/DELETE). */
     allow_writes: z.boolean().default(false),

@@ -1,0 +1,20 @@
+import type { Command } from "commander";
+
+// `qaas show <run>`: one run read back from its files — header, timeline, agents, findings.
+export function register(program: Command): void {
+  program
+    .command("show")
+    .description("show one run: header, ledger timeline, per-agent cost and outcome, findings")
+    .argument("<run>", "run id (see `qaas runs`), or `latest`")
+    .option("--json", "print one JSON object instead of text")
+    .action(async (run: string, options: { json?: boolean }, command: Command) => {
+      const { resolveHome } = await import("../../store/home.ts");
+      const { openRunArgument } = await import("../open-run.ts");
+      const { buildShowView } = await import("../show-view.ts");
+      const { renderShow } = await import("../render-show.ts");
+      const home = resolveHome(command.optsWithGlobals<{ home?: string }>().home);
+      const view = buildShowView(openRunArgument(home, run));
+      for (const warning of view.warnings) process.stderr.write(`qaas: warning: ${warning}\n`);
+      process.stdout.write(options.json ? `${JSON.stringify(view, null, 2)}\n` : renderShow(view));
+    });
+}

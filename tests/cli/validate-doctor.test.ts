@@ -1,0 +1,244 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { copyShippedConfig, editConfigFile, lineOf } from "../config/config-fixture.ts";
+
+// Black-box: the real binary on a temp copy of the shipped configuration with one thing broken.
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const run = promisify(execFile);
+
+async function qaas(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [path.join(REPO, "bin", "qaas.js"), ...args], {
+      cwd: REPO,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+}
+
+interface Breakage {
+  name: string;
+  file: string;
+  from: string;
+  to: string;
+  /** The text on the line the problem must point at. */
+  lineText: string;
+  field: string;
+  message: string | RegExp;
+}
+
+const BREAKAGES: Breakage[] = [
+  {
+    name: "an unknown key in an agent",
+    file: "agents/api.yaml",
+    from: "max_turns: 40\n",
+    to: "max_turns: 40\ncolour: red\n",
+    lineText: "colour: red",
+    field: "colour",
+    message: 'unknown key "colour"',
+  },
+  {
+    name: "a YAML syntax error",
+    file: "agents/mapper.yaml",
+    from: "must_call: [save_system_map]",
+    to: "must_call: [save_system_map\nrequires: []",
+    lineText: "requires: []",
+    field: "",
+    message: /YAML syntax error/,
+  },
+  {
+    name: "a must_call that is not in tools",
+    file: "agents/verifier.yaml",
+    from: "must_call: [record_verdict]",
+    to: "must_call: [record_review]",
+    lineText: "must_call: [record_review]",
+    field: "must_call[0]",
+    message: '"record_review" is not in this agent\'s tools',
+  },
+  {
+    name: "an unknown tool",
+    file: "agents/load.yaml",
+    from: "  - http_request\n",
+    to: "  - htp_request\n",
+    lineText: "htp_request",
+    field: "tools[6]",
+    message: '"htp_request" is not a tool (did you mean "http_request"?)',
+  },
+  {
+    name: "write paths on a non-writer",
+    file: "agents/reporter.yaml",
+    from: "requires: []",
+    to: 'requires: []\npolicy:\n  write_paths: ["reports/**"]',
+    lineText: "write_paths",
+    field: "policy.write_paths",
+    message: "only writers",
+  },
+  {
+    name: "a roster naming a missing agent",
+    file: "system.yaml",
+    from: "roster: [MAPPER, API, BROWSER, REPRODUCER, TRIAGE]",
+    to: "roster: [MAPPER, API, BROWSR, REPRODUCER, TRIAGE]",
+    lineText: "BROWSR",
+    field: "run_modes.pr-check.roster[2]",
+    message: '"BROWSR" is not an agent (did you mean "BROWSER"?)',
+  },
+  {
+    name: "a missing prompt file",
+    file: "agents/reviewer.yaml",
+    from: "requires: [source, git]",
+    to: "requires: [source, git]\nprompt: prompts/NOT_THERE.md",
+    lineText: "prompt: prompts/NOT_THERE.md",
+    field: "prompt",
+    message: /prompt file not found: .*NOT_THERE\.md/,
+  },
+  {
+    name: "a bad seat backend",
+    file: "system.yaml",
+    from: "  worker:\n    backend: builtin",
+    to: "  worker:\n    backend: gpt",
+    lineText: "backend: gpt",
+    field: "seats.worker.backend",
+    message: '"gpt" is not valid',
+  },
+  {
+    name: "a branch pattern matching main",
+    file: "agents/fixer.yaml",
+    from: 'branch_patterns: ["fix/*"]',
+    to: 'branch_patterns: ["ma*"]',
+    lineText: 'branch_patterns: ["ma*"]',
+    field: "policy.branch_patterns[0]",
+    message: '"ma*" matches "main"',
+  },
+];
+
+describe("qaas validate", () => {
+  it.concurrent("passes the shipped configuration", async () => {
+    const result = await qaas("validate");
+    expect(result.stdout).toContain("configuration is valid (0 errors");
+    expect(result.code).toBe(0);
+  });
+
+  for (const breakage of BREAKAGES) {
+    it.concurrent(`exits 1 and points at the file, line and field for ${breakage.name}`, async () => {
+      const dir = copyShippedConfig();
+      const file = editConfigFile(dir, breakage.file, breakage.from, breakage.to);
+      const result = await qaas("validate", "--config", dir);
+      expect(result.code).toBe(1);
+      const where = `${path.join(dir, breakage.file)}:${lineOf(file, breakage.lineText)}`;
+      const prefix = breakage.field === "" ? `${where}: ` : `${where} ${breakage.field}: `;
+      const line = result.stdout.split("\n").find((candidate) => candidate.startsWith(prefix));
+      expect(line, result.stdout).toBeDefined();
+      if (typeof breakage.message === "string") expect(line).toContain(breakage.message);
+      else expect(line).toMatch(breakage.message);
+    });
+  }
+
+  it.concurrent("prints problems as JSON and exits 0 on warnings alone", async () => {
+    const dir = copyShippedConfig();
+    editConfigFile(dir, "system.yaml", "  - git merge\n", "");
+    editConfigFile(dir, "system.yaml", "  - gh pr merge\n", "");
+    editConfigFile(dir, "system.yaml", "  - glab mr merge\n", "");
+    const result = await qaas("validate", "--config", dir, "--json");
+    expect(result.code).toBe(0);
+    const output = JSON.parse(result.stdout) as {
+      ok: boolean;
+      errors: number;
+      problems: Array<Record<string, unknown>>;
+    };
+    expect(output.ok).toBe(true);
+    expect(output.problems).toContainEqual(
+      expect.objectContaining({
+        path: "forbidden_commands",
+        severity: "warning",
+        message: expect.stringContaining("merge"),
+      }),
+    );
+  });
+});
+
+describe("qaas doctor", () => {
+  const profile = (root: string) => `name: local
+source:
+  path: ${root}
+environment:
+  mode: external
+  base_url: http://127.0.0.1:9
+api:
+  openapi: openapi.yaml
+users:
+  - name: a
+    role: member
+    password: secret_ref:QAAS_TEST_DOCTOR_UNSET_A
+`;
+
+  it.concurrent("prints which agents can run and why the others cannot", async () => {
+    const dir = copyShippedConfig();
+    const app = path.join(path.dirname(dir), "app");
+    fs.mkdirSync(app);
+    fs.writeFileSync(path.join(dir, "targets", "local.yaml"), profile(app));
+    const result = await qaas("doctor", "--target", "local", "--config", dir);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.split("\n");
+    expect(rows.find((row) => row.startsWith("API "))).toMatch(/^API\s+yes$/);
+    expect(rows.find((row) => row.startsWith("SOCKET "))).toMatch(
+      /^SOCKET\s+no\s+no WebSocket channels: add websocket\.paths$/,
+    );
+    expect(result.stdout).toContain("note: QAAS_TEST_DOCTOR_UNSET_A is not set");
+
+    const json = await qaas(
+      "doctor",
+      "--target",
+      path.join(dir, "targets", "local.yaml"),
+      "--config",
+      dir,
+      "--json",
+    );
+    const output = JSON.parse(json.stdout) as {
+      agents: Array<{ agent: string; canRun: boolean; reasons: string[] }>;
+    };
+    expect(output.agents).toHaveLength(15);
+    expect(output.agents.find((row) => row.agent === "BROWSER")).toEqual({
+      agent: "BROWSER",
+      canRun: false,
+      reasons: ["no user interface: add ui.entry (the entry page path)"],
+    });
+  });
+
+  it.concurrent("counts variables the profile's secrets file provides as set", async () => {
+    const dir = copyShippedConfig();
+    const app = path.join(path.dirname(dir), "app");
+    fs.mkdirSync(app);
+    fs.writeFileSync(path.join(dir, "targets", ".env.qaas"), "QAAS_TEST_DOCTOR_UNSET_A=from-file\n");
+    const withSecrets = profile(app).replace(
+      "  mode: external\n",
+      "  mode: external\n  secrets_file: .env.qaas\n",
+    );
+    fs.writeFileSync(path.join(dir, "targets", "local.yaml"), withSecrets);
+    const result = await qaas("doctor", "--target", "local", "--config", dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain("note:");
+    expect(result.stdout).not.toContain("from-file");
+  });
+
+  it.concurrent("fails with the problems of an invalid profile", async () => {
+    const dir = copyShippedConfig();
+    fs.writeFileSync(
+      path.join(dir, "targets", "bad.yaml"),
+      "name: bad\nsource: {}\nenvironment:\n  mode: externall\n",
+    );
+    const result = await qaas("doctor", "--target", "bad", "--config", dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /bad\.yaml:4 environment\.mode: "externall" is not valid \(did you mean "external"\?\)/,
+    );
+    expect(result.stderr).toContain("[TARGET_INVALID]");
+  });
+});
