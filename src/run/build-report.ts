@@ -1,6 +1,7 @@
 import type { DefectEnvelope } from "../envelope/envelope.ts";
 import type { RunState } from "../router/run-state.ts";
 import type { LedgerEntry } from "../store/ledger-kinds.ts";
+import type { FinalCatch } from "./final-catch.ts";
 
 // report.json: the stable output of a run. Built only from the ledger, the envelopes and the router's
 // final state, so a resumed run reports the same way as one that never stopped. Keys are only ever
@@ -60,7 +61,12 @@ export interface RunReport {
     used_tokens: number;
     exceeded: boolean;
   };
-  gate: { status: "pass" | "attention" | "not_run"; reasons: string[] };
+  gate: {
+    status: "pass" | "attention" | "not_run";
+    reasons: string[];
+    /** The orchestrator's last look at every fileable finding; null when the run did not finish. */
+    final_catch: FinalCatch | null;
+  };
 }
 
 export function buildReport(input: {
@@ -69,8 +75,9 @@ export function buildReport(input: {
   entries: readonly LedgerEntry[];
   envelopes: readonly DefectEnvelope[];
   state: RunState;
+  finalCatch?: FinalCatch;
 }): RunReport {
-  const { entries, envelopes, state } = input;
+  const { entries, envelopes, state, finalCatch } = input;
   const started = entries.find((entry) => entry.kind === "run_started");
   const startedData = (started?.data ?? {}) as Record<string, unknown>;
   const ofKind = (kind: string) => entries.filter((entry) => entry.kind === kind);
@@ -211,6 +218,7 @@ export function buildReport(input: {
     gate: {
       status: status === "interrupted" ? "not_run" : gateReasons.length > 0 ? "attention" : "pass",
       reasons: gateReasons,
+      final_catch: finalCatch ?? null,
     },
   };
 }

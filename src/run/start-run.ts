@@ -5,7 +5,7 @@ import { DefectMemory } from "../memory/defect-memory.ts";
 import { execute, replay } from "../router/executor.ts";
 import { initialState, type RouterEvent, type RunState } from "../router/run-state.ts";
 import { runInvocation } from "../runner/run-agent.ts";
-import type { WorkerSeat } from "../seats/seat.ts";
+import type { OrchestratorSeat, WorkerSeat } from "../seats/seat.ts";
 import { RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import { type PreparedEnvironment, prepareEnvironment } from "../targets/environment.ts";
@@ -13,6 +13,7 @@ import { loadTarget } from "../targets/load-target.ts";
 import type { LoadedTarget } from "../tools/context.ts";
 import { buildPlan } from "./build-plan.ts";
 import { buildReport, type RunReport } from "./build-report.ts";
+import { type FinalCatch, runFinalCatch } from "./final-catch.ts";
 import { gitFacts } from "./git-facts.ts";
 import { Progress } from "./progress.ts";
 import { createRunContext } from "./run-context.ts";
@@ -34,6 +35,8 @@ export interface RunOptions {
   json?: boolean;
   /** Tests inject seats (MockSeat) here. */
   seatFactory?: SeatFactory;
+  /** Tests inject the orchestrator seat here; otherwise system.yaml's. */
+  orchestrator?: OrchestratorSeat;
   signal?: AbortSignal;
 }
 
@@ -184,12 +187,17 @@ async function drive(
     memory.close();
   }
 
+  let finalCatch: FinalCatch | undefined;
+  if (finalState.status === "done") {
+    finalCatch = await runFinalCatch(store.readEnvelopes(), config.system, context, options.orchestrator);
+  }
   const report = buildReport({
     runId: store.runId,
     mode: options.mode,
     entries: store.readLedger().entries,
     envelopes: store.readEnvelopes(),
     state: finalState,
+    finalCatch,
   });
   store.writeReport(report);
   if (finalState.status === "done") {

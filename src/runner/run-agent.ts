@@ -103,6 +103,7 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
   const mustCall = new MustCallHook(options.mustCall, (data) =>
     toolContext.record("hook_fired", { hook: "must_call", ...data }, loaded.config.name),
   );
+  let capEscalated = false;
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   context.signal.addEventListener("abort", onAbort, { once: true });
@@ -118,6 +119,18 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
     async callTool(name, input): Promise<ToolResult> {
       const result = await invokeTool(name, input, toolContext, invocation.id);
       runtime.tickets.filed = toolContext.guard.ticketsFiled;
+      if (
+        !result.ok &&
+        (result.details as { rule?: string } | undefined)?.rule === "ticket-cap" &&
+        !capEscalated
+      ) {
+        // Over the run's ticket cap the filing stops and a person decides what else deserves a ticket.
+        capEscalated = true;
+        toolContext.record("escalation", {
+          agent: loaded.config.name,
+          reason: `ticket cap reached: ${result.error}`,
+        });
+      }
       if (result.ok) {
         mustCall.called(name);
         if (BRANCH_TOOLS.has(name)) collected.branch(input);

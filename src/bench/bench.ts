@@ -1,0 +1,113 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { startRun } from "../run/start-run.ts";
+import { runScoreCommand } from "../score/score-command.ts";
+import { RunStore } from "../store/run-store.ts";
+
+// The benchmark: one builtin run against a target (the bundled demo by default) in a fresh store, with
+// wall time per agent, requests sent (counted at fetch), requests per second, peak memory, findings and
+// the score per domain. Targets are checked as ratios of this one run, never by the test suite.
+
+const { values } = parseArgs({
+  options: {
+    target: { type: "string", default: "demo" },
+    mode: { type: "string", default: "nightly" },
+    agents: { type: "string" },
+    json: { type: "boolean", default: false },
+  },
+});
+
+const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-bench-"));
+let requests = 0;
+const realFetch = globalThis.fetch;
+globalThis.fetch = (input, init) => {
+  requests += 1;
+  return realFetch(input, init);
+};
+
+const started = performance.now();
+const { runId, report } = await startRun({
+  home,
+  mode: values.mode!,
+  target: values.target!,
+  ...(values.agents ? { agents: values.agents.split(",").map((name) => name.trim().toUpperCase()) } : {}),
+  json: values.json,
+});
+const wallSeconds = (performance.now() - started) / 1000;
+const peakRssMib = process.resourceUsage().maxRSS / 1024;
+
+const entries = RunStore.open(home, runId).readLedger().entries;
+const agentSeconds = new Map<string, number>();
+const startedAt = new Map<string, number>();
+let probingStart = Number.POSITIVE_INFINITY;
+let probingEnd = 0;
+for (const entry of entries) {
+  const invocation = String(entry.data.invocation ?? "");
+  const at = Date.parse(entry.at);
+  if (entry.kind === "agent_started") {
+    startedAt.set(invocation, at);
+    probingStart = Math.min(probingStart, at);
+  }
+  if (entry.kind === "agent_finished" || entry.kind === "agent_failed") {
+    const agent = String(entry.data.agent);
+    agentSeconds.set(agent, (agentSeconds.get(agent) ?? 0) + (at - (startedAt.get(invocation) ?? at)) / 1000);
+    probingEnd = Math.max(probingEnd, at);
+  }
+}
+const probingSeconds = Math.max(0.001, (probingEnd - probingStart) / 1000);
+
+let score: ReturnType<typeof runScoreCommand>["scorecard"] | undefined;
+try {
+  score = runScoreCommand({ run: runId, home }).scorecard;
+} catch (error) {
+  process.stderr.write(`bench: no score (${error instanceof Error ? error.message : String(error)})\n`);
+}
+
+const result = {
+  target: values.target,
+  mode: values.mode,
+  run_id: runId,
+  home,
+  wall_seconds: round(wallSeconds),
+  agents_seconds: round(probingSeconds),
+  per_agent_seconds: Object.fromEntries([...agentSeconds].map(([agent, seconds]) => [agent, round(seconds)])),
+  requests,
+  requests_per_second: round(requests / probingSeconds),
+  peak_rss_mib: round(peakRssMib),
+  findings: report.findings.total,
+  findings_by_domain: report.findings.by_domain,
+  recall: score?.recall ?? null,
+  precision: score?.precision ?? null,
+  score_by_domain: score?.by_domain ?? null,
+};
+
+if (values.json) {
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} else {
+  const lines = [
+    `qaas bench — ${result.mode} on ${result.target} (run ${runId})`,
+    `wall time            ${result.wall_seconds}s (agents ${result.agents_seconds}s)`,
+    ...Object.entries(result.per_agent_seconds).map(
+      ([agent, seconds]) => `  ${agent.padEnd(18)} ${seconds}s`,
+    ),
+    `requests sent        ${requests} (${result.requests_per_second}/s while agents ran)`,
+    `peak memory (RSS)    ${result.peak_rss_mib} MiB`,
+    `findings             ${result.findings}`,
+    `recall / precision   ${format(result.recall)} / ${format(result.precision)}`,
+    ...Object.entries(result.score_by_domain ?? {}).map(
+      ([domain, card]) =>
+        `  ${domain.padEnd(14)} recall ${format(card.recall)}  precision ${format(card.precision)}  (${card.true_positives}/${card.defects})`,
+    ),
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+function format(value: number | null | undefined): string {
+  return value === null || value === undefined ? "—" : value.toFixed(2);
+}
