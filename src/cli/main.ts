@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { QaasError } from "../errors.ts";
 import { register as registerDoctor } from "./commands/doctor.ts";
+import { register as registerMap } from "./commands/map.ts";
 import { register as registerMcp } from "./commands/mcp.ts";
 import { register as registerRun } from "./commands/run.ts";
 import { register as registerRuns } from "./commands/runs.ts";
@@ -25,6 +26,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerScore,
   registerValidate,
   registerDoctor,
+  registerMap,
   registerMcp,
 ];
 for (const register of commandModules) register(program);

@@ -61,15 +61,6 @@ export async function prepareEnvironment(
       `something already answers at ${healthUrl}; qaas starts managed target ${profile.name} itself — stop that process first`,
     );
   }
-  if (environment.reset) {
-    options.log(`environment: resetting ${profile.name}`);
-    await runCommand(
-      environment.reset.command,
-      cwd,
-      environment.reset.env,
-      environment.reset.timeout_seconds ?? 60,
-    );
-  }
   const statementLog = profile.database?.statement_log;
   const child = spawn(environment.start.command, {
     cwd,
@@ -98,6 +89,20 @@ export async function prepareEnvironment(
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  // Reset and seed run against the live target, so a reset endpoint and a reset script both work.
+  for (const [step, command] of [
+    ["resetting", environment.reset],
+    ["seeding", environment.seed],
+  ] as const) {
+    if (!command) continue;
+    options.log(`environment: ${step} ${profile.name}`);
+    try {
+      await runCommand(command.command, cwd, command.env, command.timeout_seconds ?? 60);
+    } catch (error) {
+      killGroup(child);
+      throw error;
+    }
   }
   return {
     mode: environment.mode,

@@ -1,6 +1,7 @@
 import { decisionTools } from "./servers/decisions-server.ts";
 import { defectMemoryTools } from "./servers/defect-memory-server.ts";
 import { envelopeTools } from "./servers/envelope-server.ts";
+import { mapTools } from "./servers/map-server.ts";
 import type { ToolDefinition } from "./tool.ts";
 
 // Every implemented tool, by server. A tool exists for agents only once it is listed here; names come
@@ -9,6 +10,7 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...envelopeTools,
   ...defectMemoryTools,
   ...decisionTools,
+  ...mapTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));

@@ -1,0 +1,112 @@
+import ts from "typescript";
+import { lineOf, propertyOf, staticString, unwrap } from "./javascript-syntax.ts";
+import { normalizePathTemplate } from "./path-template.ts";
+
+// Decorator-declared routes (NestJS and look-alikes): `@Controller("users")` on a class, `@Get(":id")`
+// on its methods, and `app.setGlobalPrefix("api")` in the bootstrap file.
+
+const METHOD_DECORATORS: Record<string, string> = {
+  Get: "GET",
+  Post: "POST",
+  Put: "PUT",
+  Patch: "PATCH",
+  Delete: "DELETE",
+  Options: "OPTIONS",
+  Head: "HEAD",
+  All: "ALL",
+};
+
+export interface DecoratedController {
+  /** Container name within the file. */
+  name: string;
+  prefix: string;
+  routes: Array<{ method: string; path: string; line: number }>;
+}
+
+export function decoratedControllers(
+  source: ts.SourceFile,
+  constants: ReadonlyMap<string, string>,
+): DecoratedController[] {
+  const controllers: DecoratedController[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isClassDeclaration(node)) {
+      const controller = decoratorCall(node, "Controller");
+      if (controller) {
+        const routes: DecoratedController["routes"] = [];
+        for (const member of node.members) {
+          if (!ts.isMethodDeclaration(member)) continue;
+          for (const [decorator, method] of Object.entries(METHOD_DECORATORS)) {
+            const call = decoratorCall(member, decorator);
+            if (!call) continue;
+            for (const path of decoratorPaths(call, constants)) {
+              routes.push({
+                method,
+                path: normalizePathTemplate(path, "colon"),
+                line: lineOf(source, member),
+              });
+            }
+          }
+        }
+        const prefix = decoratorPaths(controller, constants)[0] ?? "";
+        controllers.push({
+          name: `controller:${node.name?.text ?? lineOf(source, node)}`,
+          prefix: prefix === "" || prefix === "/" ? "" : normalizePathTemplate(prefix, "colon"),
+          routes,
+        });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return controllers;
+}
+
+/** `app.setGlobalPrefix("api")` anywhere in the file. */
+export function globalPrefixes(source: ts.SourceFile, constants: ReadonlyMap<string, string>): string[] {
+  const prefixes: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.name.text === "setGlobalPrefix"
+    ) {
+      const prefix = staticString(node.arguments[0], constants);
+      if (prefix !== undefined) prefixes.push(normalizePathTemplate(prefix, "colon"));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return prefixes;
+}
+
+function decoratorCall(node: ts.HasDecorators, name: string): ts.CallExpression | undefined {
+  for (const decorator of ts.getDecorators(node) ?? []) {
+    const expression = decorator.expression;
+    if (
+      ts.isCallExpression(expression) &&
+      ts.isIdentifier(expression.expression) &&
+      expression.expression.text === name
+    ) {
+      return expression;
+    }
+  }
+  return undefined;
+}
+
+/** `@Get()`, `@Get(":id")`, `@Get([":a", ":b"])`, `@Controller({ path: "users" })`. */
+function decoratorPaths(call: ts.CallExpression, constants: ReadonlyMap<string, string>): string[] {
+  return pathsOf(call.arguments[0], constants);
+}
+
+function pathsOf(argument: ts.Expression | undefined, constants: ReadonlyMap<string, string>): string[] {
+  const value = argument && unwrap(argument);
+  if (!value) return [""];
+  if (ts.isObjectLiteralExpression(value)) return pathsOf(propertyOf(value, "path"), constants);
+  if (ts.isArrayLiteralExpression(value)) {
+    return value.elements
+      .map((element) => staticString(element, constants))
+      .filter((path) => path !== undefined);
+  }
+  const path = staticString(value, constants);
+  return path === undefined ? [] : [path];
+}

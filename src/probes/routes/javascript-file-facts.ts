@@ -1,0 +1,383 @@
+import ts from "typescript";
+import { collectBindings, type FileBindings, isRelative } from "./javascript-bindings.ts";
+import { decoratedControllers, globalPrefixes } from "./javascript-decorators.ts";
+import { dispatchedPaths, handlerFunction } from "./javascript-dispatch.ts";
+import { functionKey, joinAll, type ReceiverChain, receiverChain } from "./javascript-receivers.ts";
+import {
+  HTTP_METHODS,
+  isFunctionNode,
+  lineOf,
+  methodList,
+  propertyOf,
+  receiverName,
+  requireSpecifier,
+  rootIdentifier,
+  staticString,
+  unwrap,
+} from "./javascript-syntax.ts";
+import { normalizePathTemplate } from "./path-template.ts";
+
+// Second pass over one file: route registrations, mounts and WebSocket endpoints, read from call
+// expressions of the syntax tree (never from text, so comments and strings cannot fake a route).
+
+export type ChildReference = { local: string } | { specifier: string; exportName: string };
+
+export interface JavaScriptFileFacts {
+  containers: Map<string, { framework?: string; prefix: string }>;
+  routes: Array<{
+    container: string;
+    method: string;
+    path: string;
+    line: number;
+    framework?: string;
+    /** Kept only if the container turns out to be a server object declared in another file. */
+    onlyIfContainer?: boolean;
+  }>;
+  mounts: Array<{ parent: string; child: ChildReference; prefix: string }>;
+  exports: Map<string, string>;
+  /** Local names bound to another file's export: a router imported here is that file's router. */
+  imports: Map<string, ChildReference>;
+  channels: Array<{ path: string; line: number; framework: string }>;
+  /** Decorated controllers (`@Controller`), whose prefix a global prefix may extend. */
+  controllers: string[];
+  /** `app.setGlobalPrefix(…)` calls: a prefix for every decorated controller of the tree. */
+  globalPrefixes: string[];
+}
+
+/** Receiver names that are a server object by convention when nothing else says so. */
+const SERVER_NAME =
+  /^(app|application|api|router|routes?|server|fastify|instance|hono|web)$|(router|app|server|api)$/i;
+
+export function extractJavaScriptFacts(fileName: string, text: string): JavaScriptFileFacts {
+  const kind = fileName.endsWith("x")
+    ? ts.ScriptKind.TSX
+    : fileName.endsWith(".ts")
+      ? ts.ScriptKind.TS
+      : ts.ScriptKind.JS;
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
+  const bindings = collectBindings(source);
+  const facts: JavaScriptFileFacts = {
+    containers: new Map(bindings.containers),
+    routes: [],
+    mounts: bindings.derivedMounts.map((mount) => ({ ...mount, child: { local: mount.child } })),
+    exports: bindings.exports,
+    imports: new Map(
+      [...bindings.imports].map(([local, binding]) => [
+        local,
+        {
+          specifier: binding.specifier,
+          exportName: binding.exportName === "*" ? "default" : binding.exportName,
+        },
+      ]),
+    ),
+    channels: [],
+    controllers: [],
+    globalPrefixes: globalPrefixes(source, bindings.constants),
+  };
+  for (const controller of decoratedControllers(source, bindings.constants)) {
+    facts.controllers.push(controller.name);
+    facts.containers.set(controller.name, { framework: "nestjs", prefix: controller.prefix });
+    for (const route of controller.routes)
+      facts.routes.push({ container: controller.name, ...route, framework: "nestjs" });
+  }
+  const objects = collectObjects(source);
+  const pendingReceivers = new Set<string>();
+  const fileFramework = bindings.serverFrameworks[0];
+  const string = (expression: ts.Expression | undefined): string | undefined =>
+    staticString(expression, bindings.constants);
+
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) inspectCall(node);
+    if (ts.isNewExpression(node)) inspectNew(node);
+    ts.forEachChild(node, visit);
+  };
+
+  const inspectNew = (node: ts.NewExpression): void => {
+    // `new WebSocketServer({ path: "/ws" })`, `new Server(http, { path })` from ws or socket.io.
+    const root = rootIdentifier(node.expression);
+    const origin = root ? bindings.packages.get(root) : undefined;
+    const looksLikeSocket = /websocket|wss|socket/i.test(node.expression.getText(source));
+    if (origin !== "ws" && origin !== "socket.io" && !looksLikeSocket) return;
+    for (const argument of node.arguments ?? []) {
+      const value = unwrap(argument);
+      if (!ts.isObjectLiteralExpression(value)) continue;
+      const path = string(propertyOf(value, "path"));
+      if (path?.startsWith("/")) {
+        facts.channels.push({ path, line: lineOf(source, node), framework: origin ?? "ws" });
+      }
+    }
+  };
+
+  const inspectCall = (node: ts.CallExpression): void => {
+    const callee = unwrap(node.expression);
+    if (ts.isIdentifier(callee) || requireSpecifier(callee) !== undefined) {
+      inspectPlainCall(node, callee);
+      return;
+    }
+    if (!ts.isPropertyAccessExpression(callee)) return;
+    const member = callee.name.text;
+    const args = node.arguments;
+    if (member === "createServer") inspectRequestHandler(args[args.length - 1], "node:http");
+    if (member === "on" && string(args[0]) === "request") inspectRequestHandler(args[1], "node:http");
+    if (member === "on" && string(args[0]) === "upgrade") inspectUpgradeHandler(args[1]);
+    const chain = receiverChain(callee.expression);
+    if (!chain) return;
+    const container = containerOf(chain.receiver, node);
+    const method = HTTP_METHODS[member];
+    const accepts = (last: ts.Expression | undefined): boolean =>
+      acceptsReceiver(chain.receiver, container, last);
+
+    if (method && chain.routePath !== undefined && args.length >= 1) {
+      if (accepts(args[args.length - 1])) addRoute(container, method, chain, chain.routePath, node);
+      return;
+    }
+    if (method && args.length >= 2) {
+      // Express also takes an array of paths: `app.get(["/a", "/b"], handler)`.
+      const first = unwrap(args[0] as ts.Expression);
+      const paths = ts.isArrayLiteralExpression(first)
+        ? first.elements.map((element) => string(element))
+        : [string(first)];
+      for (const path of paths) {
+        if (path === undefined || !(path.startsWith("/") || path === "*")) continue;
+        if (isWebSocketRoute(args)) {
+          addChannel(joinAll(chain.basePaths, path), node, bindings.serverFrameworks[0] ?? "websocket");
+        } else if (accepts(args[args.length - 1])) {
+          addRoute(container, method, chain, path, node);
+        }
+      }
+      return;
+    }
+    if (
+      member === "route" &&
+      args.length === 1 &&
+      ts.isObjectLiteralExpression(unwrap(args[0] as ts.Expression))
+    ) {
+      const options = unwrap(args[0] as ts.Expression) as ts.ObjectLiteralExpression;
+      const path = string(propertyOf(options, "url") ?? propertyOf(options, "path"));
+      if (path === undefined || !path.startsWith("/")) return;
+      if (isWebSocketRoute([options])) {
+        addChannel(joinAll(chain.basePaths, path), node, fileFramework ?? "fastify");
+        return;
+      }
+      for (const listed of methodList(propertyOf(options, "method"), bindings.constants)) {
+        addRoute(container, listed === "*" ? "ALL" : listed, chain, path, node);
+      }
+      return;
+    }
+    if (member === "on" && args.length >= 3) {
+      const path = string(args[1]);
+      const methods = methodList(args[0], bindings.constants);
+      if (path?.startsWith("/") && methods.length > 0 && accepts(args[args.length - 1])) {
+        for (const listed of methods) addRoute(container, listed, chain, path, node);
+      }
+      return;
+    }
+    if (member === "ws" && args.length >= 2) {
+      const path = string(args[0]);
+      if (path?.startsWith("/")) addChannel(joinAll(chain.basePaths, path), node, fileFramework ?? "express");
+      return;
+    }
+    if (member === "use" || (member === "route" && args.length === 2)) {
+      const prefix = string(args[0]);
+      const children = prefix === undefined ? [...args] : args.slice(1);
+      for (const child of children) mount(container, child, joinAll(chain.basePaths, prefix ?? ""));
+      return;
+    }
+    if (member === "register" && args.length >= 1) {
+      const options = args[1] && unwrap(args[1]);
+      const prefix =
+        options && ts.isObjectLiteralExpression(options) ? string(propertyOf(options, "prefix")) : undefined;
+      mount(container, args[0] as ts.Expression, joinAll(chain.basePaths, prefix ?? ""));
+      return;
+    }
+    if (member === "prefix" && args.length === 1) {
+      const prefix = string(args[0]);
+      const existing = facts.containers.get(container);
+      if (prefix !== undefined) facts.containers.set(container, { framework: existing?.framework, prefix });
+    }
+  };
+
+  /** `registerRoutes(app)`, `require("./routes")(app)`: the called module or function serves on `app`. */
+  const inspectPlainCall = (node: ts.CallExpression, callee: ts.Expression): void => {
+    if (ts.isIdentifier(callee) && /createServer$/.test(callee.text)) {
+      inspectRequestHandler(node.arguments[node.arguments.length - 1], "node:http");
+    }
+    const child = childReference(callee);
+    if (!child) return;
+    for (const argument of node.arguments) {
+      const name = receiverName(argument);
+      if (name === undefined) continue;
+      const parent = containerOf(name, node);
+      if (facts.containers.has(parent) || parent !== name) facts.mounts.push({ parent, child, prefix: "" });
+    }
+  };
+
+  const inspectRequestHandler = (argument: ts.Expression | undefined, framework: string): void => {
+    const handler = handlerFunction(argument, bindings.functions);
+    if (!handler) return;
+    const container = `${framework}@${lineOf(source, handler)}`;
+    for (const found of dispatchedPaths(handler, source, bindings.functions, bindings.constants, objects)) {
+      facts.routes.push({ container, method: found.method, path: found.path, line: found.line, framework });
+    }
+  };
+
+  const inspectUpgradeHandler = (argument: ts.Expression | undefined): void => {
+    const handler = handlerFunction(argument, bindings.functions);
+    if (!handler) return;
+    for (const found of dispatchedPaths(handler, source, bindings.functions, bindings.constants, objects)) {
+      facts.channels.push({ path: found.path, line: found.line, framework: "ws" });
+    }
+  };
+
+  const addRoute = (
+    container: string,
+    method: string,
+    chain: ReceiverChain,
+    path: string,
+    node: ts.Node,
+  ): void => {
+    facts.routes.push({
+      container,
+      method,
+      path: normalizePathTemplate(joinAll(chain.basePaths, path), "colon"),
+      line: lineOf(source, node),
+      framework:
+        facts.containers.get(container)?.framework ?? frameworkByName(chain.receiver) ?? fileFramework,
+      ...(pendingReceivers.has(chain.receiver) ? { onlyIfContainer: true } : {}),
+    });
+  };
+
+  const addChannel = (path: string, node: ts.Node, framework: string): void => {
+    facts.channels.push({
+      path: normalizePathTemplate(path, "colon"),
+      line: lineOf(source, node),
+      framework,
+    });
+  };
+
+  const mount = (parent: string, argument: ts.Expression, prefix: string): void => {
+    const value = unwrap(argument);
+    // koa-mount: `app.use(mount("/api", api))`.
+    if (
+      ts.isCallExpression(value) &&
+      ts.isIdentifier(value.expression) &&
+      value.expression.text === "mount"
+    ) {
+      const inner = string(value.arguments[0]);
+      const target = value.arguments[value.arguments.length - 1];
+      if (inner !== undefined && target) mount(parent, target, joinAll([prefix], inner));
+      return;
+    }
+    const child = childReference(value);
+    if (child) facts.mounts.push({ parent, child, prefix: normalizePathTemplate(prefix || "/", "colon") });
+  };
+
+  /** What a mounted expression denotes: a local router, an imported one, a plugin function. */
+  const childReference = (expression: ts.Expression): ChildReference | undefined => {
+    const value = unwrap(expression);
+    const required = requireSpecifier(value);
+    if (required !== undefined)
+      return isRelative(required) ? { specifier: required, exportName: "default" } : undefined;
+    if (ts.isIdentifier(value)) {
+      const imported = bindings.imports.get(value.text);
+      if (imported) return imported.exportName === "*" ? { ...imported, exportName: "default" } : imported;
+      return { local: value.text };
+    }
+    if (isFunctionNode(value)) return { local: functionKey(value) };
+    if (ts.isPropertyAccessExpression(value)) {
+      // `router.routes()` (Koa) is the router; `routes.users` is an export of an imported module.
+      const base = unwrap(value.expression);
+      if (ts.isIdentifier(base)) {
+        const imported = bindings.imports.get(base.text);
+        if (imported && (imported.exportName === "*" || imported.exportName === "default")) {
+          return { specifier: imported.specifier, exportName: value.name.text };
+        }
+      }
+      return undefined;
+    }
+    if (ts.isCallExpression(value)) {
+      const callee = unwrap(value.expression);
+      if (ts.isPropertyAccessExpression(callee) && /^(routes|middleware|callback)$/.test(callee.name.text)) {
+        return childReference(callee.expression);
+      }
+      // Plugin wrappers: `fp(plugin)`, `fp(async (fastify) => …)`.
+      const first = value.arguments[0];
+      if (first && value.arguments.length <= 2) return childReference(first);
+    }
+    return undefined;
+  };
+
+  /** The container a receiver denotes at `node`: a parameter of an enclosing function, else the name. */
+  const containerOf = (receiver: string, node: ts.Node): string => {
+    const root = receiver.split(".")[0] ?? receiver;
+    for (let current: ts.Node | undefined = node.parent; current; current = current.parent) {
+      if (!isFunctionNode(current)) continue;
+      const isParameter = current.parameters.some(
+        (parameter) => ts.isIdentifier(parameter.name) && parameter.name.text === root,
+      );
+      if (isParameter) return functionKey(current);
+    }
+    return receiver;
+  };
+
+  const acceptsReceiver = (
+    receiver: string,
+    container: string,
+    lastArgument: ts.Expression | undefined,
+  ): boolean => {
+    const root = receiver.split(".")[0] ?? receiver;
+    const isParameter = container !== receiver;
+    if (facts.containers.has(container)) return true;
+    // A package object (`http.get(url, callback)`) or an HTTP client sends requests; it serves none.
+    if (!isParameter && (bindings.clients.has(root) || bindings.packages.has(root))) return false;
+    if (!isHandlerLike(lastArgument, bindings)) return false;
+    if (bindings.serverFrameworks.length > 0) return true;
+    if (SERVER_NAME.test(receiver.split(".").pop() ?? receiver)) return true;
+    // An object imported from another file of the tree: a route only if that file made it a server.
+    if (!isParameter && bindings.imports.has(receiver)) pendingReceivers.add(receiver);
+    return pendingReceivers.has(receiver);
+  };
+
+  visit(source);
+  return facts;
+}
+
+function isWebSocketRoute(args: readonly ts.Expression[]): boolean {
+  return args.some((argument) => {
+    const value = unwrap(argument);
+    if (ts.isObjectLiteralExpression(value)) {
+      const flag = propertyOf(value, "websocket");
+      return flag !== undefined && flag.kind === ts.SyntaxKind.TrueKeyword;
+    }
+    return ts.isCallExpression(value) && /upgradeWebSocket$/.test(value.expression.getText());
+  });
+}
+
+function isHandlerLike(expression: ts.Expression | undefined, bindings: FileBindings): boolean {
+  if (!expression) return false;
+  const value = unwrap(expression);
+  if (isFunctionNode(value) || ts.isCallExpression(value) || ts.isArrayLiteralExpression(value)) return true;
+  if (ts.isPropertyAccessExpression(value)) return true;
+  if (ts.isIdentifier(value)) return !bindings.plainValues.has(value.text);
+  if (ts.isObjectLiteralExpression(value)) return propertyOf(value, "handler") !== undefined;
+  return false;
+}
+
+function frameworkByName(receiver: string): string | undefined {
+  return /(^|\.)fastify$/i.test(receiver) ? "fastify" : undefined;
+}
+
+/** Module-level object literals by name, for dispatch tables referenced from a request handler. */
+function collectObjects(source: ts.SourceFile): Map<string, ts.ObjectLiteralExpression> {
+  const objects = new Map<string, ts.ObjectLiteralExpression>();
+  for (const statement of source.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      const value = declaration.initializer && unwrap(declaration.initializer);
+      if (ts.isIdentifier(declaration.name) && value && ts.isObjectLiteralExpression(value)) {
+        objects.set(declaration.name.text, value);
+      }
+    }
+  }
+  return objects;
+}

@@ -1,0 +1,110 @@
+import fs from "node:fs";
+import path from "node:path";
+
+// Which files of a target's tree a source probe reads. Dependencies, build output, virtualenvs and tests
+// say nothing about what the application serves; the answer key must never be read at all.
+
+const SKIPPED_FOLDERS = new Set([
+  "node_modules",
+  "dist",
+  "build",
+  "out",
+  "coverage",
+  "venv",
+  "env",
+  "site-packages",
+  "__pycache__",
+  "vendor",
+  "bower_components",
+  "test",
+  "tests",
+  "__tests__",
+  "__mocks__",
+  "spec",
+  "specs",
+  "e2e",
+  "cypress",
+  "playwright",
+  "fixtures",
+]);
+
+const TEST_FILE =
+  /(\.|_)(test|spec)\.[cm]?[jt]sx?$|^test_.*\.py$|_test\.py$|^conftest\.py$|\.d\.ts$|\.min\.js$/;
+const FORBIDDEN_FILE = /^defects\.ya?ml$/i;
+
+export interface SourceTreeOptions {
+  /** Absolute paths never to read (the golden ledger). */
+  exclude?: string[];
+  /** Stop after this many files (default 5000). */
+  maxFiles?: number;
+  /** Skip files larger than this (default 512 KiB): generated bundles, not code someone routes in. */
+  maxFileBytes?: number;
+}
+
+export interface SourceTree {
+  /** Paths relative to the root, with `/` separators, sorted. */
+  files: string[];
+  /** True when `maxFiles` cut the listing short. */
+  truncated: boolean;
+}
+
+/** Lists source files under `root` whose extension is in `extensions` (e.g. `.ts`, `.py`). */
+export function listSourceFiles(
+  root: string,
+  extensions: ReadonlySet<string>,
+  options: SourceTreeOptions = {},
+): SourceTree {
+  const maxFiles = options.maxFiles ?? 5000;
+  const maxFileBytes = options.maxFileBytes ?? 512 * 1024;
+  const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)));
+  const files: string[] = [];
+  let truncated = false;
+  const pending = [""];
+  while (pending.length > 0 && !truncated) {
+    const relativeFolder = pending.shift() ?? "";
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(root, relativeFolder), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    entries.sort((left, right) => left.name.localeCompare(right.name));
+    for (const entry of entries) {
+      const relative = relativeFolder === "" ? entry.name : `${relativeFolder}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!isSkippedFolder(entry.name)) pending.push(relative);
+        continue;
+      }
+      if (!entry.isFile() || !extensions.has(path.extname(entry.name))) continue;
+      if (TEST_FILE.test(entry.name) || FORBIDDEN_FILE.test(entry.name)) continue;
+      const absolute = path.join(root, relative);
+      if (excluded.has(absolute)) continue;
+      try {
+        if (fs.statSync(absolute).size > maxFileBytes) continue;
+      } catch {
+        continue;
+      }
+      if (files.length >= maxFiles) {
+        truncated = true;
+        break;
+      }
+      files.push(relative);
+    }
+  }
+  files.sort();
+  return { files, truncated };
+}
+
+export function isSkippedFolder(name: string): boolean {
+  // Dot folders (.git, .venv, .next, .github) hold tooling and build output, not served code.
+  return name.startsWith(".") || SKIPPED_FOLDERS.has(name) || name.endsWith(".egg-info");
+}
+
+/** Reads a file of the tree as text, or undefined when it cannot be read. */
+export function readSource(root: string, relative: string): string | undefined {
+  try {
+    return fs.readFileSync(path.join(root, relative), "utf8");
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,77 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { crawlPages } from "../../src/probes/pages/crawl-pages.ts";
+
+const site: Record<string, string> = {
+  "/": `<!doctype html><html><head><title> Home
+    page </title></head><body>
+    <a href="/about">About</a> <a href="about#team">Team</a>
+    <a href="/missing">Broken</a> <a href="https://elsewhere.example/x">Elsewhere</a>
+    <a href="/account/logout">Sign out</a> <a href="/static/app.css">css</a> <a href="mailto:a@b.c">mail</a>
+    <form action="/search" method="get"><input name="q"><button name="go">Go</button></form>
+    <form action="/comments" method="post"><textarea name="body"></textarea><input name="body"><select name="topic"></select></form>
+  </body></html>`,
+  "/about": `<html><head><title>About</title></head><body><a href="/">Home</a><a href="/old">Old</a></body></html>`,
+  "/search": `<html><head><title>Search</title></head><body><a href="/search?q=next">More</a></body></html>`,
+  "/search?q=next": `<html><head><title>Search 2</title></head><body></body></html>`,
+};
+
+let server: http.Server;
+let baseUrl: string;
+const requested: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    const url = request.url ?? "/";
+    requested.push(url);
+    if (url === "/old") {
+      response.writeHead(301, { location: "/about" }).end();
+      return;
+    }
+    const body = site[url];
+    if (body === undefined) {
+      response.writeHead(404, { "content-type": "text/html" }).end("<title>Not found</title>");
+      return;
+    }
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe("crawlPages", () => {
+  it("walks same-origin links breadth first, recording status, title, links and forms", async () => {
+    requested.length = 0;
+    const pages = await crawlPages(baseUrl, "/");
+    expect(pages).toEqual([
+      {
+        path: "/",
+        status: 200,
+        title: "Home page",
+        links: ["/about", "/missing", "/account/logout", "/static/app.css"],
+        forms: [
+          { action: "/search", method: "GET", fields: ["q", "go"] },
+          { action: "/comments", method: "POST", fields: ["body", "topic"] },
+        ],
+      },
+      { path: "/about", status: 200, title: "About", links: ["/", "/old"], forms: [] },
+      { path: "/missing", status: 404, title: "Not found", links: [], forms: [] },
+      { path: "/search", status: 200, title: "Search", links: ["/search?q=next"], forms: [] },
+      { path: "/old", status: 301, links: ["/about"], forms: [] },
+      { path: "/search?q=next", status: 200, title: "Search 2", links: [], forms: [] },
+    ]);
+    // Never signs out, never fetches assets, never leaves the origin, never submits a POST form.
+    expect(requested).not.toContain("/account/logout");
+    expect(requested).not.toContain("/static/app.css");
+    expect(requested).not.toContain("/comments");
+    expect(requested).not.toContain("/x");
+  });
+
+  it("stops at maxPages", async () => {
+    const pages = await crawlPages(baseUrl, "/", { maxPages: 2 });
+    expect(pages.map((page) => page.path)).toEqual(["/", "/about"]);
+  });
+});
