@@ -51,7 +51,8 @@ export interface RunReport {
   verdicts: Array<{ ticket: string; verdict: string; branch: string | null }>;
   reviews: Array<{ ticket: string; decision: string; branch: string | null }>;
   escalations: Array<{ ticket: string | null; agent: string | null; reason: string }>;
-  skipped: Array<{ agent: string; reason: string }>;
+  /** One row per skipped agent (a per-finding agent is skipped once per finding). */
+  skipped: Array<{ agent: string; reason: string; invocations: number }>;
   dead_lettered: Array<{ agent: string; error: string }>;
   denials: number;
   budget: {
@@ -199,10 +200,7 @@ export function buildReport(input: {
       branch: (entry.data.branch as string | undefined) ?? null,
     })),
     escalations,
-    skipped: ofKind("agent_skipped").map((entry) => ({
-      agent: String(entry.data.agent),
-      reason: String(entry.data.reason),
-    })),
+    skipped: skippedAgents(ofKind("agent_skipped")),
     dead_lettered: ofKind("agent_dead_lettered").map((entry) => ({
       agent: String(entry.data.agent),
       error: String(entry.data.error),
@@ -221,6 +219,17 @@ export function buildReport(input: {
       final_catch: finalCatch ?? null,
     },
   };
+}
+
+function skippedAgents(entries: readonly LedgerEntry[]): RunReport["skipped"] {
+  const rows = new Map<string, RunReport["skipped"][number]>();
+  for (const entry of entries) {
+    const agent = String(entry.data.agent);
+    const row = rows.get(agent) ?? { agent, reason: String(entry.data.reason), invocations: 0 };
+    row.invocations += 1;
+    rows.set(agent, row);
+  }
+  return [...rows.values()];
 }
 
 function round(value: number): number {

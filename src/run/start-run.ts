@@ -167,7 +167,13 @@ async function drive(
     });
     progress.line(`run ${store.runId}: mode ${options.mode}, target ${target.profile.name}`);
     finalState = await execute(state, firstEvent, {
-      record: (kind, data) => store.append(kind, data),
+      record: (kind, data) => {
+        if (kind === "agent_skipped") progress.line(`${String(data.agent)} skipped: ${String(data.reason)}`);
+        if (kind === "agent_dead_lettered") progress.line(`${String(data.agent)} gave up: ${String(data.error)}`);
+        if (kind === "budget_exceeded") progress.line(`budget reached (${String(data.scope)}): stopping dispatch`);
+        if (kind === "escalation") progress.line(`escalated to a person: ${String(data.reason)}`);
+        return store.append(kind, data);
+      },
       dispatch: (invocation) =>
         runInvocation(invocation, {
           mode: options.mode,
