@@ -183,7 +183,7 @@ describe("MAPPER playbook with the map tools", () => {
 
   it("keeps going when a part fails, and save_system_map answers field errors for an invalid draft", async () => {
     const target = fixtureTarget();
-    target.profile.api = { openapi: "docs/missing.yaml" };
+    target.profile.api = { openapi: "docs/missing.yaml", exclude: [] };
     const context = fakeRunContext({ target });
     const calls = await runPlaybookDirectly(mapperPlaybook, mapTools, context);
     expect(calls[0]?.result).toMatchObject({ ok: false });

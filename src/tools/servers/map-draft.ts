@@ -1,3 +1,4 @@
+import { canonicalLocation } from "../../envelope/envelope.ts";
 import type { Operation, Route, SystemMap } from "../../map/system-map.ts";
 import { templateKey, templateParameters } from "../../probes/routes/path-template.ts";
 import type { LoadedTarget, RunContext } from "../context.ts";
@@ -95,7 +96,10 @@ export function composeSystemMap(
     commit: extra.commit,
     base_url: liveBaseUrl(target) ?? profile.environment.base_url ?? null,
     openapi: draft.openapi,
-    operations: composeOperations(draft.documentedOperations, draft.routes),
+    operations: withoutExcluded(
+      composeOperations(draft.documentedOperations, draft.routes),
+      profile.api?.exclude ?? [],
+    ),
     routes: draft.routes,
     pages: draft.pages,
     channels: [...channels].map(([path, seenIn]) => ({ path, seen_in: [...seenIn] })),
@@ -103,6 +107,15 @@ export function composeSystemMap(
     ownership: draft.ownership,
     notes: [...[...draft.notes.values()].flat(), ...(extra.notes ?? [])],
   };
+}
+
+/** Operations the profile says no probe may send (a test reset, a logout) leave the map, so nothing calls them. */
+export function withoutExcluded(operations: Operation[], excluded: readonly string[]): Operation[] {
+  if (excluded.length === 0) return operations;
+  const keys = new Set(excluded.map((entry) => canonicalLocation("endpoint", entry)));
+  return operations.filter(
+    (operation) => !keys.has(canonicalLocation("endpoint", `${operation.method} ${operation.path}`)),
+  );
 }
 
 /** The base URL probes may send requests to: none for a static-only target. */
