@@ -15,7 +15,11 @@ const operation = (method: string, path: string): Operation => ({
 describe("operations a profile excludes", () => {
   it("leave the map whatever the parameter spelling, so no probe can send them", () => {
     const kept = withoutExcluded(
-      [operation("POST", "/__test/reset"), operation("POST", "/api/sessions/{id}/end"), operation("GET", "/api/items")],
+      [
+        operation("POST", "/__test/reset"),
+        operation("POST", "/api/sessions/{id}/end"),
+        operation("GET", "/api/items"),
+      ],
       ["post /__test/reset/", "POST /api/sessions/:sessionId/end"],
     );
     expect(kept.map((item) => `${item.method} ${item.path}`)).toEqual(["GET /api/items"]);
