@@ -1,7 +1,9 @@
+import { codeTools } from "./servers/code-server.ts";
 import { decisionTools } from "./servers/decisions-server.ts";
 import { defectMemoryTools } from "./servers/defect-memory-server.ts";
 import { envelopeTools } from "./servers/envelope-server.ts";
 import { mapTools } from "./servers/map-server.ts";
+import { wsTools } from "./servers/ws-server.ts";
 import type { ToolDefinition } from "./tool.ts";
 
 // Every implemented tool, by server. A tool exists for agents only once it is listed here; names come
@@ -11,6 +13,8 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...defectMemoryTools,
   ...decisionTools,
   ...mapTools,
+  ...wsTools,
+  ...codeTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));

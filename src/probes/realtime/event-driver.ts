@@ -1,0 +1,165 @@
+import type { Operation } from "../../map/system-map.ts";
+import type { ResourceFamily } from "../api/operation-index.ts";
+import { isAuthOperation, isSafeWrite } from "../api/operation-index.ts";
+import type { PreparedRequest } from "../api/request-builder.ts";
+import { buildRequest, toSpec } from "../api/request-builder.ts";
+import type { CreatedResource } from "../api/resource-factory.ts";
+import { ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { isSuccess } from "../http/http-types.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { send } from "../session/probe-run.ts";
+import type { EventNeedles } from "./frames.ts";
+
+// Causing events through the target's own API, touching only data the probe creates: a documented,
+// safe create operation (never sign-in, reset, delete-all and the like), then updates of that same
+// resource. Each event carries unique markers (values with a random seed) so a frame about it can be
+// recognised on any socket.
+
+export interface DrivenEvent {
+  label: string;
+  /** Probe clock when the request left. */
+  at: number;
+  needles: EventNeedles;
+  exchange: HttpExchange;
+  prepared: PreparedRequest;
+  resource: CreatedResource;
+  family: ResourceFamily;
+  user: string | undefined;
+}
+
+/** Channel path words that say nothing about what the channel carries. */
+const GENERIC_SEGMENT =
+  /^(ws|wss|socket|sockets|websocket|websockets|realtime|live|events?|stream|streams|updates?|feed|api|v\d+|sub|subscribe|notifications?|changes|hub|channel|channels|\{[^}]+\})$/i;
+
+function stem(word: string): string {
+  return word
+    .toLowerCase()
+    .replace(/[-_]/g, "")
+    .replace(/(ies)$/, "y")
+    .replace(/(es|s)$/, "");
+}
+
+function markersIn(body: unknown, seed: string): string[] {
+  const markers: string[] = [];
+  const visit = (value: unknown): void => {
+    if (typeof value === "string" && value.includes(seed)) markers.push(value);
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === "object") Object.values(value).forEach(visit);
+  };
+  visit(body);
+  return markers;
+}
+
+export class EventDriver {
+  readonly factory: ResourceFactory;
+  readonly events: DrivenEvent[] = [];
+
+  constructor(
+    private readonly run: ProbeRun,
+    private readonly clock: () => number,
+  ) {
+    this.factory = new ResourceFactory(run);
+  }
+
+  get writesAllowed(): boolean {
+    return this.run.target.writesAllowed;
+  }
+
+  /**
+   * Families whose create operation the probe may call, those named like the channel first
+   * (`/ws/orders` → `/api/orders`), then top-level collections before nested ones.
+   */
+  families(channel: string, preferred?: string): ResourceFamily[] {
+    const words = channel
+      .split("/")
+      .filter((segment) => segment && !GENERIC_SEGMENT.test(segment))
+      .map(stem);
+    const score = (family: ResourceFamily): number => {
+      const last = family.collection.split("/").filter(Boolean).pop() ?? "";
+      if (family.collection === preferred) return -2;
+      return words.includes(stem(last)) ? -1 : 0;
+    };
+    return this.factory.families
+      .filter((family) => family.create && this.factory.canCreate(family) && !isAuthOperation(family.create))
+      .map((family, index) => ({ family, index }))
+      .sort(
+        (left, right) =>
+          score(left.family) - score(right.family) ||
+          left.family.parentParameters.length - right.family.parentParameters.length ||
+          left.index - right.index,
+      )
+      .map((entry) => entry.family);
+  }
+
+  /** Creates a resource of `family` as `user`: one event. */
+  async create(
+    family: ResourceFamily,
+    user: string | undefined,
+    label = `create ${family.collection}`,
+  ): Promise<DrivenEvent | undefined> {
+    const at = this.clock();
+    const resource = await this.factory.create(family, user);
+    if (!resource) return undefined;
+    const event: DrivenEvent = {
+      label,
+      at,
+      needles: { markers: resource.markers, id: resource.id },
+      exchange: resource.exchange,
+      prepared: resource.request,
+      resource,
+      family,
+      user,
+    };
+    this.events.push(event);
+    return event;
+  }
+
+  /** The update operation used to cause further events on one resource (PATCH before PUT). */
+  updateOf(family: ResourceFamily): Operation | undefined {
+    const safe = family.updates.filter((operation) => isSafeWrite(operation));
+    return safe.find((operation) => operation.method.toUpperCase() === "PATCH") ?? safe[0];
+  }
+
+  /** Changes the resource of `previous` as `user`, with fresh markers: one more event about it. */
+  async update(
+    previous: DrivenEvent,
+    user: string | undefined,
+    label: string,
+  ): Promise<DrivenEvent | undefined> {
+    const operation = this.updateOf(previous.family);
+    if (!operation || !this.writesAllowed) return undefined;
+    const seed = uniqueSeed();
+    const prepared = buildRequest(operation, { seed, pathValues: previous.resource.pathValues });
+    const at = this.clock();
+    const exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, prepared));
+    if (!exchange || !isSuccess(exchange)) return undefined;
+    const markers = markersIn(prepared.body, seed);
+    const event: DrivenEvent = {
+      label,
+      at,
+      needles: markers.length > 0 ? { markers } : { markers: [], id: previous.resource.id },
+      exchange,
+      prepared,
+      resource: previous.resource,
+      family: previous.family,
+      user,
+    };
+    this.events.push(event);
+    return event;
+  }
+
+  /** One more event like `previous`: an update of its resource when possible, else a new resource. */
+  async another(
+    previous: DrivenEvent,
+    user: string | undefined,
+    label: string,
+    prefer: "update" | "create",
+  ): Promise<DrivenEvent | undefined> {
+    if (prefer === "update" && this.updateOf(previous.family)) {
+      const updated = await this.update(previous, user, label);
+      if (updated) return updated;
+    }
+    return this.create(previous.family, user, label);
+  }
+}

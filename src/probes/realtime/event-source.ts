@@ -1,0 +1,74 @@
+import type { ResourceFamily } from "../api/operation-index.ts";
+import type { DrivenEvent } from "./event-driver.ts";
+import type { EventNeedles } from "./frames.ts";
+import { mentions } from "./frames.ts";
+import type { RealtimeRun } from "./realtime-run.ts";
+import type { Frame, ObservedSocket } from "./socket-client.ts";
+
+// Which write makes a channel speak: creates of candidate resource families, one at a time, until the
+// owner's own socket receives a frame about the created resource. The owner receiving it is the control
+// every check needs: an event nobody receives proves nothing about who else receives it.
+
+export interface EventSource {
+  family: ResourceFamily;
+  event: DrivenEvent;
+  /** The owner's frame about it. */
+  frame: Frame;
+}
+
+const MAX_FAMILIES = 4;
+
+function cacheKey(realtime: RealtimeRun, channel: string): string {
+  return `realtime:source:${realtime.run.target.baseUrl}${channel}`;
+}
+
+export async function causeObservedEvent(
+  realtime: RealtimeRun,
+  channel: string,
+  owner: { user: string | undefined; socket: ObservedSocket },
+): Promise<EventSource | undefined> {
+  const stats: string[] = [];
+  if (!realtime.driver.writesAllowed) return undefined;
+  const preferred = realtime.context.shared.get(cacheKey(realtime, channel)) as string | undefined;
+  const families = realtime.driver.families(channel, preferred).slice(0, MAX_FAMILIES);
+  for (const family of families) {
+    if (!owner.socket.isOpen) break;
+    const event = await realtime.driver.create(family, owner.user);
+    if (!event) {
+      stats.push(`${family.collection}: create failed`);
+      continue;
+    }
+    const frame = await owner.socket.waitFor(
+      (candidate) => mentions(candidate, event.needles),
+      realtime.waitMs,
+      event.at,
+    );
+    if (frame) {
+      realtime.context.shared.set(cacheKey(realtime, channel), family.collection);
+      return { family, event, frame };
+    }
+    stats.push(`${family.collection}: no frame about it`);
+  }
+  realtime.run.notes.push(
+    `${channel}: no write the probe may send made the owner's socket receive an event (${stats.join("; ") || "no creatable resource"})`,
+  );
+  return undefined;
+}
+
+/** Waits (in parallel) until each socket received a frame about `needles`, or the wait ends. */
+export async function whoReceived(
+  sockets: readonly ObservedSocket[],
+  needles: EventNeedles,
+  since: number,
+  waitMs: number,
+): Promise<Map<ObservedSocket, Frame>> {
+  const found = await Promise.all(
+    sockets.map(
+      async (socket) =>
+        [socket, await socket.waitFor((frame) => mentions(frame, needles), waitMs, since)] as const,
+    ),
+  );
+  const received = new Map<ObservedSocket, Frame>();
+  for (const [socket, frame] of found) if (frame) received.set(socket, frame);
+  return received;
+}

@@ -1,0 +1,156 @@
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { ToolContext } from "../../tools/context.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { isAdminLike, outsidersOf } from "../session/roles.ts";
+import { causeObservedEvent, whoReceived } from "./event-source.ts";
+import { canRead } from "./privacy.ts";
+import type { Observer, RealtimeInput, RealtimeRun } from "./realtime-run.ts";
+import {
+  answer,
+  connect,
+  credentialOf,
+  openRealtimeRun,
+  realtimeFinding,
+  withSockets,
+  writeTranscript,
+} from "./realtime-run.ts";
+import type { Frame } from "./socket-client.ts";
+
+// ws-authorization: signed-in users who should not see an owner's record (another tenant, a peer, a lower
+// role) listen on the channel while the owner creates a record of the probe's own. A finding needs all of:
+//   - the owner's socket received the event (the channel carries it: a broadcast nobody gets is nothing),
+//   - another user's socket received a frame about the same record,
+//   - the HTTP API refuses that user the record (401/403/404 on its read operation, or it is missing from
+//     their list while the owner's list shows it).
+// A user the API lets read the record (a teammate on shared data) receiving it is correct. Without a read
+// or list operation to ask, only another tenant receiving it is kept, held for a person.
+
+export async function probeAuthorization(context: ToolContext, input: RealtimeInput) {
+  const realtime = await openRealtimeRun(context, "ws_probe_authorization", input);
+  if (typeof realtime === "string") return realtime;
+  const candidates: EnvelopeDraft[] = [];
+  for (const channel of realtime.channels) {
+    await withSockets(realtime, () => probeChannel(realtime, channel, candidates));
+  }
+  return answer(realtime, candidates);
+}
+
+async function probeChannel(
+  realtime: RealtimeRun,
+  channel: string,
+  candidates: EnvelopeDraft[],
+): Promise<void> {
+  const stats: Record<string, unknown> = { channel };
+  realtime.channelStats.push(stats);
+  const owner = realtime.users.find((user) => !isAdminLike(user.role)) ?? realtime.users[0];
+  const outsiders = owner ? outsidersOf(owner, realtime.users) : [];
+  if (!owner || outsiders.length === 0) {
+    realtime.run.notes.push(
+      `${channel}: authorization needs two users who should not see each other's records (profile users with tenants or roles)`,
+    );
+    return;
+  }
+  const observers: Array<Observer & { relation: string }> = [];
+  for (const outsider of outsiders.slice(0, 3)) {
+    const { credential } = await credentialOf(realtime, outsider.user);
+    const label = `${outsider.relation} (${outsider.user.name})`;
+    observers.push({
+      label,
+      user: outsider.user.name,
+      relation: outsider.relation,
+      socket: await connect(realtime, channel, label, credential),
+    });
+  }
+  const { credential } = await credentialOf(realtime, owner);
+  const ownerSocket = await connect(realtime, channel, `owner (${owner.name})`, credential);
+  await Promise.all(
+    [...observers, { socket: ownerSocket }].map((observer) => observer.socket.settle(150, 600)),
+  );
+  stats.owner_accepted = ownerSocket.isOpen;
+  stats.outsiders_accepted = observers
+    .filter((observer) => observer.socket.isOpen)
+    .map((observer) => observer.label);
+  if (!ownerSocket.isOpen) return;
+
+  const source = await causeObservedEvent(realtime, channel, { user: owner.name, socket: ownerSocket });
+  if (!source) return;
+  stats.event_caused = source.event.label;
+  const received = await whoReceived(
+    observers.map((observer) => observer.socket),
+    source.event.needles,
+    source.event.at,
+    realtime.waitMs,
+  );
+  const leaked: Array<{
+    observer: Observer & { relation: string };
+    frame: Frame;
+    how: string;
+    confidence: number;
+  }> = [];
+  const exchanges: Array<{ label: string; exchange: HttpExchange }> = [
+    { label: "owner-causes-event", exchange: source.event.exchange },
+  ];
+  for (const observer of observers) {
+    const frame = received.get(observer.socket);
+    if (!frame) continue;
+    const read = await canRead(realtime.run, source.event.resource, observer.user);
+    if (read.exchange) exchanges.push({ label: `${observer.user}-reads`, exchange: read.exchange });
+    // Only the record's id (not its planted values) reaching them shows it exists, not what it holds.
+    const carriesData = source.event.needles.markers.some(
+      (marker) => marker.length >= 6 && frame.text.includes(marker),
+    );
+    if (read.verdict === "denied") {
+      const confidence = !carriesData ? 0.6 : source.event.family.read ? 0.9 : 0.8;
+      leaked.push({ observer, frame, how: read.how, confidence });
+    } else if (read.verdict === "unknown" && observer.relation === "other-tenant") {
+      leaked.push({
+        observer,
+        frame,
+        how: `${read.how}; another tenant should not receive it`,
+        confidence: 0.6,
+      });
+    } else {
+      realtime.run.notes.push(
+        `${channel}: ${observer.label} receives ${source.family.collection} events and ${read.how}: allowed`,
+      );
+    }
+  }
+  stats.received_by = leaked.map((leak) => leak.observer.label);
+  if (leaked.length === 0) return;
+
+  const transcriptUri = writeTranscript(
+    realtime,
+    channel,
+    "authorization",
+    [...observers, { label: `owner (${owner.name})`, user: owner.name, socket: ownerSocket }],
+    exchanges,
+    {
+      owner_received_at: source.frame.at,
+      leaked_to: leaked.map((leak) => ({ observer: leak.observer.label, at: leak.frame.at, api: leak.how })),
+    },
+  );
+  const [first] = leaked;
+  candidates.push(
+    realtimeFinding(realtime, {
+      defectClass: "ws-authorization",
+      channel,
+      title: `WebSocket ${channel} sends users events about records they may not read`,
+      summary:
+        `${owner.name} created a ${source.family.collection} record; its event reached ${owner.name}'s socket and also ` +
+        `${leaked.map((leak) => `${leak.observer.label} (${leak.how})`).join(", ")}. The channel must deliver an event only to ` +
+        "sockets whose user may read the record it is about, as the HTTP API already decides.",
+      impact:
+        "Signed-in users receive other users' or tenants' data live, bypassing the API's access checks.",
+      severity: "high",
+      confidence: Math.max(...leaked.map((leak) => leak.confidence)),
+      transcriptUri,
+      exchanges,
+      steps: [
+        `Connect ${first!.observer.user} and ${owner.name} to ${channel} with their own tokens.`,
+        `As ${owner.name}, ${source.event.exchange.request.method} ${source.family.collection} (a record of the probe's own).`,
+        `${owner.name}'s socket receives the event, and so does ${first!.observer.user}'s: ${realtime.run.masker.maskText(first!.frame.text.slice(0, 300))}`,
+        `Yet for ${first!.observer.user}, ${first!.how}.`,
+      ],
+    }),
+  );
+}

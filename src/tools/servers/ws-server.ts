@@ -1,0 +1,127 @@
+import { z } from "zod";
+import type { GuardedAction } from "../../guardrails/actions.ts";
+import { probeAuthentication } from "../../probes/realtime/probe-auth.ts";
+import { probeAuthorization } from "../../probes/realtime/probe-authorization.ts";
+import { probeBackpressure } from "../../probes/realtime/probe-backpressure.ts";
+import { probeOrdering } from "../../probes/realtime/probe-ordering.ts";
+import { probeReconnect } from "../../probes/realtime/probe-reconnect.ts";
+import type { ToolContext } from "../context.ts";
+import type { ToolResult } from "../result.ts";
+import { err, ok } from "../result.ts";
+import { defineTool } from "../tool.ts";
+
+// The `ws` server: live WebSocket probes. Each connects to the target's channels (profile websocket.paths
+// and the map's channels, or the one `channel` given), causes events through the API with data of its own,
+// and answers `{ candidates: EnvelopeDraft[], stats }` with socket transcripts stored as artifacts. Every
+// socket is closed before the call returns. Writes are skipped on targets that do not allow them.
+
+const common = {
+  channel: z
+    .string()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe("one channel path, e.g. /ws/updates; default: every known channel"),
+  wait_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(5000)
+    .optional()
+    .describe("how long to wait for a frame after an event (default 700)"),
+  max_requests: z.number().int().min(10).max(2000).optional(),
+};
+
+/** Live probes are requests to the target: the guardrail judges the base URL (origin, mode). */
+function liveActions(_input: unknown, context: ToolContext): GuardedAction[] {
+  const url = context.target?.profile.environment.base_url ?? context.systemMap()?.base_url ?? "";
+  return [{ kind: "http_request", method: "GET", url }];
+}
+
+async function answerOf(
+  pending: Promise<string | { candidates: unknown[]; stats: Record<string, unknown> }>,
+): Promise<ToolResult> {
+  try {
+    const result = await pending;
+    return typeof result === "string" ? err(result) : ok(result);
+  } catch (error) {
+    return err(`the probe failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+const wsProbeAuth = defineTool({
+  name: "ws_probe_auth",
+  server: "ws",
+  description:
+    "Connect to each channel with no token, an invalid one and an expired one while a signed-in owner causes an event through the API. Answers ws-unauthenticated candidates when such a socket receives private data (checked against the HTTP API).",
+  input: z.strictObject(common),
+  actions: liveActions,
+  run: (input, context) => answerOf(probeAuthentication(context, input)),
+});
+
+const wsProbeAuthorization = defineTool({
+  name: "ws_probe_authorization",
+  server: "ws",
+  description:
+    "Connect users of other tenants, peers and lower roles next to an owner who causes an event; answers ws-authorization candidates when someone the HTTP API refuses the record (403/404) receives its event.",
+  input: z.strictObject(common),
+  actions: liveActions,
+  run: (input, context) => answerOf(probeAuthorization(context, input)),
+});
+
+const wsProbeOrdering = defineTool({
+  name: "ws_probe_ordering",
+  server: "ws",
+  description:
+    "Cause a bounded burst of events (sequential, then concurrent when frames are numbered) and check one subscriber receives them in order: numbering that goes back or repeats, or changes arriving out of order, is ws-ordering.",
+  input: z.strictObject({
+    ...common,
+    events: z.number().int().min(3).max(20).optional().describe("events per burst (default 12)"),
+  }),
+  actions: liveActions,
+  run: (input, context) => answerOf(probeOrdering(context, input)),
+});
+
+const wsProbeReconnect = defineTool({
+  name: "ws_probe_reconnect",
+  server: "ws",
+  description:
+    "For channels that advertise resuming (greeting or API document, or resume_param): receive an event, disconnect, cause more, reconnect with the last number; missed events not replayed, or seen ones repeated, is ws-reconnect.",
+  input: z.strictObject({
+    ...common,
+    resume_param: z
+      .string()
+      .regex(/^[A-Za-z_][\w-]*$/)
+      .optional(),
+    missed_events: z.number().int().min(1).max(10).optional(),
+  }),
+  actions: liveActions,
+  run: (input, context) => answerOf(probeReconnect(context, input)),
+});
+
+const wsProbeBackpressure = defineTool({
+  name: "ws_probe_backpressure",
+  server: "ws",
+  description:
+    "A subscriber stops reading during a bounded burst of events next to one that reads; ws-backpressure when the server queues everything for it without dropping it (beyond min_backlog_bytes) or its health endpoint degrades sharply.",
+  input: z.strictObject({
+    ...common,
+    events: z.number().int().min(5).max(60).optional().describe("events in the burst (default 40)"),
+    min_backlog_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .optional(),
+  }),
+  actions: liveActions,
+  run: (input, context) => answerOf(probeBackpressure(context, input)),
+});
+
+export const wsTools = [
+  wsProbeAuth,
+  wsProbeAuthorization,
+  wsProbeOrdering,
+  wsProbeReconnect,
+  wsProbeBackpressure,
+];

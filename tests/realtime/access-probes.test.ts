@@ -1,0 +1,128 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { check } from "../../src/guardrails/check.ts";
+import { wsTools } from "../../src/tools/servers/ws-server.ts";
+import { testAgent } from "../support/fake-run-context.ts";
+import type { FixtureApp } from "./fixture-app.ts";
+import { fixtureMap, startFixtureApp } from "./fixture-app.ts";
+import { probe, socketContext, summary } from "./probe-harness.ts";
+
+let app: FixtureApp;
+beforeAll(async () => {
+  app = await startFixtureApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+describe("ws_probe_auth", () => {
+  it("reports a channel that streams a tenant's private records to sockets without a valid token", async () => {
+    const answer = await probe(app, "ws_probe_auth", { channel: "/ws/open" });
+    expect(summary(answer)).toEqual({ filed: ["ws-unauthenticated /ws/open"], held: [] });
+    const [draft] = answer.candidates;
+    expect(draft).toMatchObject({ domain: "realtime", severity: "critical", confidence: 0.9 });
+    expect(draft!.summary).toMatch(/no token, invalid token, expired token/);
+    expect(draft!.summary).toMatch(/answers 401 to anonymous/);
+    expect(draft!.evidence.map((item) => item.kind)).toEqual(["artifact", "exchange", "exchange"]);
+  });
+
+  it("reports a presence channel that tells anonymous sockets who came online, though it scopes signed-in ones", async () => {
+    const answer = await probe(app, "ws_probe_auth", { channel: "/ws/presence" });
+    expect(summary(answer)).toEqual({ filed: ["ws-unauthenticated /ws/presence"], held: [] });
+    expect(answer.candidates[0]!.summary).toMatch(/another tenant is not told/);
+  });
+
+  it.each([
+    [
+      "/ws/secure",
+      "refuses the upgrade (401)",
+      ["no token: 401", "invalid token: 401", "expired token: 401"],
+    ],
+    [
+      "/ws/closing",
+      "accepts, then closes with 4401",
+      ["no token: 4401", "invalid token: 4401", "expired token: 4401"],
+    ],
+    ["/ws/leaky", "refuses the upgrade (401)", ["no token: 401", "invalid token: 401", "expired token: 401"]],
+  ])("finds nothing on %s, which %s", async (channel, _how, refused) => {
+    const answer = await probe(app, "ws_probe_auth", { channel });
+    expect(answer.candidates).toEqual([]);
+    expect(answer.stats.channels[0]).toMatchObject({ refused, event_caused: "create /api/notes" });
+  });
+
+  it("finds nothing on a public channel carrying public data, even though anonymous sockets receive it", async () => {
+    const answer = await probe(app, "ws_probe_auth", { channel: "/ws/public" });
+    expect(answer.candidates).toEqual([]);
+    expect(answer.stats.channels[0]).toMatchObject({ event_caused: "create /api/announcements" });
+    expect(answer.stats.notes.join("\n")).toMatch(/shows it to anonymous: public data, not a finding/);
+  });
+});
+
+describe("channels to probe", () => {
+  it("come from the target's source when neither the profile nor the map lists any", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-ws-source-"));
+    fs.writeFileSync(
+      path.join(root, "server.ts"),
+      `import { WebSocketServer } from "ws";\nexport const sockets = new WebSocketServer({ port: 0, path: "/ws/open" });\n`,
+    );
+    const context = socketContext(app);
+    context.target!.profile.websocket = undefined;
+    context.target!.root = root;
+    context.setSystemMap({ ...fixtureMap(app.baseUrl), channels: [] });
+    const answer = await probe(app, "ws_probe_auth", {}, context);
+    expect(summary(answer)).toEqual({ filed: ["ws-unauthenticated /ws/open"], held: [] });
+  });
+});
+
+describe("ws_probe_authorization", () => {
+  it("reports a channel that sends one tenant's records to another tenant the API refuses", async () => {
+    const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/leaky" });
+    expect(summary(answer)).toEqual({ filed: ["ws-authorization /ws/leaky"], held: [] });
+    expect(answer.candidates[0]).toMatchObject({ severity: "high", confidence: 0.9 });
+    expect(answer.candidates[0]!.summary).toMatch(
+      /other-tenant \(bob\) \(GET \/api\/notes\/\{id\} answers 404 to bob\)/,
+    );
+  });
+
+  it("finds nothing on a tenant-scoped channel, where the owner alone receives the event", async () => {
+    const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/secure" });
+    expect(answer.candidates).toEqual([]);
+    expect(answer.stats.channels[0]).toMatchObject({ event_caused: "create /api/notes", received_by: [] });
+  });
+
+  it("finds nothing where no write makes the channel speak (a broadcast nobody receives proves nothing)", async () => {
+    const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/presence" });
+    expect(answer.candidates).toEqual([]);
+    expect(answer.stats.notes.join("\n")).toMatch(
+      /no write the probe may send made the owner's socket receive an event/,
+    );
+  });
+});
+
+describe("live probes on a target that forbids writes", () => {
+  it("are allowed to run (they declare a GET of the base URL) and never send a write themselves", async () => {
+    const context = socketContext(app, { allowWrites: false });
+    const agent = testAgent({ name: "SOCKET", tools: wsTools.map((tool) => tool.name) });
+    for (const tool of wsTools)
+      expect(check(agent, tool, { channel: "/ws/open" }, context)).toEqual({ allowed: true });
+    const before = app.requests.length;
+    const answer = await probe(app, "ws_probe_auth", { channel: "/ws/open" }, context);
+    expect(answer.candidates).toEqual([]);
+    expect(answer.stats.writes_allowed).toBe(false);
+    expect(answer.stats.notes.join("\n")).toMatch(/does not allow writes/);
+    const writes = app.requests
+      .slice(before)
+      .filter((request) => !request.startsWith("GET") && request !== "POST /api/login");
+    expect(writes).toEqual([]);
+  });
+
+  it("are refused by the guardrail for a target with no base URL", () => {
+    const context = socketContext(app);
+    context.target!.profile.environment.base_url = undefined;
+    context.setSystemMap(undefined);
+    const agent = testAgent({ name: "SOCKET", tools: ["ws_probe_auth"] });
+    expect(check(agent, wsTools[0]!, {}, context)).toMatchObject({ allowed: false, rule: "external-writes" });
+  });
+});

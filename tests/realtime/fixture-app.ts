@@ -1,0 +1,391 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocket, WebSocketServer } from "ws";
+import type { SystemMap } from "../../src/map/system-map.ts";
+import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
+import type { LoadedTarget } from "../../src/tools/context.ts";
+
+// A small multi-tenant notes service written for these tests, with one WebSocket channel per behaviour:
+// planted defects next to correct look-alikes.
+//   /ws/open       no authentication, every tenant's notes to everyone            (ws-unauthenticated)
+//   /ws/leaky      token required, but every tenant's notes to every socket       (ws-authorization)
+//   /ws/secure     token required, tenant-scoped                                   correct
+//   /ws/public     no authentication, public announcements only                    correct
+//   /ws/closing    accepts the upgrade, then closes unauthenticated sockets 4401   correct
+//   /ws/presence   who comes online: scoped for tokens, everyone for the rest      (ws-unauthenticated)
+//   /ws/ordered    numbered, sent in order                                         correct
+//   /ws/shuffled   numbered, every third event sent late                           (ws-ordering)
+//   /ws/resumable  promises resume with last_event_id and replays                  correct
+//   /ws/forgetful  promises resume with since but replays nothing                  (ws-reconnect)
+//   /ws/firehose   256 KiB per event, never checks a slow client                   (ws-backpressure)
+//   /ws/guarded    256 KiB per event, closes clients with over 1 MiB queued        correct
+
+interface User {
+  id: number;
+  name: string;
+  email: string;
+  tenant: string;
+  password: string;
+}
+
+interface Note {
+  id: number;
+  title: string;
+  body: string;
+  tenant: string;
+}
+
+interface Client {
+  socket: WebSocket;
+  channel: string;
+  user: User | undefined;
+}
+
+interface Outbound {
+  type: string;
+  tenant: string | undefined;
+  data: Record<string, unknown>;
+}
+
+export const PASSWORDS = { alice: "alice-pass-1", bob: "bob-pass-2" };
+export const CHANNELS = [
+  "/ws/open",
+  "/ws/leaky",
+  "/ws/secure",
+  "/ws/public",
+  "/ws/closing",
+  "/ws/presence",
+  "/ws/ordered",
+  "/ws/shuffled",
+  "/ws/resumable",
+  "/ws/forgetful",
+  "/ws/firehose",
+  "/ws/guarded",
+];
+const SNAPSHOT = "x".repeat(256 * 1024);
+
+export interface FixtureApp {
+  baseUrl: string;
+  /** `METHOD /path` of every HTTP request received. */
+  requests: string[];
+  /** Sockets the server still holds open. */
+  openSockets(): number;
+  close(): Promise<void>;
+}
+
+export async function startFixtureApp(): Promise<FixtureApp> {
+  const users: User[] = [
+    { id: 1, name: "Alice Anders", email: "alice@tenant-a.test", tenant: "a", password: PASSWORDS.alice },
+    { id: 2, name: "Bob Brennan", email: "bob@tenant-b.test", tenant: "b", password: PASSWORDS.bob },
+  ];
+  const tokens = new Map<string, User>();
+  const notes = new Map<number, Note>();
+  const announcements = new Map<number, { id: number; text: string }>();
+  const clients = new Set<Client>();
+  const sequences = new Map<string, number>();
+  const history = new Map<string, Array<Record<string, unknown>>>();
+  const requests: string[] = [];
+  let nextId = 1;
+
+  const userOf = (token: string | null | undefined): User | undefined =>
+    token ? tokens.get(token) : undefined;
+  const nextSeq = (key: string): number => {
+    const value = (sequences.get(key) ?? 0) + 1;
+    sequences.set(key, value);
+    return value;
+  };
+  const sendTo = (client: Client, message: Record<string, unknown>): void => {
+    if (client.socket.readyState === WebSocket.OPEN) client.socket.send(JSON.stringify(message));
+  };
+
+  function publish(event: Outbound): void {
+    const isNote = event.type.startsWith("note.");
+    const numbered = new Map<string, number>();
+    const seqFor = (channel: string): number => {
+      const key = `${channel}:${event.tenant}`;
+      if (!numbered.has(key)) {
+        numbered.set(key, nextSeq(key));
+        if (channel === "/ws/resumable" || channel === "/ws/forgetful") {
+          const list = history.get(key) ?? [];
+          list.push({ type: event.type, seq: numbered.get(key), data: event.data });
+          history.set(key, list);
+        }
+      }
+      return numbered.get(key)!;
+    };
+    for (const channel of ["/ws/ordered", "/ws/shuffled", "/ws/resumable", "/ws/forgetful"])
+      if (isNote) seqFor(channel);
+    for (const client of clients) {
+      const sameTenant = client.user?.tenant === event.tenant;
+      switch (client.channel) {
+        case "/ws/open":
+        case "/ws/leaky":
+          if (isNote) sendTo(client, { type: event.type, data: event.data });
+          break;
+        case "/ws/public":
+          if (!isNote) sendTo(client, { type: event.type, data: event.data });
+          break;
+        case "/ws/secure":
+        case "/ws/closing":
+          if (isNote && sameTenant) sendTo(client, { type: event.type, data: event.data });
+          break;
+        case "/ws/ordered":
+        case "/ws/resumable":
+        case "/ws/forgetful":
+          if (isNote && sameTenant)
+            sendTo(client, { type: event.type, seq: seqFor(client.channel), data: event.data });
+          break;
+        case "/ws/shuffled":
+          if (isNote && sameTenant) {
+            const seq = seqFor(client.channel);
+            setTimeout(
+              () => sendTo(client, { type: event.type, seq, data: event.data }),
+              seq % 3 === 0 ? 40 : 0,
+            );
+          }
+          break;
+        case "/ws/firehose":
+        case "/ws/guarded":
+          if (!isNote || !sameTenant) break;
+          if (client.channel === "/ws/guarded" && client.socket.bufferedAmount > 1024 * 1024) {
+            client.socket.close(1013, "client too slow");
+            break;
+          }
+          sendTo(client, { type: event.type, data: event.data, snapshot: SNAPSHOT });
+          break;
+      }
+    }
+  }
+
+  function announcePresence(user: User): void {
+    for (const client of clients) {
+      if (client.channel !== "/ws/presence") continue;
+      // Planted: a watcher without a (valid) token is shown everyone.
+      if (client.user && client.user.tenant !== user.tenant) continue;
+      sendTo(client, { type: "presence.join", user: { id: user.id, name: user.name } });
+    }
+  }
+
+  const server = http.createServer(async (request, response) => {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    requests.push(`${request.method} ${url.pathname}`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    let body: Record<string, unknown> = {};
+    try {
+      body =
+        chunks.length > 0
+          ? (JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>)
+          : {};
+    } catch {
+      body = {};
+    }
+    const reply = (status: number, value: unknown): void => {
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(JSON.stringify(value));
+    };
+    const user = userOf(request.headers.authorization?.replace(/^Bearer /, ""));
+    const noteId = /^\/api\/notes\/(\d+)$/.exec(url.pathname)?.[1];
+    const announcementId = /^\/api\/announcements\/(\d+)$/.exec(url.pathname)?.[1];
+    if (url.pathname === "/health") return reply(200, { ok: true });
+    if (url.pathname === "/api/login" && request.method === "POST") {
+      const found = users.find(
+        (candidate) => candidate.email === body.username && candidate.password === body.password,
+      );
+      if (!found) return reply(401, { error: "bad credentials" });
+      const token = `tok-${found.id}-${Math.random().toString(36).slice(2)}`;
+      tokens.set(token, found);
+      return reply(200, { token, user: { id: found.id, name: found.name, email: found.email } });
+    }
+    if (url.pathname === "/api/announcements" && request.method === "POST") {
+      if (!user) return reply(401, { error: "sign in" });
+      const announcement = { id: nextId++, text: String(body.text ?? "") };
+      announcements.set(announcement.id, announcement);
+      publish({ type: "announcement.created", tenant: undefined, data: announcement });
+      return reply(201, announcement);
+    }
+    if (announcementId && request.method === "GET") {
+      const announcement = announcements.get(Number(announcementId));
+      return announcement ? reply(200, announcement) : reply(404, { error: "not found" });
+    }
+    if (!user) return reply(401, { error: "sign in" });
+    if (url.pathname === "/api/notes" && request.method === "POST") {
+      const note: Note = {
+        id: nextId++,
+        title: String(body.title ?? ""),
+        body: String(body.body ?? ""),
+        tenant: user.tenant,
+      };
+      notes.set(note.id, note);
+      publish({ type: "note.created", tenant: user.tenant, data: { ...note } });
+      return reply(201, note);
+    }
+    if (url.pathname === "/api/notes" && request.method === "GET") {
+      return reply(200, { items: [...notes.values()].filter((note) => note.tenant === user.tenant) });
+    }
+    if (noteId) {
+      const note = notes.get(Number(noteId));
+      if (!note || note.tenant !== user.tenant) return reply(404, { error: "not found" });
+      if (request.method === "GET") return reply(200, note);
+      if (request.method === "PATCH") {
+        if (typeof body.title === "string") note.title = body.title;
+        if (typeof body.body === "string") note.body = body.body;
+        publish({ type: "note.updated", tenant: user.tenant, data: { ...note } });
+        return reply(200, note);
+      }
+    }
+    return reply(404, { error: "not found" });
+  });
+
+  const sockets = new WebSocketServer({ noServer: true });
+  server.on("upgrade", (request, socket, head) => {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    const channel = url.pathname;
+    const user = userOf(url.searchParams.get("token"));
+    const refuse = (status: number) => {
+      socket.write(`HTTP/1.1 ${status} Refused\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.destroy();
+    };
+    if (!CHANNELS.includes(channel)) return refuse(404);
+    const needsToken = !["/ws/open", "/ws/public", "/ws/closing", "/ws/presence"].includes(channel);
+    if (needsToken && !user) return refuse(401);
+    sockets.handleUpgrade(request, socket, head, (ws) => {
+      const client: Client = { socket: ws, channel, user };
+      if (channel === "/ws/closing" && !user) {
+        ws.send(JSON.stringify({ type: "error", message: "unauthorized" }));
+        ws.close(4401, "unauthorized");
+        return;
+      }
+      clients.add(client);
+      ws.on("close", () => clients.delete(client));
+      ws.on("error", () => clients.delete(client));
+      if (channel === "/ws/resumable" || channel === "/ws/forgetful") {
+        sendTo(client, {
+          type: "hello",
+          resume: { param: channel === "/ws/resumable" ? "last_event_id" : "since" },
+        });
+        const from = url.searchParams.get("last_event_id");
+        if (channel === "/ws/resumable" && from && user) {
+          for (const event of history.get(`${channel}:${user.tenant}`) ?? []) {
+            if (Number(event.seq) > Number(from)) sendTo(client, event);
+          }
+        }
+      }
+      if (channel === "/ws/secure" && user) announcePresence(user);
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    openSockets: () => clients.size,
+    close: async () => {
+      for (const client of clients) client.socket.terminate();
+      sockets.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const textSchema = {
+  type: "object",
+  required: ["title", "body"],
+  properties: { title: { type: "string" }, body: { type: "string" } },
+};
+const operation = (method: string, path: string, extra: Record<string, unknown> = {}) => ({
+  method,
+  path,
+  security: "required" as const,
+  parameters: path.includes("{id}")
+    ? [{ name: "id", in: "path" as const, required: true, schema: { type: "integer" } }]
+    : [],
+  responses: {},
+  seen_in: ["openapi" as const],
+  documented: true,
+  ...extra,
+});
+
+export function fixtureMap(baseUrl: string): SystemMap {
+  return {
+    map_version: 1,
+    target: "realtime-fixture",
+    created_at: new Date().toISOString(),
+    commit: null,
+    base_url: baseUrl,
+    openapi: null,
+    operations: [
+      operation("POST", "/api/login", {
+        security: "public",
+        request_body: { content_type: "application/json", required: true, schema: { type: "object" } },
+      }),
+      operation("GET", "/api/notes"),
+      operation("POST", "/api/notes", {
+        request_body: { content_type: "application/json", required: true, schema: textSchema },
+      }),
+      operation("GET", "/api/notes/{id}"),
+      operation("PATCH", "/api/notes/{id}", {
+        request_body: { content_type: "application/json", required: true, schema: textSchema },
+      }),
+      operation("POST", "/api/announcements", {
+        request_body: {
+          content_type: "application/json",
+          required: true,
+          schema: { type: "object", required: ["text"], properties: { text: { type: "string" } } },
+        },
+      }),
+      operation("GET", "/api/announcements/{id}", { security: "public" }),
+    ],
+    routes: [],
+    pages: [],
+    channels: CHANNELS.map((path) => ({ path, seen_in: ["source"] })),
+    database: null,
+    ownership: [],
+    notes: [],
+  };
+}
+
+export function fixtureTarget(
+  baseUrl: string,
+  options: { paths?: string[]; mode?: "external" | "managed"; allowWrites?: boolean } = {},
+): LoadedTarget {
+  process.env.QAAS_RT_ALICE_PASSWORD = PASSWORDS.alice;
+  process.env.QAAS_RT_BOB_PASSWORD = PASSWORDS.bob;
+  const profile = TargetProfileSchema.parse({
+    name: "realtime-fixture",
+    source: {},
+    environment: {
+      mode: options.mode ?? "external",
+      base_url: baseUrl,
+      allow_writes: options.allowWrites ?? true,
+    },
+    websocket: { paths: options.paths ?? ["/ws/secure"], auth: "query:token" },
+    auth: {
+      login: {
+        kind: "json",
+        endpoint: "POST /api/login",
+        body: { username: "{username}", password: "{password}" },
+        token_from: "body:token",
+      },
+    },
+    users: [
+      {
+        name: "alice",
+        role: "member",
+        tenant: "a",
+        username: "alice@tenant-a.test",
+        password: "secret_ref:QAAS_RT_ALICE_PASSWORD",
+      },
+      {
+        name: "bob",
+        role: "member",
+        tenant: "b",
+        username: "bob@tenant-b.test",
+        password: "secret_ref:QAAS_RT_BOB_PASSWORD",
+      },
+    ],
+  });
+  return { profile, file: "/dev/null/realtime.yaml", root: undefined, goldenLedger: undefined };
+}
