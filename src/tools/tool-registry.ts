@@ -1,7 +1,9 @@
 import { codeTools } from "./servers/code-server.ts";
+import { dbTools } from "./servers/db-server.ts";
 import { decisionTools } from "./servers/decisions-server.ts";
 import { defectMemoryTools } from "./servers/defect-memory-server.ts";
 import { envelopeTools } from "./servers/envelope-server.ts";
+import { loadTools } from "./servers/load-server.ts";
 import { mapTools } from "./servers/map-server.ts";
 import { wsTools } from "./servers/ws-server.ts";
 import type { ToolDefinition } from "./tool.ts";
@@ -15,6 +17,8 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...mapTools,
   ...wsTools,
   ...codeTools,
+  ...dbTools,
+  ...loadTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));

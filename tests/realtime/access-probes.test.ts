@@ -89,7 +89,7 @@ describe("ws_probe_authorization", () => {
   it("finds nothing on a tenant-scoped channel, where the owner alone receives the event", async () => {
     const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/secure" });
     expect(answer.candidates).toEqual([]);
-    expect(answer.stats.channels[0]).toMatchObject({ event_caused: "create /api/notes", received_by: [] });
+    expect(answer.stats.channels[0]).toMatchObject({ events_caused: ["create /api/notes"], received_by: [] });
   });
 
   it("finds nothing where no write makes the channel speak (a broadcast nobody receives proves nothing)", async () => {

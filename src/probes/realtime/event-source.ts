@@ -16,7 +16,7 @@ export interface EventSource {
   frame: Frame;
 }
 
-const MAX_FAMILIES = 4;
+export const MAX_FAMILIES = 4;
 
 function cacheKey(realtime: RealtimeRun, channel: string): string {
   return `realtime:source:${realtime.run.target.baseUrl}${channel}`;
@@ -27,12 +27,27 @@ export async function causeObservedEvent(
   channel: string,
   owner: { user: string | undefined; socket: ObservedSocket },
 ): Promise<EventSource | undefined> {
+  const [first] = await causeObservedEvents(realtime, channel, owner, 1);
+  return first;
+}
+
+/**
+ * Events of up to `limit` resource families the owner's socket receives, one per family: a channel may
+ * scope one kind of event correctly and leak another, so checks of who receives what try several.
+ */
+export async function causeObservedEvents(
+  realtime: RealtimeRun,
+  channel: string,
+  owner: { user: string | undefined; socket: ObservedSocket },
+  limit: number,
+): Promise<EventSource[]> {
   const stats: string[] = [];
-  if (!realtime.driver.writesAllowed) return undefined;
+  if (!realtime.driver.writesAllowed) return [];
   const preferred = realtime.context.shared.get(cacheKey(realtime, channel)) as string | undefined;
   const families = realtime.driver.families(channel, preferred).slice(0, MAX_FAMILIES);
+  const sources: EventSource[] = [];
   for (const family of families) {
-    if (!owner.socket.isOpen) break;
+    if (!owner.socket.isOpen || sources.length >= limit) break;
     const event = await realtime.driver.create(family, owner.user);
     if (!event) {
       stats.push(`${family.collection}: create failed`);
@@ -44,15 +59,18 @@ export async function causeObservedEvent(
       event.at,
     );
     if (frame) {
-      realtime.context.shared.set(cacheKey(realtime, channel), family.collection);
-      return { family, event, frame };
+      if (sources.length === 0) realtime.context.shared.set(cacheKey(realtime, channel), family.collection);
+      sources.push({ family, event, frame });
+      continue;
     }
     stats.push(`${family.collection}: no frame about it`);
   }
-  realtime.run.notes.push(
-    `${channel}: no write the probe may send made the owner's socket receive an event (${stats.join("; ") || "no creatable resource"})`,
-  );
-  return undefined;
+  if (sources.length === 0) {
+    realtime.run.notes.push(
+      `${channel}: no write the probe may send made the owner's socket receive an event (${stats.join("; ") || "no creatable resource"})`,
+    );
+  }
+  return sources;
 }
 
 /** Waits (in parallel) until each socket received a frame about `needles`, or the wait ends. */

@@ -2,7 +2,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isAdminLike, outsidersOf } from "../session/roles.ts";
-import { causeObservedEvent, whoReceived } from "./event-source.ts";
+import { causeObservedEvents, type EventSource, MAX_FAMILIES, whoReceived } from "./event-source.ts";
 import { canRead } from "./privacy.ts";
 import type { Observer, RealtimeInput, RealtimeRun } from "./realtime-run.ts";
 import {
@@ -72,48 +72,30 @@ async function probeChannel(
     .map((observer) => observer.label);
   if (!ownerSocket.isOpen) return;
 
-  const source = await causeObservedEvent(realtime, channel, { user: owner.name, socket: ownerSocket });
-  if (!source) return;
-  stats.event_caused = source.event.label;
-  const received = await whoReceived(
-    observers.map((observer) => observer.socket),
-    source.event.needles,
-    source.event.at,
-    realtime.waitMs,
+  const sources = await causeObservedEvents(
+    realtime,
+    channel,
+    { user: owner.name, socket: ownerSocket },
+    MAX_FAMILIES,
   );
+  if (sources.length === 0) return;
+  stats.events_caused = sources.map((candidate) => candidate.event.label);
+  let source: EventSource = sources[0]!;
   const leaked: Array<{
     observer: Observer & { relation: string };
     frame: Frame;
     how: string;
     confidence: number;
   }> = [];
-  const exchanges: Array<{ label: string; exchange: HttpExchange }> = [
-    { label: "owner-causes-event", exchange: source.event.exchange },
-  ];
-  for (const observer of observers) {
-    const frame = received.get(observer.socket);
-    if (!frame) continue;
-    const read = await canRead(realtime.run, source.event.resource, observer.user);
-    if (read.exchange) exchanges.push({ label: `${observer.user}-reads`, exchange: read.exchange });
-    // Only the record's id (not its planted values) reaching them shows it exists, not what it holds.
-    const carriesData = source.event.needles.markers.some(
-      (marker) => marker.length >= 6 && frame.text.includes(marker),
-    );
-    if (read.verdict === "denied") {
-      const confidence = !carriesData ? 0.6 : source.event.family.read ? 0.9 : 0.8;
-      leaked.push({ observer, frame, how: read.how, confidence });
-    } else if (read.verdict === "unknown" && observer.relation === "other-tenant") {
-      leaked.push({
-        observer,
-        frame,
-        how: `${read.how}; another tenant should not receive it`,
-        confidence: 0.6,
-      });
-    } else {
-      realtime.run.notes.push(
-        `${channel}: ${observer.label} receives ${source.family.collection} events and ${read.how}: allowed`,
-      );
-    }
+  const exchanges: Array<{ label: string; exchange: HttpExchange }> = [];
+  // The first family whose events reach someone they must not is the finding; the rest were checked.
+  for (const candidate of sources) {
+    const found = await leaksOf(realtime, channel, observers, candidate);
+    if (found.leaked.length === 0) continue;
+    source = candidate;
+    leaked.push(...found.leaked);
+    exchanges.push({ label: "owner-causes-event", exchange: candidate.event.exchange }, ...found.exchanges);
+    break;
   }
   stats.received_by = leaked.map((leak) => leak.observer.label);
   if (leaked.length === 0) return;
@@ -153,4 +135,49 @@ async function probeChannel(
       ],
     }),
   );
+}
+
+type Leak = { observer: Observer & { relation: string }; frame: Frame; how: string; confidence: number };
+
+/** Who of the observers received an event about this record although the API refuses them the record. */
+async function leaksOf(
+  realtime: RealtimeRun,
+  channel: string,
+  observers: Array<Observer & { relation: string }>,
+  source: EventSource,
+): Promise<{ leaked: Leak[]; exchanges: Array<{ label: string; exchange: HttpExchange }> }> {
+  const received = await whoReceived(
+    observers.map((observer) => observer.socket),
+    source.event.needles,
+    source.event.at,
+    realtime.waitMs,
+  );
+  const leaked: Leak[] = [];
+  const exchanges: Array<{ label: string; exchange: HttpExchange }> = [];
+  for (const observer of observers) {
+    const frame = received.get(observer.socket);
+    if (!frame) continue;
+    const read = await canRead(realtime.run, source.event.resource, observer.user);
+    if (read.exchange) exchanges.push({ label: `${observer.user}-reads`, exchange: read.exchange });
+    // Only the record's id (not its planted values) reaching them shows it exists, not what it holds.
+    const carriesData = source.event.needles.markers.some(
+      (marker) => marker.length >= 6 && frame.text.includes(marker),
+    );
+    if (read.verdict === "denied") {
+      const confidence = !carriesData ? 0.6 : source.event.family.read ? 0.9 : 0.8;
+      leaked.push({ observer, frame, how: read.how, confidence });
+    } else if (read.verdict === "unknown" && observer.relation === "other-tenant") {
+      leaked.push({
+        observer,
+        frame,
+        how: `${read.how}; another tenant should not receive it`,
+        confidence: 0.6,
+      });
+    } else {
+      realtime.run.notes.push(
+        `${channel}: ${observer.label} receives ${source.family.collection} events and ${read.how}: allowed`,
+      );
+    }
+  }
+  return { leaked, exchanges };
 }

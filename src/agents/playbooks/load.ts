@@ -1,0 +1,38 @@
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import { definePlaybook } from "../playbook.ts";
+import { emitCandidates } from "./emit-candidates.ts";
+
+// LOAD without a model: time the read operations first (before any probe adds data), then measure how
+// statements grow with the items a list returns, look for lists without a working page size, and explain
+// the queries each operation runs. Every candidate the tools confirmed is emitted.
+
+interface ProbeAnswer {
+  candidates: EnvelopeDraft[];
+  stats: Record<string, unknown>;
+}
+
+const STEPS = ["time_endpoints", "measure_query_growth", "probe_unbounded", "find_unindexed"] as const;
+
+export default definePlaybook(async (session) => {
+  const map = await session.call("get_system_map", {});
+  if (!map.ok) {
+    session.log(`no system map (${map.error}): LOAD measures operations and has none to measure`);
+    return;
+  }
+  const seen = new Set<string>();
+  let emitted = 0;
+  for (const tool of STEPS) {
+    if (session.signal.aborted) break;
+    const answer = await session.call<ProbeAnswer>(tool, {});
+    if (!answer.ok) {
+      session.log(`${tool}: ${answer.error}`);
+      continue;
+    }
+    const stats = answer.data.stats;
+    session.log(
+      `${tool}: ${answer.data.candidates.length} candidate(s), ${String(stats.requests ?? 0)} request(s)${stats.skipped ? ` (${String(stats.skipped)})` : ""}`,
+    );
+    emitted += await emitCandidates(session, tool, answer.data.candidates, seen);
+  }
+  session.log(`LOAD done: ${emitted} finding(s) emitted`);
+});

@@ -1,0 +1,133 @@
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { Operation } from "../../map/system-map.ts";
+import type { ToolContext } from "../../tools/context.ts";
+import { operationKey } from "../api/operation-index.ts";
+import { sendPrepared } from "../api/probe-support.ts";
+import { clonePrepared } from "../api/request-builder.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { isSuccess } from "../http/http-types.ts";
+import { buildQuery, fillPath } from "../http/target-url.ts";
+import { baseStats, untilBudget } from "../session/probe-run.ts";
+import { loadFinding } from "./load-findings.ts";
+import type { LoadRun } from "./load-run.ts";
+import { cleanUp, openLoadRun, reach, readOperations } from "./load-run.ts";
+
+// time_endpoints: each read operation timed a few times in a row after one discarded warm-up request; an
+// operation whose median is over the profile's budget is timed again, and reported only when the second
+// round agrees. Medians, never maxima: a shared machine has noisy moments.
+
+export interface TimingOptions {
+  operation?: string;
+  samples?: number;
+  budget_ms?: number;
+  max_operations?: number;
+  max_requests?: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export async function timeEndpoints(
+  context: ToolContext,
+  options: TimingOptions,
+): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
+  const budget = options.budget_ms ?? context.target?.profile.budgets?.slow_endpoint_ms ?? 500;
+  const samples = Math.min(Math.max(options.samples ?? 3, 2), 7);
+  const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 250);
+  if (typeof load === "string") return load;
+  const operations = readOperations(context, options.operation).slice(0, options.max_operations ?? 40);
+  const candidates: EnvelopeDraft[] = [];
+  const timings: Array<Record<string, unknown>> = [];
+  try {
+    await untilBudget(load.run, async () => {
+      for (const operation of operations) {
+        if (context.signal.aborted) break;
+        const outcome = await timeOperation(load, operation, budget, samples);
+        timings.push(outcome.summary);
+        if (outcome.candidate) candidates.push(outcome.candidate);
+      }
+    });
+  } finally {
+    await cleanUp(load);
+  }
+  return { candidates, stats: { ...baseStats(load.run), budget_ms: budget, samples, operations: timings } };
+}
+
+async function round(
+  load: LoadRun,
+  user: string | undefined,
+  prepared: ReturnType<typeof clonePrepared>,
+  count: number,
+) {
+  const exchanges: HttpExchange[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const exchange = await sendPrepared(load.run, user, prepared);
+    if (!exchange || !isSuccess(exchange)) break;
+    exchanges.push(exchange);
+  }
+  return exchanges;
+}
+
+async function timeOperation(load: LoadRun, operation: Operation, budget: number, samples: number) {
+  const key = operationKey(operation);
+  // reach() sends the warm-up request, which is not timed.
+  const reached = await reach(load, operation);
+  if (!reached) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
+  const first = await round(load, reached.user, clonePrepared(reached.prepared), samples);
+  if (first.length < samples)
+    return { summary: { operation: key, skipped: "not every timed request succeeded" } };
+  const firstTimes = first.map((exchange) => exchange.durationMs);
+  const firstMedian = median(firstTimes);
+  if (firstMedian <= budget)
+    return { summary: { operation: key, median_ms: firstMedian, times_ms: firstTimes } };
+  const second = await round(load, reached.user, clonePrepared(reached.prepared), samples);
+  const secondTimes = second.map((exchange) => exchange.durationMs);
+  const all = [...firstTimes, ...secondTimes];
+  const overall = median(all);
+  const over = all.filter((time) => time > budget).length;
+  const summary = { operation: key, median_ms: overall, times_ms: all, budget_ms: budget };
+  if (second.length < samples || median(secondTimes) <= budget || over < Math.ceil(all.length * 0.66)) {
+    return { summary: { ...summary, result: "over budget once, not when timed again" } };
+  }
+  const slowest = [...first, ...second].sort((left, right) => right.durationMs - left.durationMs);
+  const path = `${fillPath(operation.path, reached.prepared.pathValues)}${buildQuery(reached.prepared.query)}`;
+  const candidate = loadFinding(load, {
+    defectClass: "slow-endpoint",
+    operation,
+    title: `${key} takes ${Math.round(overall)} ms (median of ${all.length}), over the ${budget} ms budget`,
+    summary: `${key} was timed ${all.length} times in two rounds after a discarded warm-up request: median ${Math.round(overall)} ms, fastest ${Math.min(...all)} ms, slowest ${Math.max(...all)} ms; ${over} of ${all.length} over the profile's slow_endpoint_ms budget of ${budget} ms, with ordinary data and no other load from this probe.`,
+    impact: `Every caller waits ${Math.round(overall)} ms or more; under load the delay compounds and ties up workers.`,
+    severity: overall > budget * 4 ? "high" : "medium",
+    confidence: overall > budget * 2 ? 0.85 : 0.8,
+    exchanges: [
+      { label: "median-ish", exchange: slowest[Math.floor(slowest.length / 2)]! },
+      { label: "slowest", exchange: slowest[0]! },
+    ],
+    measurements: {
+      operation: key,
+      budget_ms: budget,
+      times_ms: all,
+      median_ms: overall,
+      rounds: [firstTimes, secondTimes],
+    },
+    repro: {
+      title: `${key} answers within ${budget} ms`,
+      steps: [
+        { name: "warm-up", as: reached.user, method: "GET", path },
+        { name: "timed", as: reached.user, method: "GET", path },
+      ],
+      assertions: [
+        {
+          kind: "duration_below",
+          step: "timed",
+          ms: budget,
+          message: `${key} must answer within ${budget} ms`,
+        },
+      ],
+    },
+  });
+  return { summary: { ...summary, result: "slow-endpoint" }, candidate };
+}

@@ -1,0 +1,103 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { ToolContext } from "../../tools/context.ts";
+import { isControlStatement, normalizeStatement } from "../code-access/sql-tokens.ts";
+
+// The target's statement log (profile.database.statement_log): the engine starts the target with the
+// log's environment set, and the target appends every SQL statement it runs to one file, one per line.
+// A request's statements are the bytes appended between a mark taken before it and one taken after.
+
+export interface StatementWindow {
+  /** Every statement in the window, as logged. */
+  statements: string[];
+  /** Queries only (transaction control and PRAGMAs left out). */
+  queries: string[];
+  /** Normalised shape → how many times it ran. */
+  shapes: Map<string, number>;
+}
+
+export class StatementLog {
+  constructor(
+    readonly file: string,
+    readonly relative: string,
+  ) {}
+
+  /** The current end of the log (0 when it does not exist yet). */
+  mark(): number {
+    try {
+      return fs.statSync(this.file).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Statements appended since `from`; a log truncated since then is read from its start. */
+  since(from: number): StatementWindow {
+    let end: number;
+    try {
+      end = fs.statSync(this.file).size;
+    } catch {
+      return windowOf([]);
+    }
+    const start = end < from ? 0 : from;
+    if (end === start) return windowOf([]);
+    const handle = fs.openSync(this.file, "r");
+    try {
+      const buffer = Buffer.alloc(end - start);
+      fs.readSync(handle, buffer, 0, buffer.length, start);
+      return windowOf(buffer.toString("utf8").split("\n"));
+    } finally {
+      fs.closeSync(handle);
+    }
+  }
+
+  /** The last `count` statements of the log. */
+  tail(count: number): string[] {
+    const end = this.mark();
+    const from = Math.max(0, end - 256 * 1024);
+    return this.since(from).statements.slice(-count);
+  }
+
+  /**
+   * Runs `action` and answers the statements it caused. Waits until the log stops growing (an app may
+   * write its log after it answers), at most `settleMs`.
+   */
+  async around<Result>(
+    action: () => Promise<Result>,
+    settleMs = 150,
+  ): Promise<{ result: Result; window: StatementWindow }> {
+    const start = this.mark();
+    const result = await action();
+    let size = this.mark();
+    const deadline = Date.now() + settleMs;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      const next = this.mark();
+      if (next === size || Date.now() > deadline) break;
+      size = next;
+    }
+    return { result, window: this.since(start) };
+  }
+}
+
+export function windowOf(lines: string[]): StatementWindow {
+  const statements = lines.map((line) => line.trim()).filter((line) => line.length > 0);
+  const queries = statements.filter((statement) => !isControlStatement(statement));
+  const shapes = new Map<string, number>();
+  for (const query of queries) {
+    const shape = normalizeStatement(query);
+    shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+  }
+  return { statements, queries, shapes };
+}
+
+/** The target's statement log, or why there is none. */
+export function statementLogOf(context: ToolContext): StatementLog | string {
+  const log = context.target?.profile.database?.statement_log;
+  if (!log) {
+    return "the target profile has no database.statement_log: queries per request cannot be counted (add one: the env var that makes the app log its SQL, and the file it writes)";
+  }
+  const root = context.target?.root;
+  if (!root) return "the target has no source root to find its statement log under";
+  return new StatementLog(path.resolve(root, log.file), log.file);
+}

@@ -1,0 +1,78 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { StatementLog, statementLogOf } from "../../src/probes/load/statement-log.ts";
+import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
+import { fakeRunContext } from "../support/fake-run-context.ts";
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+});
+
+function logIn(): StatementLog {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-statement-log-"));
+  folders.push(folder);
+  return new StatementLog(path.join(folder, "statements.log"), "statements.log");
+}
+
+describe("StatementLog", () => {
+  it("answers only the statements appended during an action, grouped by shape, control statements apart", async () => {
+    const log = logIn();
+    fs.writeFileSync(log.file, "SELECT 1 FROM before_the_window\n");
+    const { result, window } = await log.around(async () => {
+      fs.appendFileSync(
+        log.file,
+        "BEGIN \nSELECT * FROM t WHERE id = 1\nSELECT * FROM t WHERE id = 2\nCOMMIT\n",
+      );
+      return "done";
+    });
+    expect(result).toBe("done");
+    expect(window.statements).toHaveLength(4);
+    expect(window.queries).toEqual(["SELECT * FROM t WHERE id = 1", "SELECT * FROM t WHERE id = 2"]);
+    expect(Object.fromEntries(window.shapes)).toEqual({ "SELECT * FROM t WHERE id = ?": 2 });
+  });
+
+  it("waits for statements an application writes after it has answered", async () => {
+    const log = logIn();
+    const { window } = await log.around(async () => {
+      setTimeout(() => fs.appendFileSync(log.file, "SELECT late FROM t\n"), 5);
+    });
+    expect(window.queries).toEqual(["SELECT late FROM t"]);
+  });
+
+  it("reads a log truncated since the mark from its start, and a missing log as empty", () => {
+    const log = logIn();
+    expect(log.mark()).toBe(0);
+    expect(log.since(0).statements).toEqual([]);
+    fs.writeFileSync(log.file, "SELECT a FROM t\nSELECT b FROM t\n");
+    const mark = log.mark();
+    fs.writeFileSync(log.file, "SELECT c FROM t\n");
+    expect(log.since(mark).queries).toEqual(["SELECT c FROM t"]);
+  });
+
+  it("is found from the profile, or says what to add", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-statement-profile-"));
+    folders.push(root);
+    const profile = TargetProfileSchema.parse({
+      name: "t",
+      source: { path: "." },
+      environment: { mode: "managed", base_url: "http://127.0.0.1:1" },
+      database: {
+        kind: "sqlite",
+        path: "app.db",
+        statement_log: { env: { SQL_LOG: "log/sql.log" }, file: "log/sql.log" },
+      },
+    });
+    const found = statementLogOf(
+      fakeRunContext({ target: { profile, file: path.join(root, "t.yaml"), root, goldenLedger: undefined } }),
+    );
+    expect(typeof found !== "string" && found.file).toBe(path.join(root, "log/sql.log"));
+    delete profile.database!.statement_log;
+    const missing = statementLogOf(
+      fakeRunContext({ target: { profile, file: path.join(root, "t.yaml"), root, goldenLedger: undefined } }),
+    );
+    expect(missing).toMatch(/no database\.statement_log/);
+  });
+});
