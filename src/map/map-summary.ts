@@ -38,11 +38,6 @@ export interface MapSummary {
 const TARGET_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const EXAMPLES = 10;
 
-/** The store root: the global `--home` option, else QAAS_HOME, else ./.qaas. */
-export function resolveHome(option: string | undefined): string {
-  return path.resolve(option ?? process.env.QAAS_HOME ?? ".qaas");
-}
-
 /** `<home>/system-map/<target>/v<N>.json` with the highest N, or undefined when none was saved. */
 export function latestSystemMapFile(
   home: string,

@@ -29,15 +29,6 @@ export interface RunForScoring {
   costUsd?: number;
 }
 
-/** `--home`, else `$QAAS_HOME`, else `./.qaas`; absolute. */
-export function resolveQaasHome(
-  option: string | undefined,
-  environment: NodeJS.ProcessEnv = process.env,
-): string {
-  const chosen = [option, environment.QAAS_HOME].find((value) => value !== undefined && value.trim() !== "");
-  return path.resolve(chosen ?? ".qaas");
-}
-
 /** The named run, or the newest one (run ids sort by time). */
 export function findRunDirectory(home: string, runId?: string): { runId: string; directory: string } {
   const runsDirectory = path.join(home, "runs");

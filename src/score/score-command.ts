@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
 import { QaasError } from "../errors.ts";
+import { resolveHome } from "../store/home.ts";
 import { loadGoldenLedger } from "./golden-ledger.ts";
-import { findRunDirectory, readRunForScoring, resolveQaasHome, type SkippedEnvelope } from "./read-run.ts";
+import { findRunDirectory, readRunForScoring, type SkippedEnvelope } from "./read-run.ts";
 import { renderScorecard } from "./render-scorecard.ts";
 import { type Scorecard, score } from "./score.ts";
 
@@ -31,7 +32,7 @@ export interface ScoreCommandResult {
 export function runScoreCommand(options: ScoreCommandOptions): ScoreCommandResult {
   const cwd = options.cwd ?? process.cwd();
   const threshold = resolveThreshold(options.threshold, cwd);
-  const home = resolveQaasHome(options.home);
+  const home = resolveHome(options.home);
   const { runId, directory } = findRunDirectory(home, options.run);
   const run = readRunForScoring(directory, runId);
   const ledgerFile = options.ledger ?? run.goldenLedger;

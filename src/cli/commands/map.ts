@@ -22,7 +22,8 @@ export function register(program: Command): void {
 export async function doMap(options: MapCommandOptions): Promise<void> {
   const { QaasError } = await import("../../errors.ts");
   const summary = await import("../../map/map-summary.ts");
-  const home = summary.resolveHome(options.home);
+  const { resolveHome } = await import("../../store/home.ts");
+  const home = resolveHome(options.home);
   const saved = summary.loadLatestSystemMap(home, options.target);
   if (!saved) throw new QaasError("MAP_NOT_FOUND", summary.missingMapMessage(options.target));
   const result = summary.summarizeSystemMap(saved);

@@ -5,10 +5,17 @@ export function register(program: Command): void {
   program
     .command("run")
     .description("Run the QA team on a target: map, discover, reproduce, file, verify, report.")
-    .option("--mode <mode>", "run mode from config/system.yaml (pr-check, nightly, fix-cycle, full-loop, …)", "nightly")
+    .option(
+      "--mode <mode>",
+      "run mode from config/system.yaml (pr-check, nightly, fix-cycle, full-loop, …)",
+      "nightly",
+    )
     .option("--target <target>", "target profile name (config/targets/<name>.yaml) or path to a profile file")
     .option("--agent <agents...>", "run only these agents of the mode's roster")
-    .option("--seat <seat>", "put every agent in this worker seat: builtin | openai-compatible[:model] | anthropic[:model] | claude-code")
+    .option(
+      "--seat <seat>",
+      "put every agent in this worker seat: builtin | openai-compatible[:model] | anthropic[:model] | claude-code",
+    )
     .option("--ticket <keys...>", "tickets to work on (fix-cycle)")
     .option("--config <dir>", "configuration folder (default: the package's config/)")
     .option("--dry-run", "print each agent's seat, budget, tools, prompt and task; call nothing")
