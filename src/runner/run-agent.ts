@@ -42,7 +42,7 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
   } catch (error) {
     return { type: "agent.failed", invocation: invocation.id, error: messageOf(error), transient: false };
   }
-  if (ref.backend === "builtin" && !loaded.playbookFile) {
+  if (seat.backend === "builtin" && !loaded.playbookFile) {
     return {
       type: "agent.skipped",
       invocation: invocation.id,

@@ -49,7 +49,7 @@ export function tempProject(): TempProject {
       fs.writeFileSync(path.join(agentDir, `${base}.yaml`), stringify(fields));
     },
     addMode(name, mode) {
-      this.patchSystem((system) => {
+      patchSystem((system) => {
         (system.run_modes as Record<string, unknown>)[name] = mode;
       });
     },
@@ -58,10 +58,12 @@ export function tempProject(): TempProject {
       fs.writeFileSync(file, stringify({ name, ...profile }));
       return file;
     },
-    patchSystem(patch) {
-      const system = parse(fs.readFileSync(systemFile, "utf8")) as Record<string, unknown>;
-      patch(system);
-      fs.writeFileSync(systemFile, stringify(system));
-    },
+    patchSystem,
   };
+
+  function patchSystem(patch: (system: Record<string, unknown>) => void): void {
+    const system = parse(fs.readFileSync(systemFile, "utf8")) as Record<string, unknown>;
+    patch(system);
+    fs.writeFileSync(systemFile, stringify(system));
+  }
 }
