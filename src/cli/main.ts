@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { QaasError } from "../errors.ts";
+import { register as registerAdvisories } from "./commands/advisories.ts";
 import { register as registerDoctor } from "./commands/doctor.ts";
 import { register as registerMap } from "./commands/map.ts";
 import { register as registerMcp } from "./commands/mcp.ts";
@@ -28,6 +29,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerDoctor,
   registerMap,
   registerMcp,
+  registerAdvisories,
 ];
 for (const register of commandModules) register(program);
 

@@ -2,12 +2,13 @@ import type { StopCheck } from "../seats/seat.ts";
 import type { ToolResult } from "../tools/result.ts";
 
 /**
- * The `Stop` hook: an agent may not finish before calling its declared `must_call` tools. It is refused
- * once, with the reason; a second attempt is let go (a stuck agent is not looped) and the miss is recorded.
+ * The `Stop` hook: an agent may not finish before calling its declared `must_call` tools. The first
+ * refusal carries the reason back to the agent; seats hear it once and end a second attempt as
+ * `stopped` (a stuck agent is not looped), and the hook records that the agent was let go.
  */
 export class MustCallHook {
   private readonly calledTools = new Set<string>();
-  private refused = false;
+  private refusals = 0;
 
   constructor(
     private readonly mustCall: readonly string[],
@@ -21,16 +22,12 @@ export class MustCallHook {
   check(): StopCheck {
     const missing = this.mustCall.filter((tool) => !this.calledTools.has(tool));
     if (missing.length === 0) return { allow: true };
-    if (!this.refused) {
-      this.refused = true;
-      this.record({ missing, action: "refused_stop" });
-      return {
-        allow: false,
-        reason: `You may not finish yet: you have not called ${missing.join(", ")}. Call ${missing.length === 1 ? "it" : "them"} now, then finish.`,
-      };
-    }
-    this.record({ missing, action: "let_go" });
-    return { allow: true };
+    this.refusals += 1;
+    this.record({ missing, action: this.refusals === 1 ? "refused_stop" : "let_go" });
+    return {
+      allow: false,
+      reason: `You may not finish yet: you have not called ${missing.join(", ")}. Call ${missing.length === 1 ? "it" : "them"} now, then finish.`,
+    };
   }
 }
 

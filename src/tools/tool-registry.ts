@@ -1,10 +1,15 @@
+import { authzTools } from "./servers/authz-server.ts";
 import { codeTools } from "./servers/code-server.ts";
+import { contractTools } from "./servers/contract-server.ts";
 import { dbTools } from "./servers/db-server.ts";
 import { decisionTools } from "./servers/decisions-server.ts";
 import { defectMemoryTools } from "./servers/defect-memory-server.ts";
+import { depsTools } from "./servers/deps-server.ts";
 import { envelopeTools } from "./servers/envelope-server.ts";
+import { httpTools } from "./servers/http-server.ts";
 import { loadTools } from "./servers/load-server.ts";
 import { mapTools } from "./servers/map-server.ts";
+import { securityTools } from "./servers/security-server.ts";
 import { wsTools } from "./servers/ws-server.ts";
 import type { ToolDefinition } from "./tool.ts";
 
@@ -19,6 +24,11 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...codeTools,
   ...dbTools,
   ...loadTools,
+  ...httpTools,
+  ...contractTools,
+  ...authzTools,
+  ...securityTools,
+  ...depsTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));

@@ -65,7 +65,7 @@ describe("the engine with MockSeats", () => {
       json: true,
       seatFactory: seats({ VERIFIER: verifier }),
     });
-    expect(verifier.stopChecks.map((check) => check.allow)).toEqual([false, true]);
+    expect(verifier.stopChecks.map((check) => check.allow)).toEqual([false, false]);
     expect(report.escalations).toEqual([
       expect.objectContaining({ ticket: "QA-2", reason: expect.stringMatching(/no verdict/) }),
     ]);

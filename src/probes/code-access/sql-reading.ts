@@ -12,6 +12,17 @@ export function isName(token: SqlToken | undefined): boolean {
   return token !== undefined && (token.kind === "quoted" || (token.kind === "word" && !isKeyword(token.key)));
 }
 
+/**
+ * Words the tokenizer knows as keywords that schemas nonetheless use as column names (`key`, `index`,
+ * `count`): SQLite and PostgreSQL accept them unquoted. Read as a column where a column is expected and
+ * no `(` makes them a function call.
+ */
+const SOFT_KEYWORDS = new Set(["key", "index", "count", "sum", "min", "max", "avg"]);
+
+function isColumnWord(token: SqlToken | undefined): boolean {
+  return isName(token) || (token?.kind === "word" && SOFT_KEYWORDS.has(token.key));
+}
+
 export function isValue(token: SqlToken | undefined): boolean {
   return (
     token !== undefined && (token.kind === "parameter" || token.kind === "string" || token.kind === "number")
@@ -23,10 +34,10 @@ export function readColumn(
   tokens: SqlToken[],
   index: number,
 ): { ref: ColumnReference; next: number } | undefined {
-  if (!isName(tokens[index])) return undefined;
+  if (!isColumnWord(tokens[index])) return undefined;
   const parts = [tokens[index]!.key];
   let next = index + 1;
-  while (tokens[next]?.text === "." && isName(tokens[next + 1])) {
+  while (tokens[next]?.text === "." && isColumnWord(tokens[next + 1])) {
     parts.push(tokens[next + 1]!.key);
     next += 2;
   }

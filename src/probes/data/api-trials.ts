@@ -8,15 +8,26 @@ import { extractId, uniqueSeed } from "../api/resource-factory.ts";
 import type { ReproScript, ReproStep } from "../evidence/failing-test.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
-import { buildQuery, fillPath, toTemplateForm } from "../http/target-url.ts";
+import {
+  buildQuery,
+  fillPath,
+  matchesTemplate,
+  pathOfUrl,
+  pathParameterNames,
+  toTemplateForm,
+} from "../http/target-url.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
 import { propertiesOf, schemaType } from "../schema-values/json-schema.ts";
 import { validValue } from "../schema-values/valid-value.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { DataAssumption } from "./assumptions.ts";
+import { RecordCreator } from "./record-creator.ts";
 import { findTable, nameForms, pathFitsTable, propertyMatchesColumn, snakeCase } from "./naming.ts";
 import type { DatabaseHandle } from "./target-database.ts";
 import { quoteName, readOnly } from "./target-database.ts";
+import { countRows, distinctValues, uniqueValueFor } from "./trial-values.ts";
+
+export { countRows } from "./trial-values.ts";
 
 // Trials through the application itself, as a profile user: create the duplicate, the orphan or the
 // unknown state with the operation whose request carries the column, and see whether it is accepted —
@@ -38,6 +49,8 @@ export interface ApiTrial {
   exchanges: Array<{ label: string; exchange: HttpExchange }>;
   /** The read-only query that showed the stored rows, and what it answered. */
   verified?: { query: string; rows: number };
+  /** The key column the request carried (the others were implied by the caller or the path). */
+  column?: string;
   value?: unknown;
   repro?: ReproScript;
 }
@@ -68,20 +81,6 @@ export function creationOperationsFor(
     if (property) found.push({ operation, property, fit: pathFitsTable(operation.path, table) });
   }
   return found.sort((left, right) => right.fit - left.fit);
-}
-
-export async function countRows(
-  handle: DatabaseHandle | undefined,
-  table: string,
-  column: string,
-  value: unknown,
-) {
-  if (!handle) return undefined;
-  const placeholder = handle.kind === "postgres" ? "$1" : "?";
-  const query = `SELECT COUNT(*) AS n FROM ${quoteName(table)} WHERE ${quoteName(column)} = ${placeholder}`;
-  const rows = await readOnly(handle, (run) => run(query, [value]));
-  const count = rows?.[0]?.n;
-  return count === undefined ? undefined : { query, rows: Number(count) };
 }
 
 /** Ids for the body's other reference properties (`product_id` → a product the user can list). */
@@ -178,39 +177,102 @@ function stepOf(
   };
 }
 
-/** Cleans up what a trial created, when the resource can be deleted by id. */
+/**
+ * Cleans up what a trial created, when the resource can be deleted by id: through its own item path, or a
+ * namesake's (`POST /boards/{id}/cards` creates what `DELETE /cards/{id}` removes).
+ */
 export async function removeCreated(
   context: TrialContext,
   operation: Operation,
   user: string | undefined,
   exchanges: HttpExchange[],
 ) {
-  const family = resourceFamilies(context.run.map.operations).find(
-    (candidate) => candidate.create === operation,
-  );
-  if (!family?.remove || !family.idParameter) return;
+  const creator = new RecordCreator(context.run);
+  const family = creator.families.find((candidate) => candidate.create === operation);
+  const item = family ? creator.itemFamilyOf(family) : undefined;
+  if (!item?.remove || !item.idParameter || !item.item || !isSafeWrite(item.remove)) return;
+  const others = pathParameterNames(item.item).filter((name) => name !== item.idParameter);
+  if (others.length > 0 && item !== family) return;
   for (const exchange of exchanges) {
     if (!isSuccess(exchange)) continue;
-    const id = extractId(exchange, family);
+    const id = extractId(exchange, item);
     if (id === undefined) continue;
-    const prepared = buildRequest(family.remove, {
+    const prepared = buildRequest(item.remove, {
       seed: uniqueSeed(),
-      pathValues: { [family.idParameter]: id },
+      pathValues: { ...pathValuesOf(exchange, operation), [item.idParameter]: id },
     });
     await sendPrepared(context.run, user, prepared).catch(() => undefined);
   }
 }
 
-/** Two creations with one value of a column the code treats as unique. */
+/** The path values a sent request used (read back from its URL against the operation's template). */
+function pathValuesOf(exchange: HttpExchange, operation: Operation): Record<string, string> {
+  return matchesTemplate(toTemplateForm(operation.path), pathOfUrl(exchange.request.url)) ?? {};
+}
+
+// Columns a request does not carry but that two requests of one user under one parent share: the
+// caller's scope (tenant, organisation, owner…), filled in by the application from the session.
+const SCOPE_COLUMN =
+  /^(tenant|org|organization|organisation|account|workspace|team|company|owner|user|customer|member|group|site|project|space)_?id$/i;
+
+interface UniquePlan {
+  operation: Operation;
+  property: string;
+  /** The column the request carries; the other columns of the key are implied. */
+  column: string;
+  implied: string[];
+  fit: number;
+}
+
+/** A path parameter of `operation` that names the parent `column` refers to (`/boards/{id}/x` → board_id). */
+function impliedByPath(operation: Operation, table: Table | undefined, column: string): boolean {
+  const segments = toTemplateForm(operation.path).split("/").filter(Boolean);
+  const reference = table?.foreign_keys.find(
+    (key) => key.columns.length === 1 && key.columns[0]!.toLowerCase() === column.toLowerCase(),
+  )?.references_table;
+  const stem = column.match(/^(.+?)_?id$/i)?.[1];
+  const names = new Set([...(reference ? nameForms(reference) : []), ...(stem ? nameForms(stem) : [])]);
+  return segments.some(
+    (segment, index) =>
+      segment.startsWith("{") && index > 0 && names.has(snakeCase(segments[index - 1]!)),
+  );
+}
+
+/**
+ * How to send a duplicate: the create operations that carry one column of the key in their body while
+ * every other column of the key is implied (the caller's scope, or the parent in the path), so that two
+ * requests of one user with one value collide on the whole key.
+ */
+function uniquePlans(context: TrialContext, assumption: DataAssumption): UniquePlan[] {
+  const table = findTable(context.tables, assumption.table);
+  const plans: UniquePlan[] = [];
+  for (const column of assumption.columns) {
+    const others = assumption.columns.filter((other) => other !== column);
+    for (const candidate of creationOperationsFor(context.run.map.operations, assumption.table, column)) {
+      const carried = Object.keys(propertiesOf(requestSchema(candidate.operation) ?? {}));
+      const implied = others.every(
+        (other) =>
+          !carried.some((property) => propertyMatchesColumn(property, other)) &&
+          (SCOPE_COLUMN.test(other) || impliedByPath(candidate.operation, table, other)),
+      );
+      if (implied) plans.push({ ...candidate, column, implied: others });
+    }
+  }
+  return plans.sort((left, right) => right.fit - left.fit);
+}
+
+/** Two creations with one value of a column (or a key with implied columns) the code treats as unique. */
 export async function apiUniqueTrial(context: TrialContext, assumption: DataAssumption): Promise<ApiTrial> {
   const skipped = (reason: string): ApiTrial => ({ outcome: "skipped", reason, exchanges: [] });
-  if (assumption.columns.length !== 1)
-    return skipped("a composite key is not sent through one request field");
-  const column = assumption.columns[0]!;
-  const candidates = creationOperationsFor(context.run.map.operations, assumption.table, column).slice(0, 3);
-  if (candidates.length === 0) return skipped(`no create operation carries ${column} in its request body`);
+  const candidates = uniquePlans(context, assumption).slice(0, 3);
+  if (candidates.length === 0)
+    return skipped(
+      assumption.columns.length === 1
+        ? `no create operation carries ${assumption.columns[0]} in its request body`
+        : `no create operation carries one column of ${assumption.columns.join(" + ")} with the others implied by the caller or the path`,
+    );
   const reasons: string[] = [];
-  for (const { operation, property, fit } of candidates) {
+  for (const { operation, property, fit, column, implied } of candidates) {
     if (fit === 0 && !context.handle) {
       reasons.push(
         `${operation.method} ${operation.path} does not name ${assumption.table} and the database cannot be read to check it`,
@@ -218,10 +280,7 @@ export async function apiUniqueTrial(context: TrialContext, assumption: DataAssu
       continue;
     }
     const seed = uniqueSeed();
-    const value = normalizeValue(
-      validValue(propertySchema(operation, property), { seed, name: property }),
-      seed,
-    );
+    const value = uniqueValueFor(propertySchema(operation, property), seed, property);
     const first = await sendAsRightRole(context.run, context.users, (user) =>
       prepare(context, operation, property, value, user, seed),
     );
@@ -285,6 +344,11 @@ export async function apiUniqueTrial(context: TrialContext, assumption: DataAssu
       };
     }
     const verified = await countRows(context.handle, assumption.table, column, value);
+    const spread = context.handle
+      ? await Promise.all(
+          implied.map((other) => distinctValues(context.handle!, assumption.table, column, value, other)),
+        )
+      : [];
     await removeCreated(context, operation, first.user, [first.exchange, second]);
     if (verified && verified.rows < 2) {
       return {
@@ -293,10 +357,22 @@ export async function apiUniqueTrial(context: TrialContext, assumption: DataAssu
         reason: `both requests succeeded but ${assumption.table} holds ${verified.rows} row(s) with that ${column}`,
       };
     }
+    const split = implied.filter((_, index) => spread[index] !== undefined && spread[index] !== 1);
+    if (split.length > 0) {
+      return {
+        ...base,
+        outcome: "rejected",
+        reason: `both were stored, but with different ${split.join(", ")}: not a duplicate of the whole key`,
+      };
+    }
     return {
       ...base,
+      column,
       outcome: "confirmed",
-      reason: "both creations were accepted",
+      reason:
+        implied.length > 0
+          ? `both creations were accepted with one ${column} and the same ${implied.join(", ")}`
+          : "both creations were accepted",
       ...(verified ? { verified } : {}),
     };
   }

@@ -1,0 +1,28 @@
+import { definePlaybook } from "../playbook.ts";
+import { runProbesAndEmit } from "./api.ts";
+
+// AUDITOR without a model: the security probes — authorization matrix, injection, XSS, sensitive data,
+// misconfiguration, vulnerable dependencies — run against the pinned map; every distinct candidate is
+// emitted. audit_dependencies needs only the source tree, so it runs even without a live target.
+
+const PROBES = [
+  "authz_matrix",
+  "probe_injection",
+  "probe_xss",
+  "scan_exposure",
+  "check_misconfiguration",
+  "audit_dependencies",
+];
+
+export default definePlaybook(async (session) => {
+  const map = await session.call("get_system_map", {});
+  if (!map.ok) session.log(`no system map (${map.error}): only dependencies can be audited`);
+  const signedIn = await session.call<{ errors: Record<string, string> }>("sign_in", {});
+  if (!signedIn.ok) session.log(`sign_in: ${signedIn.error}; probing anonymously`);
+  else
+    for (const [user, error] of Object.entries(signedIn.data.errors ?? {}))
+      session.log(`sign_in ${user}: ${error}`);
+  const tools = map.ok ? PROBES : ["audit_dependencies"];
+  const { emitted, duplicates } = await runProbesAndEmit(session, tools);
+  session.log(`emitted ${emitted} findings (${duplicates} duplicates dropped)`);
+});

@@ -1,0 +1,162 @@
+import type { Operation, SystemMap } from "../../map/system-map.ts";
+import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
+
+/** `GET /items/{id}`: the ledger's endpoint form, used as every finding's location. */
+export function operationKey(operation: Pick<Operation, "method" | "path">): string {
+  return `${operation.method.toUpperCase()} ${toTemplateForm(operation.path)}`;
+}
+
+function normalizedKey(key: string): string {
+  return key.replace(/\{[^}]+\}/g, "{}").replace(/\/+$/, "");
+}
+
+/** Operations selected by `filter` (`METHOD /path`, a path, or an operation id); all when absent. */
+export function selectOperations(map: SystemMap, filter?: string): Operation[] {
+  if (!filter) return map.operations;
+  const wanted = filter.trim();
+  const asKey = /^[A-Za-z]+\s+\//.test(wanted)
+    ? normalizedKey(`${wanted.split(/\s+/)[0]!.toUpperCase()} ${toTemplateForm(wanted.split(/\s+/)[1]!)}`)
+    : undefined;
+  return map.operations.filter((operation) => {
+    if (operation.operation_id === wanted) return true;
+    if (asKey) return normalizedKey(operationKey(operation)) === asKey;
+    return normalizedKey(toTemplateForm(operation.path)) === normalizedKey(toTemplateForm(wanted));
+  });
+}
+
+export function isItemPath(path: string): boolean {
+  return /\{[^}]+\}\/?$/.test(toTemplateForm(path));
+}
+
+/** A collection of resources and the operations on it: the unit of stateful sequences. */
+export interface ResourceFamily {
+  /** `/projects/{projectId}/tasks` */
+  collection: string;
+  /** `/projects/{projectId}/tasks/{taskId}` */
+  item: string | undefined;
+  /** `taskId` */
+  idParameter: string | undefined;
+  /** Parameters of the collection path (parents), e.g. `projectId`. */
+  parentParameters: string[];
+  create: Operation | undefined;
+  list: Operation | undefined;
+  read: Operation | undefined;
+  updates: Operation[];
+  remove: Operation | undefined;
+  /** Other operations under the item path (`/tasks/{id}/comments`, `POST /tasks/{id}/close`). */
+  children: Operation[];
+}
+
+/** Groups operations into resource families by collection path. */
+export function resourceFamilies(operations: readonly Operation[]): ResourceFamily[] {
+  const families = new Map<string, ResourceFamily>();
+  const familyOf = (collection: string): ResourceFamily => {
+    let family = families.get(collection);
+    if (!family) {
+      family = {
+        collection,
+        item: undefined,
+        idParameter: undefined,
+        parentParameters: pathParameterNames(collection),
+        create: undefined,
+        list: undefined,
+        read: undefined,
+        updates: [],
+        remove: undefined,
+        children: [],
+      };
+      families.set(collection, family);
+    }
+    return family;
+  };
+  for (const operation of operations) {
+    const path = toTemplateForm(operation.path).replace(/\/+$/, "") || "/";
+    const method = operation.method.toUpperCase();
+    if (isItemPath(path)) {
+      const collection = path.replace(/\/\{[^}]+\}$/, "") || "/";
+      const family = familyOf(collection);
+      family.item ??= path;
+      family.idParameter ??= path.match(/\{([^}]+)\}$/)?.[1];
+      if (method === "GET") family.read ??= operation;
+      else if (method === "PUT" || method === "PATCH") family.updates.push(operation);
+      else if (method === "DELETE") family.remove ??= operation;
+      else family.children.push(operation);
+    } else {
+      const family = familyOf(path);
+      if (method === "POST") family.create ??= operation;
+      else if (method === "GET") family.list ??= operation;
+    }
+  }
+  // Sub-resources and actions under an item belong to the item's family as children.
+  for (const operation of operations) {
+    const path = toTemplateForm(operation.path);
+    for (const family of families.values()) {
+      if (family.item && path.startsWith(`${family.item}/`)) family.children.push(operation);
+    }
+  }
+  return [...families.values()];
+}
+
+/** The family whose item path is the longest prefix of `path` (the resource a path's last id refers to). */
+export function familyForItem(families: readonly ResourceFamily[], path: string): ResourceFamily | undefined {
+  const template = toTemplateForm(path);
+  return families
+    .filter((family) => family.item && (template === family.item || template.startsWith(`${family.item}/`)))
+    .sort((a, b) => (b.item?.length ?? 0) - (a.item?.length ?? 0))[0];
+}
+
+/** The family that owns a path parameter: the one whose item path ends with `{parameter}`. */
+export function familyOfParameter(
+  families: readonly ResourceFamily[],
+  path: string,
+  parameter: string,
+): ResourceFamily | undefined {
+  const template = toTemplateForm(path);
+  const index = template.indexOf(`{${parameter}}`);
+  if (index < 0) return undefined;
+  const prefix = template.slice(0, index + parameter.length + 2);
+  return families.find((family) => family.item === prefix);
+}
+
+// Writes that could hurt the target beyond the probe's own data, or end the probe's own sessions.
+const DANGEROUS_SEGMENT =
+  /^(logout|log-out|signout|sign-out|reset|reset-password|purge|drop|wipe|truncate|shutdown|restart|reboot|destroy|clear|flush|seed|migrate|migrations|password|passwords|change-password|credentials|deactivate|disable|ban|suspend|impersonate|revoke|rotate|bulk-delete|delete-all|import|restore|backup)$/i;
+
+/** Whether a write may be sent at all (dangerous paths never; DELETE only on an item of the probe's). */
+export function isSafeWrite(operation: Operation): boolean {
+  const method = operation.method.toUpperCase();
+  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
+  const segments = toTemplateForm(operation.path).split("/").filter(Boolean);
+  if (segments.some((segment) => DANGEROUS_SEGMENT.test(segment))) return false;
+  if (method === "DELETE" && !isItemPath(operation.path)) return false;
+  return true;
+}
+
+const AUTH_SEGMENT =
+  /^(login|log-in|signin|sign-in|auth|authenticate|token|tokens|oauth|oauth2|session|sessions|register|signup|sign-up|refresh)$/i;
+
+/** Sign-in and token endpoints: they hand out credentials by design. */
+export function isAuthOperation(operation: Pick<Operation, "path">): boolean {
+  return toTemplateForm(operation.path)
+    .split("/")
+    .filter(Boolean)
+    .some((segment) => AUTH_SEGMENT.test(segment));
+}
+
+/** The raw OpenAPI operation object, for fields the map does not carry (description, tags, scopes). */
+export function rawOperation(map: SystemMap, operation: Operation): Record<string, unknown> | undefined {
+  const paths = map.openapi?.document.paths as Record<string, Record<string, unknown>> | undefined;
+  if (!paths) return undefined;
+  const shape = (path: string) =>
+    toTemplateForm(path)
+      .replace(/\{[^}]+\}/g, "{}")
+      .replace(/\/+$/, "");
+  const wanted = shape(operation.path);
+  const entries = Object.entries(paths);
+  // Exact first; else the document path is the operation's path minus a server base path.
+  const match =
+    entries.find(([path]) => shape(path) === wanted) ??
+    entries.find(([path]) => wanted.endsWith(shape(path)) && shape(path).length > 1);
+  const raw = match?.[1]?.[operation.method.toLowerCase()];
+  return raw && typeof raw === "object" ? (raw as Record<string, unknown>) : undefined;
+}

@@ -1,0 +1,101 @@
+import type { Operation } from "../../map/system-map.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { slowOperationsFor } from "../http/slow-operations.ts";
+import type { JsonSchema } from "../schema-values/json-schema.ts";
+import { asSchema } from "../schema-values/json-schema.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { send } from "../session/probe-run.ts";
+import type { ProfileUser } from "../session/sign-in.ts";
+import { operationKey } from "./operation-index.ts";
+import type { PreparedRequest } from "./request-builder.ts";
+import { toSpec } from "./request-builder.ts";
+
+export function endpointLocation(operation: Pick<Operation, "method" | "path">): {
+  kind: "endpoint";
+  value: string;
+} {
+  return { kind: "endpoint", value: operationKey(operation) };
+}
+
+/** Sends a prepared request, pacing operations that answer slowly (see slow-operations.ts). */
+export async function sendPrepared(
+  run: ProbeRun,
+  user: string | undefined,
+  prepared: PreparedRequest,
+): Promise<HttpExchange | undefined> {
+  const key = operationKey(prepared.operation);
+  const pacing = slowOperationsFor(run.context);
+  if (!(await pacing.enter(key))) return undefined;
+  let durationMs = 0;
+  try {
+    const exchange = await send(run, user, toSpec(run.target.baseUrl, prepared));
+    durationMs = exchange?.durationMs ?? 0;
+    return exchange;
+  } finally {
+    pacing.leave(key, durationMs);
+  }
+}
+
+/** Whether the document lists this status (exactly, as `4XX`, or through `default`); true when it lists none. */
+export function statusDocumented(operation: Operation, status: number): boolean {
+  const keys = Object.keys(operation.responses).map((key) => key.toUpperCase());
+  if (keys.length === 0) return true;
+  return keys.includes(String(status)) || keys.includes(`${String(status)[0]}XX`) || keys.includes("DEFAULT");
+}
+
+export function documentedStatuses(operation: Operation): number[] {
+  return Object.keys(operation.responses)
+    .filter((key) => /^\d{3}$/.test(key))
+    .map(Number);
+}
+
+/** The schema the document gives for a status' body: exact code, then `2XX`, then `default`. */
+export function responseSchemaFor(operation: Operation, status: number): JsonSchema | undefined {
+  const responses = operation.responses;
+  const entry =
+    responses[String(status)] ??
+    responses[`${String(status)[0]}XX`] ??
+    responses[`${String(status)[0]}xx`] ??
+    responses.default;
+  const schema = entry?.schema;
+  return schema && Object.keys(schema).length > 0 ? asSchema(schema) : undefined;
+}
+
+/** The users to try for an operation, least privileged first; one named user when the caller asked for it. */
+export function candidateUsers(users: readonly ProfileUser[], wanted?: string): Array<string | undefined> {
+  if (wanted) return users.some((user) => user.name === wanted) ? [wanted] : [];
+  return users.length > 0 ? users.map((user) => user.name) : [undefined];
+}
+
+/** Sends as the least privileged user the operation accepts (a 401/403 moves to the next one up). */
+export async function sendAsRightRole(
+  run: ProbeRun,
+  users: ReadonlyArray<string | undefined>,
+  build: (user: string | undefined) => Promise<PreparedRequest | undefined>,
+): Promise<{ user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange } | undefined> {
+  let last: { user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange } | undefined;
+  for (const user of users) {
+    const prepared = await build(user);
+    if (!prepared) continue;
+    const exchange = await sendPrepared(run, user, prepared);
+    if (!exchange) continue;
+    last = { user, prepared, exchange };
+    const status = exchange.response?.status ?? 0;
+    if (status !== 401 && status !== 403) return last;
+  }
+  return last;
+}
+
+export function isServerError(exchange: HttpExchange | undefined): boolean {
+  const status = exchange?.response?.status ?? 0;
+  return status >= 500 && status < 600;
+}
+
+/** A short, masked excerpt of a body for a summary. */
+export function bodyExcerpt(run: ProbeRun, exchange: HttpExchange | undefined, limit = 300): string {
+  const body = run.masker
+    .maskText(exchange?.response?.body ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return body.length > limit ? `${body.slice(0, limit)}…` : body;
+}

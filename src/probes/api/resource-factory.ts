@@ -1,0 +1,259 @@
+import type { Operation } from "../../map/system-map.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { isSuccess } from "../http/http-types.ts";
+import { pathOfUrl, pathParameterNames } from "../http/target-url.ts";
+import { propertiesOf } from "../schema-values/json-schema.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { send } from "../session/probe-run.ts";
+import type { ResourceFamily } from "./operation-index.ts";
+import { familyForItem, familyOfParameter, isSafeWrite, resourceFamilies } from "./operation-index.ts";
+import type { PreparedRequest } from "./request-builder.ts";
+import { buildRequest, requestSchema, toSpec } from "./request-builder.ts";
+
+/** A resource the probe created itself: the only kind it may modify or delete. */
+export interface CreatedResource {
+  family: ResourceFamily;
+  id: string;
+  owner: string | undefined;
+  /** The resources it was created under (a project for a task), outermost first. */
+  parents: CreatedResource[];
+  /** Values for the item path: the parents' ids and its own. */
+  pathValues: Record<string, string>;
+  request: PreparedRequest;
+  /** The create answer's JSON. */
+  created: unknown;
+  /** Unique strings planted in the body: finding them in another user's answer proves a leak. */
+  markers: string[];
+  exchange: HttpExchange;
+}
+
+let counter = 0;
+/** Short, unique per process and run: keeps generated names and emails from colliding. */
+export function uniqueSeed(): string {
+  counter += 1;
+  return `${Date.now().toString(36).slice(-4)}${counter.toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
+}
+
+const ID_KEYS = ["id", "_id", "uuid", "ID", "Id", "key", "slug"];
+
+/** Creates, caches and finds resources for stateful sequences (create → read → update → delete). */
+export class ResourceFactory {
+  readonly families: ResourceFamily[];
+  readonly created: CreatedResource[] = [];
+  private readonly cache = new Map<string, Promise<CreatedResource | undefined>>();
+
+  constructor(private readonly run: ProbeRun) {
+    this.families = resourceFamilies(run.map.operations);
+  }
+
+  familyOf(operation: Operation): ResourceFamily | undefined {
+    return familyForItem(this.families, operation.path);
+  }
+
+  canCreate(family: ResourceFamily | undefined): boolean {
+    return Boolean(family?.create && this.run.target.writesAllowed && isSafeWrite(family.create));
+  }
+
+  /** One resource per family and user, created on first use and reused for reads. */
+  ensure(family: ResourceFamily, user: string | undefined): Promise<CreatedResource | undefined> {
+    const key = `${family.collection}\u0000${user ?? ""}`;
+    let pending = this.cache.get(key);
+    if (!pending) {
+      pending = this.create(family, user);
+      this.cache.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** A new resource every call: for sequences that change or delete it. */
+  async create(
+    family: ResourceFamily,
+    user: string | undefined,
+    edit?: (request: PreparedRequest) => void,
+  ): Promise<CreatedResource | undefined> {
+    if (!this.canCreate(family)) return undefined;
+    const create = family.create!;
+    const pathValues: Record<string, string> = {};
+    const parents: CreatedResource[] = [];
+    for (const parameter of family.parentParameters) {
+      const parentFamily = familyOfParameter(this.families, family.collection, parameter);
+      const parent = parentFamily ? await this.ensure(parentFamily, user) : undefined;
+      if (!parent) return undefined;
+      Object.assign(pathValues, parent.pathValues);
+      if (!parents.includes(parent))
+        parents.push(...parent.parents.filter((known) => !parents.includes(known)), parent);
+    }
+    const references = await this.references(create, user);
+    const seed = uniqueSeed();
+    const attempt = async (request: PreparedRequest) => {
+      edit?.(request);
+      const exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, request));
+      return exchange;
+    };
+    let request = buildRequest(create, { seed, pathValues, reference: (name) => references[name] });
+    let exchange = await attempt(request);
+    const example = create.request_body?.example;
+    if (exchange && !isSuccess(exchange) && (exchange.response?.status ?? 0) < 500 && example !== undefined) {
+      // The document's own example may satisfy rules a schema cannot express.
+      request = { ...buildRequest(create, { seed, pathValues }), body: structuredClone(example) };
+      exchange = await attempt(request);
+    }
+    if (!exchange || !isSuccess(exchange)) return undefined;
+    const id = extractId(exchange, family);
+    if (id === undefined || !family.idParameter) return undefined;
+    const resource: CreatedResource = {
+      family,
+      id,
+      owner: user,
+      parents,
+      pathValues: { ...pathValues, [family.idParameter]: id },
+      request,
+      created: exchange.response?.json,
+      markers: markersIn(request.body, seed),
+      exchange,
+    };
+    this.created.push(resource);
+    return resource;
+  }
+
+  /** Ids `user` can see through the family's list operation (for targets where nothing may be created). */
+  async discover(
+    family: ResourceFamily,
+    user: string | undefined,
+  ): Promise<{ ids: string[]; pathValues: Record<string, string> } | undefined> {
+    if (!family.list) return undefined;
+    const pathValues: Record<string, string> = {};
+    for (const parameter of family.parentParameters) {
+      const parentFamily = familyOfParameter(this.families, family.collection, parameter);
+      const parent = parentFamily ? await this.discover(parentFamily, user) : undefined;
+      const first = parent?.ids[0];
+      if (!parentFamily?.idParameter || first === undefined) return undefined;
+      Object.assign(pathValues, parent!.pathValues, { [parentFamily.idParameter]: first });
+    }
+    const request = buildRequest(family.list, { seed: uniqueSeed(), pathValues });
+    const exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, request));
+    if (!exchange || !isSuccess(exchange)) return undefined;
+    const ids = listItems(exchange.response?.json)
+      .map((item) => idOf(item, family))
+      .filter((id): id is string => id !== undefined);
+    return { ids, pathValues };
+  }
+
+  /**
+   * Path values for `operation` as `user`: a resource of the probe's own when it can create one (`fresh`
+   * for a new one), else one the user can list. `owned` tells whether the probe may change it.
+   */
+  async pathValuesFor(
+    operation: Operation,
+    user: string | undefined,
+    options: { fresh?: boolean } = {},
+  ): Promise<{ values: Record<string, string>; resource?: CreatedResource; owned: boolean } | undefined> {
+    const names = pathParameterNames(operation.path);
+    if (names.length === 0) return { values: {}, owned: true };
+    const family = this.familyOf(operation);
+    if (family && this.canCreate(family)) {
+      const resource = options.fresh ? await this.create(family, user) : await this.ensure(family, user);
+      if (resource && names.every((name) => resource.pathValues[name] !== undefined)) {
+        return { values: { ...resource.pathValues }, resource, owned: true };
+      }
+    }
+    if (family) {
+      const discovered = await this.discover(family, user);
+      const first = discovered?.ids[0];
+      if (discovered && first !== undefined && family.idParameter) {
+        const values = { ...discovered.pathValues, [family.idParameter]: first };
+        if (names.every((name) => values[name] !== undefined)) return { values, owned: false };
+      }
+    }
+    return undefined;
+  }
+
+  /** Ids for body properties that name another resource (`projectId` → a project of the same user). */
+  private async references(operation: Operation, user: string | undefined): Promise<Record<string, string>> {
+    const schema = requestSchema(operation);
+    const result: Record<string, string> = {};
+    if (!schema) return result;
+    for (const name of Object.keys(propertiesOf(schema))) {
+      const stem = name.match(/^(.+?)[_-]?(id|Id|ID)$/)?.[1]?.toLowerCase();
+      if (!stem) continue;
+      const family = this.families.find((candidate) => {
+        const last = candidate.collection.split("/").filter(Boolean).pop()?.toLowerCase() ?? "";
+        return (
+          last === stem || last === `${stem}s` || last === `${stem}es` || last === stem.replace(/y$/, "ies")
+        );
+      });
+      if (!family || family.create === operation) continue;
+      const resource = (await this.ensure(family, user)) ?? undefined;
+      if (resource) result[name] = resource.id;
+      else {
+        const discovered = await this.discover(family, user);
+        if (discovered?.ids[0] !== undefined) result[name] = discovered.ids[0];
+      }
+    }
+    return result;
+  }
+}
+
+/** The array of items in a list answer: the body itself, or its one array-valued field. */
+export function listItems(json: unknown): unknown[] {
+  if (Array.isArray(json)) return json;
+  if (!json || typeof json !== "object") return [];
+  const record = json as Record<string, unknown>;
+  for (const key of ["items", "data", "results", "records", "rows", "entries", "content", "list"]) {
+    if (Array.isArray(record[key])) return record[key] as unknown[];
+  }
+  const arrays = Object.values(record).filter(Array.isArray);
+  return arrays.length === 1 ? (arrays[0] as unknown[]) : [];
+}
+
+export function idOf(item: unknown, family: ResourceFamily): string | undefined {
+  if (!item || typeof item !== "object") return undefined;
+  const record = item as Record<string, unknown>;
+  const parameter = family.idParameter;
+  const keys = parameter ? [parameter, snake(parameter), ...ID_KEYS] : ID_KEYS;
+  for (const key of keys) {
+    const value = record[key];
+    if (typeof value === "string" && value.length > 0) return value;
+    if (typeof value === "number") return String(value);
+  }
+  return undefined;
+}
+
+function snake(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+}
+
+/** The new resource's id: in the body (or its one wrapped object), else the Location header. */
+export function extractId(exchange: HttpExchange, family: ResourceFamily): string | undefined {
+  const json = exchange.response?.json;
+  const direct = idOf(json, family);
+  if (direct !== undefined) return direct;
+  if (json && typeof json === "object" && !Array.isArray(json)) {
+    const objects = Object.values(json as Record<string, unknown>).filter(
+      (value) => value && typeof value === "object" && !Array.isArray(value),
+    );
+    if (objects.length === 1) {
+      const nested = idOf(objects[0], family);
+      if (nested !== undefined) return nested;
+    }
+  }
+  const location = exchange.response?.headers.location;
+  if (location)
+    return (
+      decodeURIComponent(
+        pathOfUrl(new URL(location, "http://localhost").toString()).split("/").filter(Boolean).pop() ?? "",
+      ) || undefined
+    );
+  return undefined;
+}
+
+function markersIn(body: unknown, seed: string): string[] {
+  const markers: string[] = [];
+  const walk = (value: unknown) => {
+    if (typeof value === "string" && value.includes(seed)) markers.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  walk(body);
+  return markers;
+}

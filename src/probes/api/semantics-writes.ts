@@ -1,0 +1,313 @@
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import { buildFinding } from "../evidence/finding.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { isSuccess, statusOf } from "../http/http-types.ts";
+import { edgeCases } from "../schema-values/edge-cases.ts";
+import { chooseBranch, propertiesOf, schemaType } from "../schema-values/json-schema.ts";
+import { severityFor } from "../severity.ts";
+import { operationKey } from "./operation-index.ts";
+import { endpointLocation, sendPrepared } from "./probe-support.ts";
+import { bodyKind, buildRequest, clonePrepared, requestSchema } from "./request-builder.ts";
+import { idOf, listItems, uniqueSeed } from "./resource-factory.ts";
+import type { Oracle } from "./semantics-support.ts";
+import { itemRequest, stable, stepsFor, unwrap, usable } from "./semantics-support.ts";
+import { valueAtPath } from "./value-tools.ts";
+
+// The oracles that change state, all on resources the probe creates itself: a deletion that does not
+// delete, a refused update that still changed data, a PUT that is not idempotent, a list that misses a
+// just-created item.
+
+export const deletedStillReadable: Oracle = async (run, factory, family, owner) => {
+  if (!family.read || !usable(family.remove) || !factory.canCreate(family)) return [];
+  const resource = await factory.create(family, owner);
+  if (!resource) return [];
+  const remove = itemRequest(family.remove, resource);
+  const deleted = await sendPrepared(run, owner, remove);
+  if (!deleted || !isSuccess(deleted)) return [];
+  const read = itemRequest(family.read, resource);
+  const first = await sendPrepared(run, owner, read);
+  if (!first || !isSuccess(first) || idOf(first.response?.json, family) !== resource.id) return [];
+  const second = await sendPrepared(run, owner, read);
+  if (!second || !isSuccess(second)) return [];
+  const key = operationKey(family.remove);
+  return [
+    buildFinding(run, {
+      domain: "api",
+      defectClass: "wrong-status",
+      title: `${key} answers ${statusOf(deleted)} but the resource stays readable`,
+      summary: `After ${key} answered ${statusOf(deleted)}, ${operationKey(family.read)} still answered ${statusOf(first)} with the same resource (twice).`,
+      impact: "Deleted data keeps being served: clients and other users see records the owner removed.",
+      location: endpointLocation(family.remove),
+      related: [endpointLocation(family.read)],
+      severity: severityFor("wrong-status", { dataChanged: true }),
+      confidence: 0.9,
+      discriminator: "deleted-still-readable",
+      exchanges: [
+        { label: "delete", exchange: deleted },
+        { label: "read-after-delete", exchange: first },
+        { label: "read-again", exchange: second },
+      ],
+      repro: {
+        title: `${operationKey(family.read)} answers 404 (or 410) after ${key}`,
+        steps: stepsFor(resource, [
+          { name: "deleted", prepared: remove, user: owner },
+          { name: "read", prepared: read, user: owner },
+        ]),
+        assertions: [
+          {
+            kind: "status_in",
+            step: "read",
+            values: [404, 410],
+            message: "a deleted resource must not be readable",
+          },
+        ],
+      },
+    }),
+  ];
+};
+
+/** A change to one string field plus an invalid value elsewhere: a refusal must leave the resource as it was. */
+export const refusedWriteApplied: Oracle = async (run, factory, family, owner) => {
+  const findings: EnvelopeDraft[] = [];
+  for (const update of family.updates) {
+    if (!family.read || !usable(update) || !factory.canCreate(family) || bodyKind(update) !== "json")
+      continue;
+    const schema = requestSchema(update);
+    const properties = schema ? propertiesOf(chooseBranch(schema)) : {};
+    const textField = Object.entries(properties).find(([, property]) => {
+      const chosen = chooseBranch(property);
+      return schemaType(chosen) === "string" && !chosen.enum && !chosen.format && !chosen.pattern;
+    })?.[0];
+    if (!textField) continue;
+    const invalid = Object.entries(properties)
+      .filter(([name]) => name !== textField)
+      .flatMap(([name, property]) =>
+        edgeCases(property, { seed: "x", name })
+          .filter((edge) => edge.expectation === "invalid" && edge.label !== "null")
+          .map((edge) => ({ name, edge })),
+      )
+      .slice(0, 3);
+    for (const { name, edge } of invalid) {
+      const resource = await factory.create(family, owner);
+      if (!resource) break;
+      const marker = `qaas-changed-${uniqueSeed()}`;
+      const change = itemRequest(update, resource, (prepared) => {
+        prepared.body = {
+          ...(prepared.body as Record<string, unknown>),
+          [textField]: marker,
+          [name]: edge.value,
+        };
+      });
+      const refused = await sendPrepared(run, owner, change);
+      const status = statusOf(refused);
+      if (!refused || status < 400 || status >= 500) continue;
+      const read = itemRequest(family.read, resource);
+      const after = await sendPrepared(run, owner, read);
+      if (!after || !isSuccess(after) || valueAtPath(unwrap(after.response?.json), textField) !== marker)
+        continue;
+      const key = operationKey(update);
+      findings.push(
+        buildFinding(run, {
+          domain: "api",
+          defectClass: "validation-missing",
+          title: `${key} refuses an invalid ${name} with ${status} but saves ${textField} anyway`,
+          summary: `${key} answered ${status} to a body with ${name} = ${edge.label}, yet ${operationKey(family.read)} then showed ${textField} changed to the value sent with it: validation runs after part of the update was applied.`,
+          impact:
+            "A refused request still changes data: clients retry or report failure while the record was partly updated.",
+          location: endpointLocation(update),
+          related: [endpointLocation(family.read)],
+          severity: severityFor("validation-missing"),
+          confidence: 0.9,
+          discriminator: "refused-write-applied",
+          exchanges: [
+            { label: "refused-update", exchange: refused },
+            { label: "read-after", exchange: after },
+          ],
+          repro: {
+            title: `${key} leaves the resource unchanged when it refuses the request`,
+            // The marker is made unique per test run, so a rerun never collides with the value this run left.
+            steps: stepsFor(resource, [
+              { name: "refused", prepared: change, user: owner },
+              { name: "read", prepared: read, user: owner },
+            ]).map((step) =>
+              step.body ? { ...step, body: step.body.split(marker).join("qaas-changed-{{unique}}") } : step,
+            ),
+            assertions: [
+              { kind: "not_success", step: "refused", message: "the invalid update must be refused" },
+              {
+                kind: "body_lacks",
+                step: "read",
+                text: "qaas-changed-{{unique}}",
+                message: `${textField} must not change when the update is refused`,
+              },
+            ],
+          },
+        }),
+      );
+      break;
+    }
+  }
+  return findings;
+};
+
+export const putNotIdempotent: Oracle = async (run, factory, family, owner) => {
+  const put = family.updates.find((operation) => operation.method.toUpperCase() === "PUT");
+  if (!put || !family.read || !usable(put) || !factory.canCreate(family)) return [];
+  const resource = await factory.create(family, owner);
+  if (!resource) return [];
+  const change = itemRequest(put, resource);
+  const first = await sendPrepared(run, owner, change);
+  if (!first || !isSuccess(first)) return [];
+  const read = itemRequest(family.read, resource);
+  const afterFirst = await sendPrepared(run, owner, read);
+  const second = await sendPrepared(run, owner, clonePrepared(change));
+  const afterSecond = await sendPrepared(run, owner, read);
+  if (!afterFirst || !second || !afterSecond || !isSuccess(afterFirst) || !isSuccess(afterSecond)) return [];
+  const stateChanged =
+    JSON.stringify(stable(afterFirst.response?.json)) !== JSON.stringify(stable(afterSecond.response?.json));
+  const refusedRepeat = !isSuccess(second);
+  if (!stateChanged && !refusedRepeat) return [];
+  const key = operationKey(put);
+  return [
+    buildFinding(run, {
+      domain: "api",
+      defectClass: "contract-drift",
+      title: `${key} is not idempotent`,
+      summary: refusedRepeat
+        ? `Repeating the same ${key} answered ${statusOf(second)} after the first answered ${statusOf(first)}.`
+        : `Repeating the same ${key} changed the resource again (compared without timestamp/version fields).`,
+      impact: "PUT must be safe to retry; clients and proxies that retry it corrupt or fail.",
+      location: endpointLocation(put),
+      severity: severityFor("contract-drift", { dataChanged: stateChanged }),
+      confidence: 0.8,
+      discriminator: "put-not-idempotent",
+      exchanges: [
+        { label: "first-put", exchange: first },
+        { label: "second-put", exchange: second },
+        { label: "read-after-first", exchange: afterFirst },
+        { label: "read-after-second", exchange: afterSecond },
+      ],
+      repro: {
+        title: `${key} twice leaves the same state`,
+        steps: stepsFor(resource, [
+          { name: "first", prepared: change, user: owner },
+          { name: "afterFirst", prepared: read, user: owner },
+          { name: "second", prepared: change, user: owner },
+          { name: "afterSecond", prepared: read, user: owner },
+        ]),
+        assertions: refusedRepeat
+          ? [
+              {
+                kind: "status_below",
+                step: "second",
+                value: 300,
+                message: "a repeated PUT must succeed like the first",
+              },
+            ]
+          : [
+              {
+                kind: "same_response",
+                steps: ["afterFirst", "afterSecond"],
+                message: "a repeated PUT must not change the resource again",
+              },
+            ],
+      },
+    }),
+  ];
+};
+
+const PAGE_HINT =
+  /^(next|next_?page|has_?more|cursor|next_?cursor|total|total_?count|count|page|pages|offset|links)$/i;
+const LIMIT_NAME = /^(limit|per_?page|page_?size|size|max|take|count)$/i;
+
+/** A list is complete when it says nothing of pages and is shorter than any page it could be cut to. */
+function looksComplete(exchange: HttpExchange, items: unknown[], limit: number | undefined): boolean {
+  const json = exchange.response?.json;
+  if (exchange.response?.headers.link) return false;
+  if (json && typeof json === "object" && !Array.isArray(json)) {
+    const record = json as Record<string, unknown>;
+    for (const [key, value] of Object.entries(record)) {
+      if (!PAGE_HINT.test(key)) continue;
+      if (typeof value === "number" && /total|count/i.test(key) && value <= items.length) continue;
+      if (value === null || value === false) continue;
+      return false;
+    }
+  }
+  return items.length < (limit ?? 10);
+}
+
+export const listOmitsCreated: Oracle = async (run, factory, family, owner) => {
+  if (!family.list || !factory.canCreate(family)) return [];
+  const resource = await factory.create(family, owner);
+  if (!resource) return [];
+  const list = buildRequest(family.list, { seed: uniqueSeed(), pathValues: resource.pathValues });
+  const limitParameter = family.list.parameters.find(
+    (parameter) => parameter.in === "query" && LIMIT_NAME.test(parameter.name),
+  );
+  let limit: number | undefined;
+  if (limitParameter) {
+    const maximum = (limitParameter.schema as { maximum?: number } | undefined)?.maximum;
+    limit = Math.min(maximum ?? 100, 100);
+    list.query[limitParameter.name] = String(limit);
+  }
+  const listed = await sendPrepared(run, owner, list);
+  if (!listed || !isSuccess(listed)) return [];
+  const items = listItems(listed.response?.json);
+  if (items.length === 0 || !looksComplete(listed, items, limit)) return [];
+  if (items.some((item) => idOf(item, family) === resource.id)) return [];
+  // A list filtered by a field the new item differs in (status, visibility) is correct, not stale.
+  const read = family.read ? await sendPrepared(run, owner, itemRequest(family.read, resource)) : undefined;
+  const mine = unwrap(read?.response?.json ?? resource.created);
+  if (mine && typeof mine === "object") {
+    for (const [key, value] of Object.entries(mine as Record<string, unknown>)) {
+      if (
+        value === null ||
+        typeof value === "object" ||
+        key === family.idParameter ||
+        /^(id|_id|uuid)$/.test(key)
+      )
+        continue;
+      const values = new Set(items.map((item) => JSON.stringify((item as Record<string, unknown>)?.[key])));
+      if (
+        values.size === 1 &&
+        !values.has(JSON.stringify(value)) &&
+        !values.has(undefined as unknown as string)
+      )
+        return [];
+    }
+  }
+  const again = await sendPrepared(run, owner, list);
+  if (
+    !again ||
+    !isSuccess(again) ||
+    listItems(again.response?.json).some((item) => idOf(item, family) === resource.id)
+  )
+    return [];
+  const key = operationKey(family.list);
+  return [
+    buildFinding(run, {
+      domain: "api",
+      defectClass: "contract-drift",
+      title: `${key} omits a just-created item`,
+      summary: `${operationKey(family.create!)} created id ${resource.id} as ${owner ?? "anonymous"}, but ${key} (as the same user, ${items.length} items, no pagination) did not list it, twice.`,
+      impact: "Users do not see what they just created; the list is stale or filtered wrongly.",
+      location: endpointLocation(family.list),
+      related: [endpointLocation(family.create!)],
+      severity: severityFor("contract-drift", { dataChanged: true }),
+      confidence: 0.75,
+      discriminator: "list-omits-created",
+      exchanges: [
+        { label: "create", exchange: resource.exchange },
+        { label: "list", exchange: listed },
+        { label: "list-again", exchange: again },
+      ],
+      repro: {
+        title: `${key} lists an item right after it is created`,
+        steps: stepsFor(resource, [{ name: "list", prepared: list, user: owner }]),
+        assertions: [
+          { kind: "list_contains_id", step: "list", idOf: "created", message: "the new item must be listed" },
+        ],
+      },
+    }),
+  ];
+};

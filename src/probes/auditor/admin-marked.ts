@@ -1,0 +1,47 @@
+import type { Operation, SystemMap } from "../../map/system-map.ts";
+import { rawOperation } from "../api/operation-index.ts";
+import { toTemplateForm } from "../http/target-url.ts";
+
+const ADMIN_SEGMENT =
+  /^(admin|admins|administration|administrator|internal|manage|management|staff|backoffice|back-office|superuser|sudo|ops|moderation)$/i;
+const ADMIN_TEXT =
+  /\b(admin(istrator)?s?[- ]only|only (for )?admin(istrator)?s|requires? (an? )?(admin|administrator|staff|superuser)( role)?|admin(istrator)? role|restricted to (admin|staff))/i;
+const ADMIN_SCOPE = /admin|superuser|staff|manage|write:all|root/i;
+
+/**
+ * Whether the operation is meant for privileged users only: an admin-like path segment, an admin tag or
+ * description, an admin scope in its security requirement, or an `x-roles`-style extension naming one.
+ */
+export function isAdminMarked(map: SystemMap, operation: Operation): boolean {
+  if (operation.security === "public") return false;
+  if (
+    toTemplateForm(operation.path)
+      .split("/")
+      .some((segment) => ADMIN_SEGMENT.test(segment))
+  )
+    return true;
+  if (operation.tags?.some((tag) => ADMIN_SEGMENT.test(tag))) return true;
+  if (operation.summary && ADMIN_TEXT.test(operation.summary)) return true;
+  const raw = rawOperation(map, operation);
+  if (!raw) return false;
+  if (typeof raw.description === "string" && ADMIN_TEXT.test(raw.description)) return true;
+  const security = Array.isArray(raw.security) ? raw.security : [];
+  for (const requirement of security) {
+    if (
+      requirement &&
+      typeof requirement === "object" &&
+      Object.values(requirement).some(
+        (scopes) => Array.isArray(scopes) && scopes.some((scope) => ADMIN_SCOPE.test(String(scope))),
+      )
+    )
+      return true;
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    if (
+      /^x-(roles?|required-roles?|permissions?|access)$/i.test(key) &&
+      ADMIN_SCOPE.test(JSON.stringify(value))
+    )
+      return true;
+  }
+  return false;
+}

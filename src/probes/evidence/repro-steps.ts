@@ -1,0 +1,67 @@
+import type { PreparedRequest } from "../api/request-builder.ts";
+import { serializeBody } from "../api/request-builder.ts";
+import type { CreatedResource } from "../api/resource-factory.ts";
+import { buildQuery } from "../http/target-url.ts";
+import type { ReproStep } from "./failing-test.ts";
+
+/**
+ * A reproduction step from a prepared request. Ids of resources created by earlier steps become
+ * `{{step.id}}` and the generated part of values becomes `{{unique}}`, so the test re-creates its own
+ * data on every run instead of depending on rows of the run that found the defect.
+ */
+export function stepFromPrepared(
+  name: string,
+  prepared: PreparedRequest,
+  user: string | undefined,
+  idSteps: Record<string, string> = {},
+  options: { captureId?: boolean; parameter?: string } = {},
+): ReproStep {
+  const seed = prepared.seed;
+  const swap = (text: string) => (seed ? text.split(seed).join("{{unique}}") : text);
+  const path = prepared.operation.path.replace(/\{([^}/]+)\}/g, (whole, parameter: string) => {
+    const step = idSteps[parameter];
+    if (step) return `{{${step}.id}}`;
+    const value = prepared.pathValues[parameter];
+    return value === undefined ? whole : encodeURIComponent(value);
+  });
+  const body = serializeBody(prepared);
+  const step: ReproStep = {
+    name,
+    as: user,
+    method: prepared.operation.method.toUpperCase(),
+    path: swap(`${path}${buildQuery(prepared.query)}`),
+  };
+  if (body !== undefined) {
+    step.body = swap(body);
+    step.contentType = prepared.contentType ?? "application/json";
+  }
+  const extraHeaders = Object.fromEntries(
+    Object.entries(prepared.headers).filter(([name]) => name !== "accept"),
+  );
+  if (Object.keys(extraHeaders).length > 0) step.headers = extraHeaders;
+  if (options.captureId) step.captureId = { parameter: options.parameter };
+  return step;
+}
+
+/** Steps that create `resource` (and its parents) as its owner; `idSteps` maps each id parameter to its step. */
+export function creationSteps(resource: CreatedResource): {
+  steps: ReproStep[];
+  idSteps: Record<string, string>;
+} {
+  const steps: ReproStep[] = [];
+  const idSteps: Record<string, string> = {};
+  for (const [index, current] of [...resource.parents, resource].entries()) {
+    const name = index === resource.parents.length ? "created" : `parent${index + 1}`;
+    steps.push(
+      stepFromPrepared(
+        name,
+        current.request,
+        current.owner,
+        { ...idSteps },
+        { captureId: true, parameter: current.family.idParameter },
+      ),
+    );
+    if (current.family.idParameter) idSteps[current.family.idParameter] = name;
+  }
+  return { steps, idSteps };
+}

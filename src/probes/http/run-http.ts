@@ -1,0 +1,84 @@
+import { canonicalLocation } from "../../envelope/envelope.ts";
+import type { TargetProfile } from "../../targets/profile-schema.ts";
+import type { ToolContext } from "../../tools/context.ts";
+import { Semaphore } from "./concurrency.ts";
+import { HttpClient, RequestBudget } from "./http-client.ts";
+
+const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_MAX_REQUESTS = 3000;
+
+export interface ProbeTarget {
+  baseUrl: string;
+  profile: TargetProfile | undefined;
+  mode: TargetProfile["environment"]["mode"] | "unknown";
+  /** False for `external` targets unless the profile sets `allow_writes`. */
+  writesAllowed: boolean;
+}
+
+/** Where the live target is and what may be sent to it; a string says why it cannot be reached. */
+export function probeTargetOf(context: ToolContext): ProbeTarget | string {
+  const profile = context.target?.profile;
+  const mode = profile?.environment.mode ?? "unknown";
+  if (mode === "none")
+    return "the target profile's environment.mode is none: there is no live target to probe";
+  const baseUrl = profile?.environment.base_url ?? context.systemMap()?.base_url ?? undefined;
+  if (!baseUrl) {
+    return "no base URL: set environment.base_url in the target profile (or let MAPPER record one in the system map)";
+  }
+  const writesAllowed = !(mode === "external" && profile?.environment.allow_writes !== true);
+  return { baseUrl, profile, mode, writesAllowed };
+}
+
+/** The run-wide concurrency cap: one semaphore shared by every agent and tool of the run. */
+export function runLimiter(context: ToolContext): Semaphore {
+  const key = "http:limiter";
+  let limiter = context.shared.get(key) as Semaphore | undefined;
+  if (!limiter) {
+    limiter = new Semaphore(context.target?.profile.budgets?.concurrency ?? DEFAULT_CONCURRENCY);
+    context.shared.set(key, limiter);
+  }
+  return limiter;
+}
+
+/** The agent's request budget (profile.budgets.max_requests_per_agent), shared by all its tool calls. */
+export function agentBudget(context: ToolContext): RequestBudget {
+  const key = `http:budget:${context.agent.name}`;
+  let budget = context.shared.get(key) as RequestBudget | undefined;
+  if (!budget) {
+    budget = new RequestBudget(
+      context.target?.profile.budgets?.max_requests_per_agent ?? DEFAULT_MAX_REQUESTS,
+    );
+    context.shared.set(key, budget);
+  }
+  return budget;
+}
+
+/**
+ * A client for one tool call: its own cap (`maxRequests`, never above what the agent has left) charged to
+ * the agent's budget, the run's concurrency cap, and the target's write policy.
+ */
+export function openHttpClient(
+  context: ToolContext,
+  target: ProbeTarget,
+  options: { maxRequests?: number; timeoutMs?: number } = {},
+): HttpClient {
+  const parent = agentBudget(context);
+  const budget = new RequestBudget(options.maxRequests ?? parent.max, parent);
+  const excluded = new Set(
+    (target.profile?.api?.exclude ?? []).map((entry) => canonicalLocation("endpoint", entry)),
+  );
+  return new HttpClient({
+    refuse:
+      excluded.size === 0
+        ? undefined
+        : (method, url) =>
+            excluded.has(canonicalLocation("endpoint", `${method} ${new URL(url).pathname}`))
+              ? `${method} ${new URL(url).pathname} is excluded by the profile (api.exclude): no probe may send it`
+              : undefined,
+    limiter: runLimiter(context),
+    budget,
+    writesAllowed: target.writesAllowed,
+    timeoutMs: options.timeoutMs,
+    signal: context.signal,
+  });
+}

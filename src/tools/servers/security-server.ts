@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { scanExposure } from "../../probes/auditor/exposure-scan.ts";
+import { checkMisconfiguration } from "../../probes/auditor/misconfiguration.ts";
+import { probeInjection } from "../../probes/auditor/sql-injection.ts";
+import { probeXss } from "../../probes/auditor/xss.ts";
+import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
+import type { ToolDefinition } from "../tool.ts";
+import { defineTool } from "../tool.ts";
+import { ProbeFilter } from "./contract-server.ts";
+
+const ProbeInput = z.strictObject(ProbeFilter);
+
+export const probeInjectionTool = defineTool({
+  name: "probe_injection",
+  server: "security",
+  description:
+    "SQL injection on every string and numeric input (query, path and body fields of operations; fields of crawled forms and links): error-based (a quote yields a database error a doubled quote does not), boolean differential (true/false condition pairs answer differently, twice, on a stable baseline), and only when those are inconclusive, time-based with a bounded 1-second delay against a 0-second control. Reports only confirmed differentials, with both exchanges.",
+  input: ProbeInput,
+  actions: (_input, context) => probeActions(context),
+  run: (input, context) =>
+    runProbeTool(
+      context,
+      "probe_injection",
+      { max_requests: input.max_requests ?? 1500, timeout_ms: 5000 },
+      (run) => probeInjection(run, input),
+    ),
+});
+
+export const probeXssTool = defineTool({
+  name: "probe_xss",
+  server: "security",
+  description:
+    "Reflected and stored XSS with a unique harmless marker (`<qaas-xss-…>`) in every string input: reported only when the marker comes back unescaped in a text/html answer (reflected: the same request; stored: a page fetched after creating data), confirmed by a second request.",
+  input: z.strictObject({ ...ProbeFilter, max_pages: z.number().int().positive().max(200).optional() }),
+  actions: (_input, context) => probeActions(context),
+  run: (input, context) =>
+    runProbeTool(context, "probe_xss", { max_requests: input.max_requests ?? 1000 }, (run) =>
+      probeXss(run, input),
+    ),
+});
+
+export const scanExposureTool = defineTool({
+  name: "scan_exposure",
+  server: "security",
+  description:
+    "Sensitive data in answers and error bodies: password hashes (bcrypt/argon2/scrypt/sha-crypt/pbkdf2, password-named fields), secrets (known key shapes; secret-named fields with high Shannon entropy, when they belong to others or reach anonymous callers), other users' email addresses, environment values and stack traces. Values are masked in every artifact.",
+  input: ProbeInput,
+  actions: (_input, context) => probeActions(context),
+  run: (input, context) =>
+    runProbeTool(context, "scan_exposure", { max_requests: input.max_requests ?? 800 }, (run) =>
+      scanExposure(run, input),
+    ),
+});
+
+export const checkMisconfigurationTool = defineTool({
+  name: "check_misconfiguration",
+  server: "security",
+  description:
+    "CORS reflecting an arbitrary Origin (or `*`) with credentials; debug/env/config/actuator/metrics routes (from the map, plus a few well-known paths) answering anonymously with environment values, secrets or internals; directory listings; and, once per target at the entry page, missing security headers (CSP, X-Content-Type-Options, X-Frame-Options/frame-ancestors).",
+  input: z.strictObject({ max_requests: ProbeFilter.max_requests, guess_paths: z.boolean().optional() }),
+  actions: (_input, context) => probeActions(context),
+  run: (input, context) =>
+    runProbeTool(context, "check_misconfiguration", { max_requests: input.max_requests ?? 200 }, (run) =>
+      checkMisconfiguration(run, input),
+    ),
+});
+
+export const securityTools: ToolDefinition[] = [
+  probeInjectionTool,
+  probeXssTool,
+  scanExposureTool,
+  checkMisconfigurationTool,
+];

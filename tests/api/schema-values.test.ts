@@ -1,0 +1,163 @@
+import Ajv2020Module from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { schemaArbitrary } from "../../src/probes/schema-values/arbitrary.ts";
+import { bodyMutations, edgeCases } from "../../src/probes/schema-values/edge-cases.ts";
+import type { JsonSchema } from "../../src/probes/schema-values/json-schema.ts";
+import { acyclicSchema, forDirection } from "../../src/probes/schema-values/json-schema.ts";
+import { findMinimalFailure, minimizeObject } from "../../src/probes/schema-values/shrink.ts";
+import { validValue } from "../../src/probes/schema-values/valid-value.ts";
+
+const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
+const addFormats = addFormatsModule.default ?? addFormatsModule;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const valid = (schema: JsonSchema, value: unknown) => ajv.validate(schema, value) as boolean;
+
+const SCHEMAS: Record<string, JsonSchema> = {
+  bounded: { type: "integer", minimum: 1, maximum: 5 },
+  exclusive: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 10 },
+  text: { type: "string", minLength: 3, maxLength: 8 },
+  email: { type: "string", format: "email" },
+  uuid: { type: "string", format: "uuid" },
+  dateTime: { type: "string", format: "date-time" },
+  pattern: { type: "string", pattern: "^[a-z0-9-]+$", maxLength: 30 },
+  enumerated: { type: "string", enum: ["draft", "published"] },
+  list: { type: "array", items: { type: "integer", minimum: 0 }, minItems: 1, maxItems: 3 },
+  nullable: { type: ["string", "null"], maxLength: 4 },
+  object: {
+    type: "object",
+    required: ["name", "quantity", "address"],
+    properties: {
+      name: { type: "string", minLength: 1, maxLength: 40 },
+      quantity: { type: "integer", minimum: 1 },
+      address: {
+        type: "object",
+        required: ["zip"],
+        properties: { zip: { type: "string", pattern: "^\\d{5}$" }, city: { type: "string" } },
+      },
+      role: { type: "string", enum: ["user", "admin"] },
+    },
+  },
+  composed: {
+    allOf: [
+      { type: "object", required: ["a"], properties: { a: { type: "string" } } },
+      { required: ["b"], properties: { b: { type: "boolean" } } },
+    ],
+  },
+  choice: {
+    oneOf: [{ type: "null" }, { type: "object", required: ["id"], properties: { id: { type: "integer" } } }],
+  },
+};
+
+describe("value generation from JSON schemas", () => {
+  it("builds a valid value for every schema shape", () => {
+    for (const [name, schema] of Object.entries(SCHEMAS)) {
+      const value = validValue(schema, { seed: "k3x9" });
+      expect(valid(schema, value), `${name}: ${JSON.stringify(value)} ${ajv.errorsText()}`).toBe(true);
+    }
+  });
+
+  it("leaves optional privileged fields (role) out of a valid body and uses the seed for unique strings", () => {
+    expect(validValue(SCHEMAS.object!, { seed: "k3x9", includeOptional: true })).toEqual({
+      name: "qaas-k3x9",
+      quantity: 1,
+      address: { zip: "77777" },
+    });
+    expect(validValue({ type: "string", format: "email" }, { seed: "k3x9" })).toBe("qaas-k3x9@example.test");
+  });
+
+  it("labels edge cases truthfully: every invalid case breaks the schema, every valid edge satisfies it", () => {
+    for (const [name, schema] of Object.entries(SCHEMAS)) {
+      for (const edge of edgeCases(schema, { seed: "k3x9" })) {
+        expect(valid(schema, edge.value), `${name} / ${edge.label} should be ${edge.expectation}`).toBe(
+          edge.expectation === "valid",
+        );
+      }
+    }
+  });
+
+  it("mutates one property of a valid body at a time, one nesting level deep", () => {
+    const schema = SCHEMAS.object!;
+    const body = validValue(schema, { seed: "k3x9" });
+    const mutations = bodyMutations(schema, body, "k3x9");
+    expect(mutations.find((mutation) => mutation.label === "malformed JSON")?.raw).toBe('{"qaas": ');
+    expect(
+      mutations.filter((mutation) => mutation.field === "address.zip").map((mutation) => mutation.label),
+    ).toEqual(["missing required property", "null", "wrong type (object)", "does not match pattern"]);
+    for (const mutation of mutations.filter((entry) => entry.raw === undefined)) {
+      expect(valid(schema, mutation.body), `${mutation.field} / ${mutation.label}`).toBe(
+        mutation.expectation === "valid",
+      );
+    }
+  });
+
+  it("generates only schema-valid values property-based", () => {
+    for (const name of ["bounded", "text", "list", "object", "nullable"]) {
+      const schema = SCHEMAS[name]!;
+      fc.assert(
+        fc.property(schemaArbitrary(schema, "k3x9"), (value) => valid(schema, value)),
+        { numRuns: 60, seed: 7 },
+      );
+    }
+  });
+
+  it("shrinks a failure to the minimal case", async () => {
+    const schema: JsonSchema = {
+      type: "object",
+      required: ["quantity", "note"],
+      properties: {
+        quantity: { type: "integer", minimum: 0, maximum: 1_000_000 },
+        note: { type: "string", maxLength: 50 },
+      },
+    };
+    // The "server" breaks on any quantity above 1000, whatever the note says.
+    const result = await findMinimalFailure(
+      schemaArbitrary(schema, "k3x9"),
+      async (value) => (value as { quantity: number }).quantity > 1000,
+      { runs: 50, maxChecks: 400, seed: 3 },
+    );
+    expect(result).toBeDefined();
+    expect(result!.minimal).toEqual({ quantity: 1001, note: "" });
+    expect((result!.original as { quantity: number }).quantity).toBeGreaterThan(1000);
+    expect(result!.checks).toBeLessThanOrEqual(400);
+  });
+
+  it("stops at its check budget and reports nothing when no value fails", async () => {
+    let calls = 0;
+    const none = await findMinimalFailure(
+      fc.integer(),
+      async () => {
+        calls += 1;
+        return false;
+      },
+      { runs: 500, maxChecks: 20 },
+    );
+    expect(none).toBeUndefined();
+    expect(calls).toBe(20);
+  });
+
+  it("drops keys that do not matter for a failure", async () => {
+    const { minimal } = await minimizeObject(
+      { a: 1, b: 2, sku: "é" },
+      new Set(["sku"]),
+      async (candidate) => typeof candidate.sku === "string",
+      10,
+    );
+    expect(minimal).toEqual({ sku: "é" });
+  });
+
+  it("cuts cycles and hides readOnly fields from requests and writeOnly fields from responses", () => {
+    const node: JsonSchema = {
+      type: "object",
+      properties: { id: { type: "integer", readOnly: true }, password: { type: "string", writeOnly: true } },
+      required: ["id", "password"],
+    };
+    (node.properties as Record<string, unknown>).self = node;
+    const copy = acyclicSchema(node);
+    expect(JSON.stringify(copy)).toContain('"self":{}');
+    expect(forDirection(copy, "request").required).toEqual(["password"]);
+    expect(forDirection(copy, "response").required).toEqual(["id"]);
+  });
+});
