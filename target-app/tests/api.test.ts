@@ -82,6 +82,19 @@ describe("seeded API defects", () => {
     expect(bad.status).toBe(404);
   });
 
+  it("DEMO-43 POST /api/projects/{id}/time-entries answers 500 for a malformed spent_on date", async () => {
+    const broken = await app.request("POST", "/api/projects/2/time-entries", {
+      as: "alice",
+      body: { hours: 1, note: "date on purpose", spent_on: "not-a-date" },
+    });
+    expect(broken.status).toBe(500);
+    const fine = await app.request("POST", "/api/projects/2/time-entries", {
+      as: "alice",
+      body: { hours: 1, note: "a real date", spent_on: "2026-01-15" },
+    });
+    expect(fine.status).toBe(201);
+  });
+
   it("DEMO-07 POST /api/tasks/{id}/duplicate and GET /debug/config are served but not documented", async () => {
     expect(operation("POST", "/api/tasks/{id}/duplicate")).toBeUndefined();
     expect(openapi.paths["/debug/config"]).toBeUndefined();
