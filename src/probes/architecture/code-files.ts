@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { readTreeFile, walkFiles } from "../source/walk-files.ts";
 
 // The files of a target that ARCHITECT reads. Unlike the route scanner, tests stay in: they are part of
 // the import graph (and reach code), they are only never reported. Dependencies, build output, virtual
@@ -129,64 +130,36 @@ export function languageOf(relative: string): Language | undefined {
 
 /** Lists code and text files under `root`, breadth first and sorted, skipping tool and vendor folders. */
 export function listCodeTree(root: string, options: CodeTreeOptions = {}): CodeTree {
-  const maxFiles = options.maxFiles ?? 5000;
-  const maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
+  const walked = walkFiles(root, {
+    skipFolder: isSkippedFolder,
+    keep: (relative, name) => {
+      if (isAnswerKey(root, relative, options.answerKey)) return false;
+      const language = languageOf(relative);
+      if (language) return !/\.min\.js$/.test(name);
+      return TEXT_EXTENSIONS.has(path.extname(name)) || TEXT_NAMES.test(name);
+    },
+    maxFiles: options.maxFiles ?? 5000,
+    maxFileBytes: options.maxFileBytes ?? 1024 * 1024,
+  });
   const code: CodeFile[] = [];
   const text: string[] = [];
-  let truncated = false;
-  const pending = [""];
-  while (pending.length > 0 && !truncated) {
-    const folder = pending.shift() ?? "";
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(path.join(root, folder), { withFileTypes: true });
-    } catch {
+  for (const relative of walked.files) {
+    const language = languageOf(relative);
+    if (!language) {
+      text.push(relative);
       continue;
     }
-    entries.sort((left, right) => left.name.localeCompare(right.name));
-    for (const entry of entries) {
-      const relative = folder === "" ? entry.name : `${folder}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (!isSkippedFolder(entry.name)) pending.push(relative);
-        continue;
-      }
-      if (!entry.isFile() || isAnswerKey(root, relative, options.answerKey)) continue;
-      const language = languageOf(relative);
-      const isText =
-        !language && (TEXT_EXTENSIONS.has(path.extname(entry.name)) || TEXT_NAMES.test(entry.name));
-      if (!language && !isText) continue;
-      if (language && /\.min\.js$/.test(entry.name)) continue;
-      try {
-        if (fs.statSync(path.join(root, relative)).size > maxFileBytes) continue;
-      } catch {
-        continue;
-      }
-      if (code.length + text.length >= maxFiles) {
-        truncated = true;
-        break;
-      }
-      if (language) {
-        code.push({
-          file: relative,
-          language,
-          test: isTestPath(relative),
-          config: isConfigFile(relative),
-          declaration: /\.d\.[cm]?ts$/.test(entry.name),
-        });
-      } else {
-        text.push(relative);
-      }
-    }
+    code.push({
+      file: relative,
+      language,
+      test: isTestPath(relative),
+      config: isConfigFile(relative),
+      declaration: /\.d\.[cm]?ts$/.test(relative),
+    });
   }
   code.sort((left, right) => left.file.localeCompare(right.file));
   text.sort();
-  return { root, code, text, truncated };
+  return { root, code, text, truncated: walked.truncated };
 }
 
-export function readText(root: string, relative: string): string | undefined {
-  try {
-    return fs.readFileSync(path.join(root, relative), "utf8");
-  } catch {
-    return undefined;
-  }
-}
+export const readText = readTreeFile;

@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import path from "node:path";
+import { readTreeFile, walkFiles } from "../source/walk-files.ts";
 
 // Which files of a target's tree a source probe reads. Dependencies, build output, virtualenvs and tests
 // say nothing about what the application serves; the answer key must never be read at all.
@@ -54,45 +54,18 @@ export function listSourceFiles(
   extensions: ReadonlySet<string>,
   options: SourceTreeOptions = {},
 ): SourceTree {
-  const maxFiles = options.maxFiles ?? 5000;
-  const maxFileBytes = options.maxFileBytes ?? 512 * 1024;
   const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)));
-  const files: string[] = [];
-  let truncated = false;
-  const pending = [""];
-  while (pending.length > 0 && !truncated) {
-    const relativeFolder = pending.shift() ?? "";
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(path.join(root, relativeFolder), { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    entries.sort((left, right) => left.name.localeCompare(right.name));
-    for (const entry of entries) {
-      const relative = relativeFolder === "" ? entry.name : `${relativeFolder}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (!isSkippedFolder(entry.name)) pending.push(relative);
-        continue;
-      }
-      if (!entry.isFile() || !extensions.has(path.extname(entry.name))) continue;
-      if (TEST_FILE.test(entry.name) || FORBIDDEN_FILE.test(entry.name)) continue;
-      const absolute = path.join(root, relative);
-      if (excluded.has(absolute)) continue;
-      try {
-        if (fs.statSync(absolute).size > maxFileBytes) continue;
-      } catch {
-        continue;
-      }
-      if (files.length >= maxFiles) {
-        truncated = true;
-        break;
-      }
-      files.push(relative);
-    }
-  }
-  files.sort();
-  return { files, truncated };
+  const walked = walkFiles(root, {
+    skipFolder: isSkippedFolder,
+    keep: (relative, name) =>
+      extensions.has(path.extname(name)) &&
+      !TEST_FILE.test(name) &&
+      !FORBIDDEN_FILE.test(name) &&
+      !excluded.has(path.join(root, relative)),
+    maxFiles: options.maxFiles ?? 5000,
+    maxFileBytes: options.maxFileBytes ?? 512 * 1024,
+  });
+  return { files: walked.files.sort(), truncated: walked.truncated };
 }
 
 export function isSkippedFolder(name: string): boolean {
@@ -101,10 +74,4 @@ export function isSkippedFolder(name: string): boolean {
 }
 
 /** Reads a file of the tree as text, or undefined when it cannot be read. */
-export function readSource(root: string, relative: string): string | undefined {
-  try {
-    return fs.readFileSync(path.join(root, relative), "utf8");
-  } catch {
-    return undefined;
-  }
-}
+export const readSource = readTreeFile;

@@ -3,6 +3,7 @@ import { fingerprint } from "../../envelope/envelope.ts";
 import { LOCATION_KINDS } from "../../envelope/taxonomy.ts";
 import { err, ok } from "../result.ts";
 import { defineTool } from "../tool.ts";
+import { rememberEnvelope } from "./envelope-server.ts";
 
 // Memory across runs: has this defect been seen before, how often, and what looks like it.
 
@@ -55,17 +56,7 @@ const recordOccurrence = defineTool({
   async run(input, context) {
     const envelope = context.readEnvelopes().find((candidate) => candidate.id === input.envelope_id);
     if (!envelope) return err(`no finding ${input.envelope_id} in this run`);
-    return ok(
-      context.memory.record({
-        fingerprint: envelope.dedupe.fingerprint,
-        runId: context.runId,
-        envelopeId: envelope.id,
-        title: envelope.title,
-        domain: envelope.domain,
-        defectClass: envelope.defect_class,
-        location: { kind: envelope.location.kind, value: envelope.location.value },
-      }),
-    );
+    return ok(rememberEnvelope(context, envelope));
   },
 });
 

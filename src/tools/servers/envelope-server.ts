@@ -79,15 +79,7 @@ export const emitEnvelope = defineTool({
     }
     context.writeEnvelope(envelope);
     seen.set(fingerprintValue, envelope.id);
-    const memory = context.memory.record({
-      fingerprint: fingerprintValue,
-      runId: context.runId,
-      envelopeId: envelope.id,
-      title: envelope.title,
-      domain: envelope.domain,
-      defectClass: envelope.defect_class,
-      location: { kind: envelope.location.kind, value: envelope.location.value },
-    });
+    const memory = rememberEnvelope(context, envelope);
     context.record(
       "envelope_emitted",
       {
@@ -119,6 +111,19 @@ export const emitEnvelope = defineTool({
     return ok(result);
   },
 });
+
+/** Records one occurrence of an envelope's fingerprint in cross-run defect memory. */
+export function rememberEnvelope(context: ToolContext, envelope: DefectEnvelope) {
+  return context.memory.record({
+    fingerprint: envelope.dedupe.fingerprint,
+    runId: context.runId,
+    envelopeId: envelope.id,
+    title: envelope.title,
+    domain: envelope.domain,
+    defectClass: envelope.defect_class,
+    location: { kind: envelope.location.kind, value: envelope.location.value },
+  });
+}
 
 export function heldReason(envelope: DefectEnvelope, threshold: number): string {
   if (envelope.reproduction.not_reproducible) return "marked not reproducible";
