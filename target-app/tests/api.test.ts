@@ -95,6 +95,19 @@ describe("seeded API defects", () => {
     expect(fine.status).toBe(201);
   });
 
+  it("DEMO-44 PATCH /api/tasks/{id} answers 500 for a malformed due_date", async () => {
+    const broken = await app.request("PATCH", "/api/tasks/1", {
+      as: "alice",
+      body: { due_date: "not-a-date" },
+    });
+    expect(broken.status).toBe(500);
+    const fine = await app.request("PATCH", "/api/tasks/1", {
+      as: "alice",
+      body: { due_date: "2026-02-01" },
+    });
+    expect(fine.status).toBe(200);
+  });
+
   it("DEMO-07 POST /api/tasks/{id}/duplicate and GET /debug/config are served but not documented", async () => {
     expect(operation("POST", "/api/tasks/{id}/duplicate")).toBeUndefined();
     expect(openapi.paths["/debug/config"]).toBeUndefined();

@@ -128,7 +128,10 @@ export function isSafeWrite(operation: Operation): boolean {
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
   const segments = toTemplateForm(operation.path).split("/").filter(Boolean);
   if (segments.some((segment) => DANGEROUS_SEGMENT.test(segment))) return false;
-  if (method === "DELETE" && !isItemPath(operation.path)) return false;
+  // PUT, PATCH and DELETE on a path with no id change state every user shares (settings, a whole
+  // collection): a probe may only change what it created itself, so these are never sent.
+  if ((method === "DELETE" || method === "PUT" || method === "PATCH") && !isItemPath(operation.path))
+    return false;
   return true;
 }
 
@@ -159,4 +162,50 @@ export function rawOperation(map: SystemMap, operation: Operation): Record<strin
     entries.find(([path]) => wanted.endsWith(shape(path)) && shape(path).length > 1);
   const raw = match?.[1]?.[operation.method.toLowerCase()];
   return raw && typeof raw === "object" ? (raw as Record<string, unknown>) : undefined;
+}
+
+/** The last segment of a path that is not a parameter: `tasks` for `/projects/{id}/tasks`. */
+export function lastStaticSegment(path: string): string | undefined {
+  return toTemplateForm(path)
+    .split("/")
+    .filter((segment) => segment.length > 0 && !segment.startsWith("{"))
+    .pop();
+}
+
+/** A resource name in its singular, lower-case form, so `tasks`, `Task` and `task_id`'s stem compare equal. */
+export function nounOf(name: string): string {
+  const lower = name.toLowerCase().replace(/[-_]/g, "");
+  if (lower === "people") return "person";
+  if (lower.endsWith("ies") && lower.length > 4) return `${lower.slice(0, -3)}y`;
+  if (/(sses|xes|ches|shes)$/.test(lower)) return lower.slice(0, -2);
+  if (lower.endsWith("s") && !lower.endsWith("ss") && lower.length > 2) return lower.slice(0, -1);
+  return lower;
+}
+
+/**
+ * Where items of `family` are made or listed when its own collection does neither: a nested collection of
+ * the same name (`POST /projects/{id}/tasks` creates what `/tasks/{taskId}` addresses). `role` picks the
+ * create or the list operation. The shortest such collection wins; undefined when none matches.
+ */
+export function nestedFamilyFor(
+  families: readonly ResourceFamily[],
+  family: ResourceFamily,
+  role: "create" | "list",
+): ResourceFamily | undefined {
+  if (!family.item || !family.idParameter) return undefined;
+  const name = lastStaticSegment(family.collection);
+  if (!name) return undefined;
+  const noun = nounOf(name);
+  return families
+    .filter(
+      (candidate) =>
+        candidate !== family &&
+        candidate[role] !== undefined &&
+        candidate.parentParameters.length > 0 &&
+        // Items made under one of their own kind (sub-tasks of a task) would need themselves first.
+        !candidate.collection.startsWith(`${family.item}/`) &&
+        nounOf(lastStaticSegment(candidate.collection) ?? "") === noun &&
+        family.parentParameters.every((parameter) => candidate.parentParameters.includes(parameter)),
+    )
+    .sort((a, b) => a.collection.length - b.collection.length)[0];
 }

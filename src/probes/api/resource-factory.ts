@@ -6,9 +6,16 @@ import { propertiesOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send } from "../session/probe-run.ts";
 import type { ResourceFamily } from "./operation-index.ts";
-import { familyForItem, familyOfParameter, isSafeWrite, resourceFamilies } from "./operation-index.ts";
+import {
+  familyForItem,
+  familyOfParameter,
+  isSafeWrite,
+  nestedFamilyFor,
+  resourceFamilies,
+} from "./operation-index.ts";
 import type { PreparedRequest } from "./request-builder.ts";
 import { buildRequest, requestSchema, toSpec } from "./request-builder.ts";
+import { IdHarvest } from "./resource-harvest.ts";
 
 /** A resource the probe created itself: the only kind it may modify or delete. */
 export interface CreatedResource {
@@ -40,18 +47,30 @@ const ID_KEYS = ["id", "_id", "uuid", "ID", "Id", "key", "slug"];
 export class ResourceFactory {
   readonly families: ResourceFamily[];
   readonly created: CreatedResource[] = [];
+  readonly harvest: IdHarvest;
   private readonly cache = new Map<string, Promise<CreatedResource | undefined>>();
 
   constructor(private readonly run: ProbeRun) {
     this.families = resourceFamilies(run.map.operations);
+    this.harvest = new IdHarvest(run, this.families);
   }
 
   familyOf(operation: Operation): ResourceFamily | undefined {
     return familyForItem(this.families, operation.path);
   }
 
+  /**
+   * The family whose create operation makes items of `family`: its own, else a nested collection of the
+   * same name (a task addressed as `/tasks/{id}` is created by `POST /projects/{id}/tasks`).
+   */
+  creatorOf(family: ResourceFamily | undefined): ResourceFamily | undefined {
+    if (!family) return undefined;
+    return family.create ? family : nestedFamilyFor(this.families, family, "create");
+  }
+
   canCreate(family: ResourceFamily | undefined): boolean {
-    return Boolean(family?.create && this.run.target.writesAllowed && isSafeWrite(family.create));
+    const creator = this.creatorOf(family);
+    return Boolean(creator?.create && this.run.target.writesAllowed && isSafeWrite(creator.create));
   }
 
   /** One resource per family and user, created on first use and reused for reads. */
@@ -71,12 +90,13 @@ export class ResourceFactory {
     user: string | undefined,
     edit?: (request: PreparedRequest) => void,
   ): Promise<CreatedResource | undefined> {
-    if (!this.canCreate(family)) return undefined;
-    const create = family.create!;
+    const creator = this.creatorOf(family);
+    if (!creator?.create || !this.canCreate(family)) return undefined;
+    const create = creator.create;
     const pathValues: Record<string, string> = {};
     const parents: CreatedResource[] = [];
-    for (const parameter of family.parentParameters) {
-      const parentFamily = familyOfParameter(this.families, family.collection, parameter);
+    for (const parameter of creator.parentParameters) {
+      const parentFamily = familyOfParameter(this.families, creator.collection, parameter);
       const parent = parentFamily ? await this.ensure(parentFamily, user) : undefined;
       if (!parent) return undefined;
       Object.assign(pathValues, parent.pathValues);
@@ -116,27 +136,49 @@ export class ResourceFactory {
     return resource;
   }
 
-  /** Ids `user` can see through the family's list operation (for targets where nothing may be created). */
+  /**
+   * Ids `user` can see through the family's list operation, or through a nested list of the same name
+   * (for targets where nothing may be created). A list under a parent tries up to three parents.
+   */
   async discover(
     family: ResourceFamily,
     user: string | undefined,
   ): Promise<{ ids: string[]; pathValues: Record<string, string> } | undefined> {
-    if (!family.list) return undefined;
-    const pathValues: Record<string, string> = {};
-    for (const parameter of family.parentParameters) {
-      const parentFamily = familyOfParameter(this.families, family.collection, parameter);
-      const parent = parentFamily ? await this.discover(parentFamily, user) : undefined;
-      const first = parent?.ids[0];
-      if (!parentFamily?.idParameter || first === undefined) return undefined;
-      Object.assign(pathValues, parent!.pathValues, { [parentFamily.idParameter]: first });
+    const lister = family.list ? family : nestedFamilyFor(this.families, family, "list");
+    if (!lister?.list) return undefined;
+    const list = lister.list;
+    let last: { ids: string[]; pathValues: Record<string, string> } | undefined;
+    for (const pathValues of await this.parentValueSets(lister, user)) {
+      const request = buildRequest(list, { seed: uniqueSeed(), pathValues });
+      const exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, request));
+      if (!exchange || !isSuccess(exchange)) continue;
+      const ids = listItems(exchange.response?.json)
+        .map((item) => idOf(item, family))
+        .filter((id): id is string => id !== undefined);
+      last = { ids, pathValues };
+      if (ids.length > 0) return last;
     }
-    const request = buildRequest(family.list, { seed: uniqueSeed(), pathValues });
-    const exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, request));
-    if (!exchange || !isSuccess(exchange)) return undefined;
-    const ids = listItems(exchange.response?.json)
-      .map((item) => idOf(item, family))
-      .filter((id): id is string => id !== undefined);
-    return { ids, pathValues };
+    return last;
+  }
+
+  /** Path values for a collection's parents: the first id of outer ones, up to three of the innermost. */
+  private async parentValueSets(
+    lister: ResourceFamily,
+    user: string | undefined,
+  ): Promise<Array<Record<string, string>>> {
+    const parameters = lister.parentParameters;
+    if (parameters.length === 0) return [{}];
+    const base: Record<string, string> = {};
+    for (const [index, parameter] of parameters.entries()) {
+      const parentFamily = familyOfParameter(this.families, lister.collection, parameter);
+      const parent = parentFamily ? await this.discover(parentFamily, user) : undefined;
+      const idParameter = parentFamily?.idParameter;
+      if (!idParameter || !parent || parent.ids.length === 0) return [];
+      if (index === parameters.length - 1)
+        return parent.ids.slice(0, 3).map((id) => ({ ...base, ...parent.pathValues, [idParameter]: id }));
+      Object.assign(base, parent.pathValues, { [idParameter]: parent.ids[0] });
+    }
+    return [];
   }
 
   /**
@@ -165,7 +207,25 @@ export class ResourceFactory {
         if (names.every((name) => values[name] !== undefined)) return { values, owned: false };
       }
     }
+    // Ids the user saw elsewhere address reads only: never a write to something the probe did not create.
+    const method = operation.method.toUpperCase();
+    if (family?.idParameter && (method === "GET" || method === "HEAD")) {
+      const idParameter = family.idParameter;
+      if (names.every((name) => name === idParameter)) {
+        const [first] = await this.harvest.idsFor(family, user);
+        if (first !== undefined) return { values: { [idParameter]: first }, owned: false };
+      }
+    }
     return undefined;
+  }
+
+  /** Ids of `family` that `user` saw in its own answers (sign-in, "me", lists, references): reads only. */
+  harvestedIds(
+    family: ResourceFamily,
+    user: string | undefined,
+    options: { every?: boolean } = {},
+  ): Promise<string[]> {
+    return this.harvest.idsFor(family, user, options);
   }
 
   /** Ids for body properties that name another resource (`projectId` → a project of the same user). */

@@ -65,13 +65,33 @@ export class ResponseValidator {
     if (this.compiled.has(schema)) return this.compiled.get(schema);
     let validate: ValidateFunction | undefined;
     try {
-      validate = this.ajv.compile(forDirection(acyclicSchema(schema), "response"));
+      validate = this.ajv.compile(nullableAsType(forDirection(acyclicSchema(schema), "response")));
     } catch {
       validate = undefined;
     }
     this.compiled.set(schema, validate);
     return validate;
   }
+}
+
+/**
+ * OpenAPI 3.0's `nullable: true` beside `allOf`/`$ref` but without `type` is legal in the document yet
+ * refused by ajv ("nullable" cannot be used without "type"), which would leave the whole body unchecked:
+ * it becomes `anyOf: [the schema, null]`.
+ */
+export function nullableAsType(schema: unknown): JsonSchema {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== "object") return node;
+    const copy: JsonSchema = {};
+    for (const [key, value] of Object.entries(node)) copy[key] = walk(value);
+    if (copy.nullable === true && copy.type === undefined) {
+      delete copy.nullable;
+      return { anyOf: [copy, { type: "null" }] };
+    }
+    return copy;
+  };
+  return asSchema(walk(schema));
 }
 
 function toIssue(error: ErrorObject): ContractIssue | undefined {

@@ -1,4 +1,5 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { Operation } from "../../map/system-map.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
@@ -87,7 +88,8 @@ const unknownIdOracle: Oracle = async (run, factory, family, owner) => {
   const emptyish =
     json === null || json === undefined || (typeof json === "object" && Object.keys(json).length === 0);
   const serverError = isServerError(answer);
-  if (!serverError && !(isSuccess(answer) && emptyish)) return [];
+  // An empty 2xx is wrong only where the document promises a "not found" answer for this operation.
+  if (!serverError && !(isSuccess(answer) && emptyish && documentsNotFound(family.read))) return [];
   const confirm = await sendPrepared(run, owner, prepared);
   if (!confirm || statusOf(confirm) !== status) return [];
   const key = operationKey(family.read);
@@ -100,7 +102,7 @@ const unknownIdOracle: Oracle = async (run, factory, family, owner) => {
       domain: "api",
       defectClass,
       title: `${key} answers ${status} for an id that does not exist`,
-      summary: `${key} with an unknown ${family.idParameter} answered ${status}${serverError ? "" : " with an empty body"} instead of 404.`,
+      summary: `${key} with an unknown ${family.idParameter} answered ${status}${serverError ? "" : " with an empty body"} (twice) instead of ${serverError ? "404" : "the documented 404"}.`,
       impact: serverError
         ? "A routine miss crashes the handler."
         : "Clients cannot tell a missing resource from an empty one.",
@@ -108,7 +110,10 @@ const unknownIdOracle: Oracle = async (run, factory, family, owner) => {
       severity: severityFor(defectClass),
       confidence: 0.85,
       discriminator: "unknown-id",
-      exchanges: [{ label: "unknown-id", exchange: answer }],
+      exchanges: [
+        { label: "unknown-id", exchange: answer },
+        { label: "confirm", exchange: confirm },
+      ],
       repro: {
         title: `${key} answers 404 for an unknown id`,
         steps,
@@ -124,6 +129,10 @@ const unknownIdOracle: Oracle = async (run, factory, family, owner) => {
     }),
   ];
 };
+
+function documentsNotFound(operation: Operation): boolean {
+  return Object.keys(operation.responses).some((status) => /^(404|410|4XX)$/i.test(status));
+}
 
 /** Another user gets 403 for an existing resource but 404 for a missing one: existence leaks. */
 const existenceOracle: Oracle = async (run, factory, family, owner, other) => {

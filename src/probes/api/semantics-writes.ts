@@ -25,10 +25,19 @@ export const deletedStillReadable: Oracle = async (run, factory, family, owner) 
   const deleted = await sendPrepared(run, owner, remove);
   if (!deleted || !isSuccess(deleted)) return [];
   const read = itemRequest(family.read, resource);
+  // The same record, not a new one that reused the id (databases hand a freed id to the next insert).
+  const same = (exchange: HttpExchange | undefined) =>
+    Boolean(
+      exchange &&
+        isSuccess(exchange) &&
+        idOf(unwrap(exchange.response?.json), family) === resource.id &&
+        (resource.markers.length === 0 ||
+          resource.markers.some((marker) => (exchange.response?.body ?? "").includes(marker))),
+    );
   const first = await sendPrepared(run, owner, read);
-  if (!first || !isSuccess(first) || idOf(first.response?.json, family) !== resource.id) return [];
+  if (!first || !same(first)) return [];
   const second = await sendPrepared(run, owner, read);
-  if (!second || !isSuccess(second)) return [];
+  if (!second || !same(second)) return [];
   const key = operationKey(family.remove);
   return [
     buildFinding(run, {
@@ -289,10 +298,10 @@ export const listOmitsCreated: Oracle = async (run, factory, family, owner) => {
       domain: "api",
       defectClass: "contract-drift",
       title: `${key} omits a just-created item`,
-      summary: `${operationKey(family.create!)} created id ${resource.id} as ${owner ?? "anonymous"}, but ${key} (as the same user, ${items.length} items, no pagination) did not list it, twice.`,
+      summary: `${operationKey(resource.request.operation)} created id ${resource.id} as ${owner ?? "anonymous"}, but ${key} (as the same user, ${items.length} items, no pagination) did not list it, twice.`,
       impact: "Users do not see what they just created; the list is stale or filtered wrongly.",
       location: endpointLocation(family.list),
-      related: [endpointLocation(family.create!)],
+      related: [endpointLocation(resource.request.operation)],
       severity: severityFor("contract-drift", { dataChanged: true }),
       confidence: 0.75,
       discriminator: "list-omits-created",

@@ -3,7 +3,9 @@ import { rawOperation } from "../api/operation-index.ts";
 import { toTemplateForm } from "../http/target-url.ts";
 
 const ADMIN_SEGMENT =
-  /^(admin|admins|administration|administrator|internal|manage|management|staff|backoffice|back-office|superuser|sudo|ops|moderation)$/i;
+  /^(admin|admins|administration|administrator|internal|manage|management|staff|backoffice|back-office|superuser|superadmin|sudo|ops|moderation|platform)$/i;
+/** Stricter than path segments: ids name resources too (`listStaff`), so only unambiguous words count. */
+const ADMIN_WORD = /^(admin|admins|administration|administrator|superuser|superadmin|backoffice|platform)$/i;
 const ADMIN_TEXT =
   /\b(admin(istrator)?s?[- ]only|only (for )?admin(istrator)?s|requires? (an? )?(admin|administrator|staff|superuser)( role)?|admin(istrator)? role|restricted to (admin|staff))/i;
 const ADMIN_SCOPE = /admin|superuser|staff|manage|write:all|root/i;
@@ -21,6 +23,14 @@ export function isAdminMarked(map: SystemMap, operation: Operation): boolean {
   )
     return true;
   if (operation.tags?.some((tag) => ADMIN_SEGMENT.test(tag))) return true;
+  // `adminListUsers`, `manage_members`: an admin word among the operation id's words.
+  if (
+    operation.operation_id
+      ?.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+      .split(/[\s_.-]+/)
+      .some((word) => ADMIN_WORD.test(word))
+  )
+    return true;
   if (operation.summary && ADMIN_TEXT.test(operation.summary)) return true;
   const raw = rawOperation(map, operation);
   if (!raw) return false;

@@ -1,9 +1,10 @@
 import type { Operation } from "../../map/system-map.ts";
 import type { ResourceFamily } from "../api/operation-index.ts";
+import { lastStaticSegment, nounOf } from "../api/operation-index.ts";
 import { sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest } from "../api/request-builder.ts";
-import type { CreatedResource } from "../api/resource-factory.ts";
+import type { CreatedResource, ResourceFactory } from "../api/resource-factory.ts";
 import { idOf, listItems, uniqueSeed } from "../api/resource-factory.ts";
 import type { ReproAssertion, ReproStep } from "../evidence/failing-test.ts";
 import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
@@ -40,12 +41,22 @@ export interface Target {
   values: Record<string, string>;
   resource?: CreatedResource;
   markers: string[];
+  /** Found in the owner's own answers: nothing proves whether the owner's peers may see it. */
+  harvested?: boolean;
 }
 
 export function targetOf(resource: CreatedResource): Target {
   return { values: resource.pathValues, resource, markers: resource.markers };
 }
 
+const LIMIT_PARAMETER = /^(limit|per_?page|page_?size|pagesize|size|max|take|top)$/i;
+const PAGE_PARAMETER = /^(page|page_?number|offset|skip|start)$/i;
+const MAX_PAGES = 5;
+
+/**
+ * Whether `user`'s list shows the item: the largest page the list documents, and up to five pages when it
+ * documents a page or offset parameter (a fresh item may sort after the first page).
+ */
 export async function listedFor(
   run: ProbeRun,
   family: ResourceFamily,
@@ -54,13 +65,24 @@ export async function listedFor(
   id: string,
 ): Promise<boolean> {
   if (!family.list) return false;
-  const list = buildRequest(family.list, { seed: uniqueSeed(), pathValues: values });
-  const exchange = await sendPrepared(run, user, list);
-  return Boolean(
-    exchange &&
-      isSuccess(exchange) &&
-      listItems(exchange.response?.json).some((item) => idOf(item, family) === id),
-  );
+  const query = family.list.parameters.filter((parameter) => parameter.in === "query");
+  const limit = query.find((parameter) => LIMIT_PARAMETER.test(parameter.name));
+  const page = query.find((parameter) => PAGE_PARAMETER.test(parameter.name));
+  const maximum = (limit?.schema as { maximum?: unknown } | undefined)?.maximum;
+  const size = typeof maximum === "number" && maximum > 0 ? Math.min(maximum, 100) : 100;
+  const byOffset = page ? /offset|skip|start/i.test(page.name) : false;
+  const firstPage = (page?.schema as { minimum?: unknown } | undefined)?.minimum === 0 ? 0 : 1;
+  for (let index = 0; index < (page ? MAX_PAGES : 1); index += 1) {
+    const list = buildRequest(family.list, { seed: uniqueSeed(), pathValues: values });
+    if (limit) list.query[limit.name] = String(size);
+    if (page) list.query[page.name] = String(byOffset ? index * size : firstPage + index);
+    const exchange = await sendPrepared(run, user, list);
+    if (!exchange || !isSuccess(exchange)) return false;
+    const items = listItems(exchange.response?.json);
+    if (items.some((item) => idOf(item, family) === id)) return true;
+    if (items.length === 0 || (limit && items.length < size)) return false;
+  }
+  return false;
 }
 
 export function reproFor(
@@ -79,15 +101,51 @@ export function reproFor(
   };
 }
 
-/** A resource the outsider's own list shows is shared with them on purpose (a team's or tenant's). */
+/**
+ * Whether `user`'s own lists show the item, so it is shared with them on purpose (a team's or tenant's):
+ * the family's list, the nested list it was created in (`/projects/{id}/tasks` for `/tasks/{id}`), or a
+ * top-level list of the same name.
+ */
+export async function visibleTo(
+  run: ProbeRun,
+  factory: ResourceFactory,
+  family: ResourceFamily,
+  user: string,
+  target: Target,
+  id: string,
+): Promise<boolean> {
+  let listable = Boolean(family.list);
+  if (await listedFor(run, family, user, target.values, id)) return true;
+  const creator = factory.creatorOf(family);
+  if (target.resource && creator && creator !== family && creator.list) {
+    listable = true;
+    const nested = { ...family, list: creator.list };
+    if (await listedFor(run, nested, user, target.resource.request.pathValues, id)) return true;
+  }
+  const noun = nounOf(lastStaticSegment(family.collection) ?? "");
+  for (const other of factory.families) {
+    if (other === family || !other.list || other.parentParameters.length > 0) continue;
+    if (nounOf(lastStaticSegment(other.collection) ?? "") !== noun) continue;
+    listable = true;
+    if (await listedFor(run, { ...family, list: other.list }, user, {}, id)) return true;
+  }
+  // A child no list can show (a note on a card) is as shared as the parent it was made in; a list that
+  // exists and leaves the item out is evidence it is private.
+  const parent = target.resource?.parents.at(-1);
+  if (!listable && parent) return visibleTo(run, factory, parent.family, user, targetOf(parent), parent.id);
+  return false;
+}
+
+/** A resource the outsider's own lists show is shared with them on purpose (a team's or tenant's). */
 export function sharedWith(
   run: ProbeRun,
+  factory: ResourceFactory,
   family: ResourceFamily,
   principal: Principal,
   resource: CreatedResource,
 ): Promise<boolean> {
   if (!principal.user) return Promise.resolve(false);
-  return listedFor(run, family, principal.user.name, resource.pathValues, resource.id);
+  return visibleTo(run, factory, family, principal.user.name, targetOf(resource), resource.id);
 }
 
 export function firstPerRelation(principals: Principal[]): Principal[] {

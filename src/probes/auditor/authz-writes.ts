@@ -40,7 +40,7 @@ export async function checkUpdate(
   for (const principal of firstPerRelation(principals)) {
     const resource = await factory.create(family, owner.name);
     if (!resource) return leaks;
-    if (await sharedWith(run, family, principal, resource)) continue;
+    if (await sharedWith(run, factory, family, principal, resource)) continue;
     const marker = `qaas-authz-${uniqueSeed()}`;
     const change = buildRequest(update, { seed: uniqueSeed(), pathValues: resource.pathValues });
     change.body = { ...(change.body as Record<string, unknown>), [field]: marker };
@@ -89,7 +89,7 @@ export async function checkDelete(
   for (const principal of firstPerRelation(principals)) {
     const resource = await factory.create(family, owner.name);
     if (!resource) return leaks;
-    if (await sharedWith(run, family, principal, resource)) continue;
+    if (await sharedWith(run, factory, family, principal, resource)) continue;
     const prepared = buildRequest(remove, { seed: uniqueSeed(), pathValues: resource.pathValues });
     const attempt = await sendPrepared(run, principal.user?.name, prepared);
     if (!attempt || !isSuccess(attempt)) continue;

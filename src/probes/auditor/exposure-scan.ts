@@ -37,12 +37,17 @@ export interface ExposureOptions {
 export const DEBUG_SEGMENT =
   /^(debug|_debug|__debug__|env|environment|config|configuration|actuator|metrics|phpinfo(\.php)?|server-status|server-info|_profiler|heapdump|threaddump|trace|vars|expvar|diagnostics|\.env|\.git)$/i;
 
+/** Harvested items read besides the first, per operation: enough to meet another user, bounded. */
+const MORE_ITEMS = 2;
+
 interface Observed {
   operation: Operation;
   prepared: PreparedRequest;
   user: string | undefined;
   exchange: HttpExchange;
   purpose: "read" | "error";
+  /** A record of another user, addressed by an id the caller saw in its own answers. */
+  ofAnother?: boolean;
 }
 
 interface Candidate {
@@ -56,7 +61,8 @@ interface Candidate {
 
 /**
  * scan_exposure: reads every GET (as the least privileged user, and anonymously where the document says
- * public) and provokes an error on each operation (a malformed id or body), then looks in what comes back
+ * public; item reads also at ids of other users the caller saw in its own answers) and provokes an error
+ * on each operation (a malformed id or body), then looks in what comes back
  * for password hashes, secrets (known key shapes, and secret-named fields with high-entropy values),
  * other users' email addresses, environment values and stack traces.
  */
@@ -86,12 +92,18 @@ export async function scanExposure(
       const method = operation.method.toUpperCase();
       const located = await factory.pathValuesFor(operation, caller?.name).catch(() => undefined);
       if (method === "GET" && located) {
-        const prepared = buildRequest(operation, { seed: uniqueSeed(), pathValues: located.values });
-        const callers = operation.security === "public" ? [caller?.name, undefined] : [caller?.name];
-        for (const user of [...new Set(callers)]) {
-          const exchange = await sendPrepared(run, user, prepared);
-          stats.reads += 1;
-          if (exchange) observations.push({ operation, prepared, user, exchange, purpose: "read" });
+        const others = await otherItems(factory, operation, caller?.name, located);
+        for (const values of [located.values, ...others]) {
+          const prepared = buildRequest(operation, { seed: uniqueSeed(), pathValues: values });
+          const callers = operation.security === "public" ? [caller?.name, undefined] : [caller?.name];
+          // Another user's own record names its own email: only hashes and secrets count there.
+          const ofAnother = values !== located.values;
+          for (const user of [...new Set(callers)]) {
+            const exchange = await sendPrepared(run, user, prepared);
+            stats.reads += 1;
+            if (exchange)
+              observations.push({ operation, prepared, user, exchange, purpose: "read", ofAnother });
+          }
         }
       }
       const broken = provokeError(run, operation, located?.values);
@@ -109,6 +121,27 @@ export async function scanExposure(
     candidates: choose(run, found),
     stats: { ...stats, exposures: found.length, budget_exhausted: exhausted },
   };
+}
+
+/**
+ * Items of other users the caller can address: ids it saw in its own answers (a colleague's id in an
+ * `assignee_id`), read as well as the first one. Only for items addressed by their id alone.
+ */
+async function otherItems(
+  factory: ResourceFactory,
+  operation: Operation,
+  caller: string | undefined,
+  located: { values: Record<string, string>; owned: boolean },
+): Promise<Array<Record<string, string>>> {
+  const family = factory.familyOf(operation);
+  const idParameter = family?.idParameter;
+  if (!family || !idParameter || located.owned) return [];
+  if (pathParameterNames(operation.path).some((name) => name !== idParameter)) return [];
+  const ids = await factory.harvestedIds(family, caller, { every: true });
+  return ids
+    .filter((id) => id !== located.values[idParameter])
+    .slice(0, MORE_ITEMS)
+    .map((id) => ({ [idParameter]: id }));
 }
 
 /** A request the server must refuse: a malformed id in the path, or a malformed JSON body. */
@@ -203,7 +236,12 @@ function inspect(
       confidence: 0.7,
       note: trace.what,
     });
-  if (!callerIsAdmin && !isAdminMarked(run.map, observed.operation) && json !== undefined) {
+  if (
+    !callerIsAdmin &&
+    !observed.ofAnother &&
+    !isAdminMarked(run.map, observed.operation) &&
+    json !== undefined
+  ) {
     const emails = emailsIn(json);
     const callerEmail = [...knownEmails.entries()].find(([, name]) => name === observed.user)?.[0];
     const others = emails.filter((email) => email.value !== callerEmail);

@@ -16,6 +16,19 @@ export interface ReproStep {
   headers?: Record<string, string>;
   /** Capture the id of what this step created, for `{{name.id}}` later. */
   captureId?: { parameter?: string };
+  /** Send a token forged from `from`'s fresh session token instead of signing in as `as`. */
+  forge?: TokenForgery;
+}
+
+/**
+ * How a step alters a signed-in user's JWT: `alg-none` re-labels the header and drops the signature;
+ * `claims` sets payload claims and keeps the original signature.
+ */
+export interface TokenForgery {
+  from: string;
+  kind: "alg-none" | "claims";
+  alg?: string;
+  claims?: Record<string, unknown>;
 }
 
 export type ReproAssertion =
@@ -67,7 +80,9 @@ export function renderFailingTest(
   baseUrl: string,
 ): string {
   const used = new Set(
-    script.steps.map((step) => step.as).filter((name): name is string => name !== undefined),
+    script.steps
+      .flatMap((step) => [step.as, step.forge?.from])
+      .filter((name): name is string => name !== undefined),
   );
   const login = profile?.auth?.login;
   const loginConfig = login
@@ -216,8 +231,9 @@ async function call(steps, step) {
   const headers = { accept: "application/json, text/html;q=0.9, */*;q=0.8", ...(step.headers ?? {}) };
   let url = new URL(fill(steps, step.path), BASE_URL).toString();
   if (step.body !== undefined) headers["content-type"] = step.contentType ?? "application/json";
-  if (step.as) {
-    const { token, cookies } = await credential(step.as);
+  if (step.as || step.forge) {
+    let { token, cookies } = await credential(step.forge ? step.forge.from : step.as);
+    if (step.forge) [token, cookies] = [forge(token, step.forge), {}];
     const [kind, name = "Authorization"] = LOGIN.applyAs.split(/:(.*)/s);
     if (kind === "cookie") headers.cookie = Object.entries({ ...cookies, [name]: token }).map(([k, v]) => k + "=" + v).join("; ");
     else if (kind === "query") url += (url.includes("?") ? "&" : "?") + encodeURIComponent(name) + "=" + encodeURIComponent(token);
@@ -237,6 +253,14 @@ async function call(steps, step) {
   const result = { status: response.status, headers: response.headers, text, json, ms };
   if (step.captureId) result.id = idOf(json, step.captureId.parameter) ?? (response.headers.get("location") ?? "").split("/").filter(Boolean).pop();
   return result;
+}
+
+function forge(token, how) {
+  const [head, body, signature] = token.split(".");
+  const decode = (part) => JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+  const encode = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  if (how.kind === "alg-none") return encode({ ...decode(head), alg: how.alg ?? "none" }) + "." + body + ".";
+  return head + "." + encode({ ...decode(body), ...(how.claims ?? {}) }) + "." + signature;
 }
 
 function idOf(json, parameter) {

@@ -2,8 +2,9 @@ import type { RunContext } from "../../tools/context.ts";
 
 // A handler that takes seconds (a heavy report, a slow query) can stall a single-threaded target for every
 // request in flight, so "slow" must be told apart from "stuck behind something slow". Slow answers that
-// arrive together form one stall; the request that started first caused it (the others were queued behind
-// it), and only its operation counts as slow. A slow answer that arrives alone is slow on its own.
+// arrive together form one stall; the request that answered first caused it (the others were queued behind
+// it and answer only once it is done, even one sent a moment before it), and only its operation counts as
+// slow. A slow answer that arrives alone is slow on its own.
 //   - The first request to an operation goes alone for that operation (others to it wait for its answer).
 //   - While a stall is being judged (a fraction of a second), new requests wait.
 //   - An operation found slow gets no further request for the rest of the run, from any probe.
@@ -22,7 +23,7 @@ interface Entry {
 
 export class SlowOperations {
   private readonly entries = new Map<string, Entry>();
-  private cohort: Array<{ key: string; startedAt: number }> = [];
+  private cohort: Array<{ key: string; startedAt: number; endedAt: number }> = [];
   private judging: Promise<void> | undefined;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
@@ -50,7 +51,8 @@ export class SlowOperations {
     const entry = this.entries.get(key);
     if (!entry) return;
     if (durationMs >= SLOW_MS) {
-      this.cohort.push({ key, startedAt: this.now() - durationMs });
+      const endedAt = this.now();
+      this.cohort.push({ key, startedAt: endedAt - durationMs, endedAt });
       this.judging ??= new Promise<void>((resolve) =>
         setTimeout(() => resolve(this.judge()), STALL_WINDOW_MS),
       );
@@ -62,7 +64,7 @@ export class SlowOperations {
   }
 
   private judge(): void {
-    const culprit = [...this.cohort].sort((a, b) => a.startedAt - b.startedAt)[0];
+    const culprit = [...this.cohort].sort((a, b) => a.endedAt - b.endedAt || a.startedAt - b.startedAt)[0];
     const entry = culprit ? this.entries.get(culprit.key) : undefined;
     if (entry) entry.slow = true;
     this.cohort = [];

@@ -106,6 +106,14 @@ export class SessionPool {
     return this.apply(await this.signIn(user, client), spec);
   }
 
+  /**
+   * The request carrying `token` where the recipe puts a session token, and nothing else of any session:
+   * how a probe replays a forged or altered token.
+   */
+  withToken(token: string, spec: HttpRequestSpec): HttpRequestSpec {
+    return this.apply({ token, cookies: {}, obtainedAt: 0, expiresAt: undefined }, spec);
+  }
+
   summaries(): SessionSummary[] {
     return [...this.sessions.values()].map((session) => ({
       user: session.user.name,

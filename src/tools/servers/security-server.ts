@@ -43,7 +43,7 @@ export const scanExposureTool = defineTool({
   name: "scan_exposure",
   server: "security",
   description:
-    "Sensitive data in answers and error bodies: password hashes (bcrypt/argon2/scrypt/sha-crypt/pbkdf2, password-named fields), secrets (known key shapes; secret-named fields with high Shannon entropy, when they belong to others or reach anonymous callers), other users' email addresses, environment values and stack traces. Values are masked in every artifact.",
+    "Sensitive data in answers and error bodies (item reads use ids the caller already sees — its own from sign-in and 'me' answers, others' from `<name>_id` references and lists — so other users' records are read too): password hashes (bcrypt/argon2/scrypt/sha-crypt/pbkdf2, password-named fields), secrets (known key shapes; secret-named fields with high Shannon entropy, when they belong to others or reach anonymous callers), other users' email addresses, environment values and stack traces. Values are masked in every artifact.",
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import type { Operation } from "../../src/map/system-map.ts";
+import { isSafeWrite } from "../../src/probes/api/operation-index.ts";
+
+const operation = (method: string, path: string): Operation => ({
+  method,
+  path,
+  security: "required",
+  parameters: [],
+  responses: {},
+  seen_in: ["openapi"],
+  documented: true,
+});
+
+describe("writes a probe may send", () => {
+  it("never overwrites state shared by every user, only records it can address (and create)", () => {
+    expect(isSafeWrite(operation("PUT", "/api/admin/settings"))).toBe(false);
+    expect(isSafeWrite(operation("PATCH", "/api/account"))).toBe(false);
+    expect(isSafeWrite(operation("DELETE", "/api/items"))).toBe(false);
+    expect(isSafeWrite(operation("PUT", "/api/items/{id}"))).toBe(true);
+    expect(isSafeWrite(operation("POST", "/api/items"))).toBe(true);
+    expect(isSafeWrite(operation("GET", "/api/admin/settings"))).toBe(true);
+  });
+});
