@@ -131,7 +131,7 @@ describe("configuration errors", () => {
     const dir = copyShippedConfig();
     editConfigFile(dir, "agents/dba.yaml", "max_turns: 30", "max_turns: -1");
     editConfigFile(dir, "agents/load.yaml", "layer: discover", "layer: discovery");
-    editConfigFile(dir, "system.yaml", "concurrency: 3", "concurrency: 0");
+    editConfigFile(dir, "system.yaml", "concurrency: 5", "concurrency: 0");
     const paths = loadError(dir).problems.map((problem) => `${path.basename(problem.file)} ${problem.path}`);
     expect(paths).toEqual(
       expect.arrayContaining(["dba.yaml max_turns", "load.yaml layer", "system.yaml concurrency"]),
