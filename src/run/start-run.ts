@@ -169,8 +169,10 @@ async function drive(
     finalState = await execute(state, firstEvent, {
       record: (kind, data) => {
         if (kind === "agent_skipped") progress.line(`${String(data.agent)} skipped: ${String(data.reason)}`);
-        if (kind === "agent_dead_lettered") progress.line(`${String(data.agent)} gave up: ${String(data.error)}`);
-        if (kind === "budget_exceeded") progress.line(`budget reached (${String(data.scope)}): stopping dispatch`);
+        if (kind === "agent_dead_lettered")
+          progress.line(`${String(data.agent)} gave up: ${String(data.error)}`);
+        if (kind === "budget_exceeded")
+          progress.line(`budget reached (${String(data.scope)}): stopping dispatch`);
         if (kind === "escalation") progress.line(`escalated to a person: ${String(data.reason)}`);
         return store.append(kind, data);
       },

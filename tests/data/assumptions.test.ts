@@ -82,6 +82,50 @@ describe("inferAssumptions", () => {
     ).toEqual(["unique:cart_items.cart_id,product_id (enforced)"]);
   });
 
+  it("a lookup by a scope column and a natural key named like a keyword is a composite uniqueness assumption", () => {
+    const tables = [
+      table("projects", ["id", "tenant_id", "key"], {
+        indexes: [{ name: "p_tenant", columns: ["tenant_id"], unique: false }],
+      }),
+    ];
+    const found = inferAssumptions(
+      tables,
+      scanOf([sql("SELECT * FROM projects WHERE tenant_id = ? AND key = ?", "single")]),
+    ).map((assumption) => `${assumption.id}${assumption.enforced ? " (enforced)" : ""}`);
+    expect(found).toEqual(["unique:projects.key,tenant_id"]);
+    // With a unique index over both, it is enforced.
+    const indexed = [
+      table("projects", ["id", "tenant_id", "key"], {
+        indexes: [{ name: "p_key", columns: ["tenant_id", "key"], unique: true }],
+      }),
+    ];
+    expect(
+      inferAssumptions(
+        indexed,
+        scanOf([sql("SELECT * FROM projects WHERE tenant_id = ? AND key = ?", "single")]),
+      )[0]?.enforced,
+    ).toBe(true);
+  });
+
+  it("a next number computed over a parent's rows is no lookup, and children deleted by their parent are noted", () => {
+    const tables = [table("tasks", ["id", "state"]), table("steps", ["id", "task_id", "position"])];
+    const found = inferAssumptions(
+      tables,
+      scanOf([
+        sql("SELECT COALESCE(MAX(position), 0) + 1 AS next FROM steps WHERE task_id = ?", "single", "add@1"),
+        sql("INSERT INTO steps (task_id, position) VALUES (?, ?)", "write", "add@1"),
+        sql("SELECT s.id FROM steps s JOIN tasks t ON t.id = s.task_id WHERE s.id = ?", "single"),
+        sql("DELETE FROM steps WHERE task_id = ?", "write"),
+      ]),
+    );
+    const relevant = found.filter((assumption) => assumption.kind !== "not-null");
+    expect(relevant.map((assumption) => assumption.id)).toEqual([
+      "foreign-key:steps.task_id",
+      "unique:steps.id",
+    ]);
+    expect(relevant[0]!.cascadedInCode).toBe(true);
+  });
+
   it("is not fooled by lookups that pick one row of many on purpose", () => {
     expect(
       ids(scanOf([sql("SELECT * FROM events WHERE user_id = ? ORDER BY id DESC LIMIT 1", "single")])),

@@ -1,10 +1,15 @@
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import dbaPlaybook from "../../src/agents/playbooks/dba.ts";
+import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { dbTools } from "../../src/tools/servers/db-server.ts";
 import { boardsMap } from "../load/fixtures/boards-map.ts";
 import { fixtureTarget, type RunningApp, startApp } from "../load/fixtures/fixture-target.ts";
-import { findingKeys, playbookTools } from "../load/fixtures/playbook-tools.ts";
-import { fakeRunContext, runPlaybookDirectly } from "../support/fake-run-context.ts";
+import { artifactFiles, findingKeys, playbookTools } from "../load/fixtures/playbook-tools.ts";
+import { callTool, fakeRunContext, runPlaybookDirectly } from "../support/fake-run-context.ts";
+
+// DBA against an application whose records are created under a parent and addressed by their own id
+// (tests/load/fixtures/boards-app.ts lists what is planted and what only looks alike).
 
 let app: RunningApp;
 beforeAll(async () => {
@@ -14,13 +19,119 @@ afterAll(async () => {
   await app?.stop();
 });
 
+const tool = (name: string) => dbTools.find((candidate) => candidate.name === name)!;
+const context = () => fakeRunContext({ target: fixtureTarget(app), systemMap: boardsMap(app) });
+
+interface Answer {
+  candidates: EnvelopeDraft[];
+  stats: { outcomes: Array<{ id?: string; target?: string; result: string; detail?: string }> };
+}
+
+async function call(name: string, input: Record<string, unknown> = {}): Promise<Answer> {
+  const result = await callTool(tool(name), input, context());
+  if (!result.ok) throw new Error(`${name}: ${result.error}`);
+  return result.data as Answer;
+}
+
+const at = (answer: Answer, value: string) =>
+  answer.candidates.find((draft) => draft.location.value === value);
+
 describe("DBA on nested resources", () => {
-  it("debug", async () => {
-    const context = fakeRunContext({ target: fixtureTarget(app), systemMap: boardsMap(app) });
+  it("reads a lookup by (scope, natural key) as a uniqueness assumption, and tells it from an indexed one", async () => {
+    const result = await callTool(tool("infer_data_assumptions"), {}, context());
+    const assumptions = (result as { data: { assumptions: Array<{ id: string; enforced: boolean }> } }).data
+      .assumptions;
+    const state = (id: string) => assumptions.find((assumption) => assumption.id === id)?.enforced;
+    expect(state("unique:boards.slug,team_id")).toBe(false);
+    expect(state("unique:labels.board_id,name")).toBe(true);
+    // Declared by the request schemas: unenforced where no CHECK exists, enforced where one does.
+    expect(state("allowed-values:cards.size")).toBe(false);
+    expect(state("non-negative:cards.points")).toBe(false);
+    expect(state("allowed-values:cards.color")).toBe(true);
+    expect(state("non-negative:cards.weight")).toBe(true);
+    // A number computed over rows (`SELECT COALESCE(MAX(position), 0) + 1 … WHERE card_id = ?`) is no lookup.
+    expect(state("unique:checks.card_id")).toBeUndefined();
+  });
+
+  it("confirms the composite key with two creations in one scope, at the natural key's column", async () => {
+    const answer = await call("confirm_constraint", { assumptions: ["unique:boards.slug,team_id"] });
+    const draft = at(answer, "boards.slug");
+    expect(draft).toBeDefined();
+    expect(draft!.location.related).toEqual([{ kind: "table", value: "boards.team_id" }]);
+    expect(draft!.confidence).toBeGreaterThanOrEqual(0.9);
+    expect(draft!.summary).toMatch(/one slug and the same team_id/);
+  });
+
+  it("confirms a missing foreign key by deleting a parent of its own, and leaves alone children the code deletes", async () => {
+    const answer = await call("confirm_constraint", {
+      assumptions: ["foreign-key:notes.card_id", "foreign-key:checks.card_id"],
+    });
+    expect(answer.candidates.map((draft) => draft.location.value)).toEqual(["notes.card_id"]);
+    const draft = at(answer, "notes.card_id")!;
+    expect(draft.confidence).toBeGreaterThanOrEqual(0.9);
+    expect(draft.summary).toMatch(/after DELETE \/api\/cards\/\{id\} deleted a cards row/);
+    const checks = answer.stats.outcomes.find((outcome) => outcome.id === "foreign-key:checks.card_id");
+    expect(checks).toMatchObject({ result: "rejected-by-application" });
+    expect(checks!.detail).toMatch(/also removed its checks/);
+    // The orphan the trial left is its own note, nothing else: every card it made is gone.
+    const live = new Database(app.dbFile, { readonly: true });
+    const orphans = live
+      .prepare("SELECT COUNT(*) AS n FROM notes WHERE card_id NOT IN (SELECT id FROM cards)")
+      .get() as { n: number };
+    live.close();
+    expect(orphans.n).toBe(1);
+  });
+
+  it("on a scratch copy alone, a reference whose children the code deletes itself is held, the other filed", async () => {
+    const answer = await call("confirm_constraint", {
+      assumptions: ["foreign-key:notes.card_id", "foreign-key:checks.card_id"],
+      via: "scratch",
+    });
+    expect(answer.candidates.map((draft) => [draft.location.value, draft.confidence]).sort()).toEqual([
+      ["checks.card_id", 0.5],
+      ["notes.card_id", 0.75],
+    ]);
+  });
+
+  it("confirms declared domains the application stores anyway, not those a CHECK or the application keeps", async () => {
+    const answer = await call("confirm_constraint", {
+      assumptions: ["allowed-values:cards.size", "non-negative:cards.points", "non-negative:boards.budget"],
+    });
+    expect(answer.candidates.map((draft) => draft.location.value).sort()).toEqual([
+      "cards.points",
+      "cards.size",
+    ]);
+    expect(at(answer, "cards.size")!.summary).toMatch(/accepted and stored size = 'qaas_invalid_/);
+    expect(at(answer, "cards.points")!.summary).toMatch(/accepted and stored points = -1/);
+    expect(
+      answer.stats.outcomes.find((outcome) => outcome.id === "non-negative:boards.budget"),
+    ).toMatchObject({
+      result: "rejected-by-application",
+    });
+  });
+
+  it("races a per-parent number computed in code, and not one read and written without a pause", async () => {
+    const answer = await call("probe_race");
+    const draft = at(answer, "POST /api/boards/{id}/cards");
+    expect(draft).toMatchObject({ domain: "data", defect_class: "data-integrity", confidence: 0.9 });
+    expect(draft!.location.related).toEqual([{ kind: "table", value: "cards.serial" }]);
+    expect(draft!.summary).toMatch(/handed out \d+ number\(s\) more than once/);
+    const checks = answer.stats.outcomes.find((outcome) => outcome.target?.startsWith("sequence:checks"));
+    expect(checks?.result).toMatch(/position stayed unique under 10 concurrent creations/);
+  }, 20_000);
+
+  it("the playbook emits exactly the planted defects, with their evidence on disk", async () => {
+    const run = context();
     const { tools, emitted } = playbookTools();
-    const calls = await runPlaybookDirectly(dbaPlaybook, [...dbTools, ...tools], context);
-    console.log(JSON.stringify(calls.map((c) => [c.tool, JSON.stringify(c).slice(0, 3000)]), null, 1));
-    console.log(findingKeys(emitted));
-    expect(emitted.length).toBeGreaterThanOrEqual(0);
-  }, 60_000);
+    await runPlaybookDirectly(dbaPlaybook, [...dbTools, ...tools], run);
+    expect(findingKeys(emitted)).toEqual([
+      "data-integrity POST /api/boards/{id}/cards",
+      "missing-constraint boards.slug",
+      "missing-constraint cards.points",
+      "missing-constraint cards.size",
+      "missing-constraint notes.card_id",
+    ]);
+    expect(artifactFiles(emitted, run.artifactsDir)).toEqual([]);
+    for (const draft of emitted) expect(draft.confidence).toBeGreaterThanOrEqual(0.8);
+  }, 30_000);
 });

@@ -102,4 +102,30 @@ describe("analyzeStatement", () => {
       { column: { column: "name" }, operator: "like" },
     ]);
   });
+
+  it("reads columns named like soft keywords (`key`, `index`, `count`) where a column is expected", () => {
+    const shape = analyzeStatement("SELECT * FROM projects p WHERE p.tenant_id = ? AND p.key = ?");
+    expect(shape.equalities).toEqual([
+      { column: { qualifier: "p", column: "tenant_id" } },
+      { column: { qualifier: "p", column: "key" } },
+    ]);
+    expect(
+      analyzeStatement("UPDATE slots SET index = ?, count = count - ? WHERE id = ?").assignments,
+    ).toEqual([
+      { column: "index", kind: "value" },
+      { column: "count", kind: "decrement", guarded: false },
+    ]);
+    // The same words as functions stay functions.
+    expect(analyzeStatement("SELECT COUNT(*) FROM t WHERE a = ? HAVING COUNT(*) > 1").filters).toEqual([
+      { column: { column: "a" }, operator: "=" },
+    ]);
+  });
+
+  it("an aggregate wrapped in a scalar function is still one value over many rows", () => {
+    expect(
+      analyzeStatement("SELECT COALESCE(MAX(position), 0) + 1 AS next FROM checks WHERE card_id = ?")
+        .aggregateOnly,
+    ).toBe(true);
+    expect(analyzeStatement("SELECT COALESCE(title, '') FROM checks WHERE id = ?").aggregateOnly).toBe(false);
+  });
 });

@@ -92,6 +92,37 @@ describe("ws_probe_authorization", () => {
     expect(answer.stats.channels[0]).toMatchObject({ events_caused: ["create /api/notes"], received_by: [] });
   });
 
+  it("reports a channel that scopes one kind of event but sends events about records nested under it to every tenant", async () => {
+    // Comments are created under a note and read by their own id, which answers `200 null` to outsiders:
+    // only the list under the note (404 for bob) tells that bob may not read what he was sent.
+    const context = socketContext(app, { teammate: true });
+    const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/threads" }, context);
+    expect(summary(answer)).toEqual({ filed: ["ws-authorization /ws/threads"], held: [] });
+    const [draft] = answer.candidates;
+    expect(draft).toMatchObject({ severity: "high", confidence: 0.9 });
+    expect(draft!.summary).toMatch(/created a \/api\/notes\/\{id\}\/comments record/);
+    expect(draft!.summary).toMatch(/GET \/api\/notes\/\{id\}\/comments answers 404 to bob/);
+    // The teammate receiving it is correct and is not part of the finding.
+    expect(draft!.summary).not.toMatch(/carol/);
+    expect(answer.stats.channels[0]!.events_caused).toEqual([
+      "create /api/notes",
+      "create /api/notes/{id}/comments",
+    ]);
+  });
+
+  it("finds nothing where nested events are tenant-scoped too, though a teammate receives them", async () => {
+    const context = socketContext(app, { teammate: true });
+    const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/discussions" }, context);
+    expect(answer.candidates).toEqual([]);
+    expect(answer.stats.channels[0]).toMatchObject({
+      events_caused: ["create /api/notes", "create /api/notes/{id}/comments"],
+      received_by: [],
+    });
+    expect(answer.stats.notes.join("\n")).toMatch(
+      /same-role \(carol\) receives \/api\/notes\/\{id\}\/comments events and GET \/api\/comments\/\{id\} shows it to carol: allowed/,
+    );
+  });
+
   it("finds nothing where no write makes the channel speak (a broadcast nobody receives proves nothing)", async () => {
     const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/presence" });
     expect(answer.candidates).toEqual([]);

@@ -19,6 +19,14 @@ import type { LoadedTarget } from "../../src/tools/context.ts";
 //   /ws/forgetful  promises resume with since but replays nothing                  (ws-reconnect)
 //   /ws/firehose   256 KiB per event, never checks a slow client                   (ws-backpressure)
 //   /ws/guarded    256 KiB per event, closes clients with over 1 MiB queued        correct
+//   /ws/threads    notes tenant-scoped, but comments on notes to every socket     (ws-authorization)
+//   /ws/discussions notes and comments both tenant-scoped (a teammate gets both)  correct
+//   /ws/racy       numbers events from a counter read before an await and written after it: changes
+//                  handled at the same time share a number; one early glitch repeats a number once (ws-ordering)
+//   /ws/glitch     numbered in order, except that its third event reuses the second one's number  (ws-ordering)
+//   /ws/echo       numbered in order, but its third event is delivered twice (same frame)          correct
+// Comments are created under a note (`POST /api/notes/{id}/comments`) and read by their own id
+// (`GET /api/comments/{id}`), which answers `200 null` to a user who may not see them.
 
 interface User {
   id: number;
@@ -35,6 +43,13 @@ interface Note {
   tenant: string;
 }
 
+interface Comment {
+  id: number;
+  note_id: number;
+  text: string;
+  tenant: string;
+}
+
 interface Client {
   socket: WebSocket;
   channel: string;
@@ -45,9 +60,11 @@ interface Outbound {
   type: string;
   tenant: string | undefined;
   data: Record<string, unknown>;
+  /** The number /ws/racy gives the event (computed while the request was handled). */
+  racySeq?: number;
 }
 
-export const PASSWORDS = { alice: "alice-pass-1", bob: "bob-pass-2" };
+export const PASSWORDS = { alice: "alice-pass-1", bob: "bob-pass-2", carol: "carol-pass-3" };
 export const CHANNELS = [
   "/ws/open",
   "/ws/leaky",
@@ -61,6 +78,11 @@ export const CHANNELS = [
   "/ws/forgetful",
   "/ws/firehose",
   "/ws/guarded",
+  "/ws/threads",
+  "/ws/discussions",
+  "/ws/racy",
+  "/ws/glitch",
+  "/ws/echo",
 ];
 const SNAPSHOT = "x".repeat(256 * 1024);
 
@@ -77,15 +99,30 @@ export async function startFixtureApp(): Promise<FixtureApp> {
   const users: User[] = [
     { id: 1, name: "Alice Anders", email: "alice@tenant-a.test", tenant: "a", password: PASSWORDS.alice },
     { id: 2, name: "Bob Brennan", email: "bob@tenant-b.test", tenant: "b", password: PASSWORDS.bob },
+    { id: 3, name: "Carol Cruz", email: "carol@tenant-a.test", tenant: "a", password: PASSWORDS.carol },
   ];
   const tokens = new Map<string, User>();
   const notes = new Map<number, Note>();
+  const comments = new Map<number, Comment>();
   const announcements = new Map<number, { id: number; text: string }>();
   const clients = new Set<Client>();
+  const perSocket = new WeakMap<Client, number>();
   const sequences = new Map<string, number>();
   const history = new Map<string, Array<Record<string, unknown>>>();
   const requests: string[] = [];
   let nextId = 1;
+  let racyCounter = 0;
+  let racyEvents = 0;
+  /** /ws/racy's number for a change: read, a pause (as if writing elsewhere), then written back. */
+  const racyNumber = async (): Promise<number | undefined> => {
+    if (![...clients].some((client) => client.channel === "/ws/racy")) return undefined;
+    const seq = racyCounter + 1;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    racyCounter = seq;
+    racyEvents += 1;
+    // One glitch early on: the third change repeats the second one's number.
+    return racyEvents === 3 ? seq - 1 : seq;
+  };
 
   const userOf = (token: string | null | undefined): User | undefined =>
     token ? tokens.get(token) : undefined;
@@ -100,6 +137,7 @@ export async function startFixtureApp(): Promise<FixtureApp> {
 
   function publish(event: Outbound): void {
     const isNote = event.type.startsWith("note.");
+    const isComment = event.type.startsWith("comment.");
     const numbered = new Map<string, number>();
     const seqFor = (channel: string): number => {
       const key = `${channel}:${event.tenant}`;
@@ -113,7 +151,14 @@ export async function startFixtureApp(): Promise<FixtureApp> {
       }
       return numbered.get(key)!;
     };
-    for (const channel of ["/ws/ordered", "/ws/shuffled", "/ws/resumable", "/ws/forgetful"])
+    for (const channel of [
+      "/ws/ordered",
+      "/ws/shuffled",
+      "/ws/resumable",
+      "/ws/forgetful",
+      "/ws/glitch",
+      "/ws/echo",
+    ])
       if (isNote) seqFor(channel);
     for (const client of clients) {
       const sameTenant = client.user?.tenant === event.tenant;
@@ -123,7 +168,34 @@ export async function startFixtureApp(): Promise<FixtureApp> {
           if (isNote) sendTo(client, { type: event.type, data: event.data });
           break;
         case "/ws/public":
-          if (!isNote) sendTo(client, { type: event.type, data: event.data });
+          if (!isNote && !isComment) sendTo(client, { type: event.type, data: event.data });
+          break;
+        case "/ws/threads":
+          // Planted: comments skip the tenant check the notes get.
+          if ((isNote && sameTenant) || isComment) sendTo(client, { type: event.type, data: event.data });
+          break;
+        case "/ws/discussions":
+          if ((isNote || isComment) && sameTenant) sendTo(client, { type: event.type, data: event.data });
+          break;
+        case "/ws/glitch":
+        case "/ws/echo":
+          if (isNote && sameTenant) {
+            // Counted per socket, so the one-off happens on every subscriber's third event.
+            const sent = (perSocket.get(client) ?? 0) + 1;
+            perSocket.set(client, sent);
+            const seq = seqFor(client.channel);
+            const message = {
+              type: event.type,
+              seq: client.channel === "/ws/glitch" && sent === 3 ? seq - 1 : seq,
+              data: event.data,
+            };
+            sendTo(client, message);
+            if (client.channel === "/ws/echo" && sent === 3) sendTo(client, message);
+          }
+          break;
+        case "/ws/racy":
+          if (isNote && sameTenant && event.racySeq !== undefined)
+            sendTo(client, { type: event.type, seq: event.racySeq, data: event.data });
           break;
         case "/ws/secure":
         case "/ws/closing":
@@ -186,6 +258,8 @@ export async function startFixtureApp(): Promise<FixtureApp> {
     };
     const user = userOf(request.headers.authorization?.replace(/^Bearer /, ""));
     const noteId = /^\/api\/notes\/(\d+)$/.exec(url.pathname)?.[1];
+    const threadId = /^\/api\/notes\/(\d+)\/comments$/.exec(url.pathname)?.[1];
+    const commentId = /^\/api\/comments\/(\d+)$/.exec(url.pathname)?.[1];
     const announcementId = /^\/api\/announcements\/(\d+)$/.exec(url.pathname)?.[1];
     if (url.pathname === "/health") return reply(200, { ok: true });
     if (url.pathname === "/api/login" && request.method === "POST") {
@@ -217,11 +291,38 @@ export async function startFixtureApp(): Promise<FixtureApp> {
         tenant: user.tenant,
       };
       notes.set(note.id, note);
-      publish({ type: "note.created", tenant: user.tenant, data: { ...note } });
+      const racySeq = await racyNumber();
+      publish({
+        type: "note.created",
+        tenant: user.tenant,
+        data: { ...note },
+        ...(racySeq ? { racySeq } : {}),
+      });
       return reply(201, note);
     }
     if (url.pathname === "/api/notes" && request.method === "GET") {
       return reply(200, { items: [...notes.values()].filter((note) => note.tenant === user.tenant) });
+    }
+    if (threadId) {
+      const note = notes.get(Number(threadId));
+      if (!note || note.tenant !== user.tenant) return reply(404, { error: "not found" });
+      if (request.method === "GET")
+        return reply(200, { items: [...comments.values()].filter((comment) => comment.note_id === note.id) });
+      if (request.method === "POST") {
+        const comment: Comment = {
+          id: nextId++,
+          note_id: note.id,
+          text: String(body.text ?? ""),
+          tenant: note.tenant,
+        };
+        comments.set(comment.id, comment);
+        publish({ type: "comment.created", tenant: note.tenant, data: { ...comment } });
+        return reply(201, comment);
+      }
+    }
+    if (commentId && request.method === "GET") {
+      const comment = comments.get(Number(commentId));
+      return reply(200, comment && comment.tenant === user.tenant ? comment : null);
     }
     if (noteId) {
       const note = notes.get(Number(noteId));
@@ -230,7 +331,13 @@ export async function startFixtureApp(): Promise<FixtureApp> {
       if (request.method === "PATCH") {
         if (typeof body.title === "string") note.title = body.title;
         if (typeof body.body === "string") note.body = body.body;
-        publish({ type: "note.updated", tenant: user.tenant, data: { ...note } });
+        const racySeq = await racyNumber();
+        publish({
+          type: "note.updated",
+          tenant: user.tenant,
+          data: { ...note },
+          ...(racySeq ? { racySeq } : {}),
+        });
         return reply(200, note);
       }
     }
@@ -337,6 +444,19 @@ export function fixtureMap(baseUrl: string): SystemMap {
         },
       }),
       operation("GET", "/api/announcements/{id}", { security: "public" }),
+      operation("GET", "/api/notes/{id}/comments"),
+      operation("POST", "/api/notes/{id}/comments", {
+        request_body: {
+          content_type: "application/json",
+          required: true,
+          schema: {
+            type: "object",
+            required: ["text"],
+            properties: { text: { type: "string", example: "Looks right to me." } },
+          },
+        },
+      }),
+      operation("GET", "/api/comments/{id}"),
     ],
     routes: [],
     pages: [],
@@ -349,10 +469,28 @@ export function fixtureMap(baseUrl: string): SystemMap {
 
 export function fixtureTarget(
   baseUrl: string,
-  options: { paths?: string[]; mode?: "external" | "managed"; allowWrites?: boolean } = {},
+  options: {
+    paths?: string[];
+    mode?: "external" | "managed";
+    allowWrites?: boolean;
+    teammate?: boolean;
+  } = {},
 ): LoadedTarget {
   process.env.QAAS_RT_ALICE_PASSWORD = PASSWORDS.alice;
   process.env.QAAS_RT_BOB_PASSWORD = PASSWORDS.bob;
+  process.env.QAAS_RT_CAROL_PASSWORD = PASSWORDS.carol;
+  // Carol shares Alice's tenant: receiving Alice's records is correct for her.
+  const teammate = options.teammate
+    ? [
+        {
+          name: "carol",
+          role: "member",
+          tenant: "a",
+          username: "carol@tenant-a.test",
+          password: "secret_ref:QAAS_RT_CAROL_PASSWORD",
+        },
+      ]
+    : [];
   const profile = TargetProfileSchema.parse({
     name: "realtime-fixture",
     source: {},
@@ -385,6 +523,7 @@ export function fixtureTarget(
         username: "bob@tenant-b.test",
         password: "secret_ref:QAAS_RT_BOB_PASSWORD",
       },
+      ...teammate,
     ],
   });
   return { profile, file: "/dev/null/realtime.yaml", root: undefined, goldenLedger: undefined };

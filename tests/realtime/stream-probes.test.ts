@@ -22,6 +22,30 @@ describe("ws_probe_ordering", () => {
     });
   });
 
+  it("confirms a number repeated once in a sequential burst with a concurrent burst, where changes race", async () => {
+    const answer = await probe(app, "ws_probe_ordering", { channel: "/ws/racy", events: 8 });
+    expect(summary(answer)).toEqual({ filed: ["ws-ordering /ws/racy"], held: [] });
+    const bursts = answer.stats.channels[0]!.bursts as Array<{ kind: string; problems: string[] }>;
+    expect(bursts.map((burst) => [burst.kind, burst.problems.length > 0])).toEqual([
+      ["sequential", true],
+      ["sequential", false],
+      ["concurrent", true],
+    ]);
+    expect(answer.candidates[0]!.summary).toMatch(/seq \d+ came on more than one frame/);
+  });
+
+  it("files a number shared by two different events even when no later burst repeats it", async () => {
+    const answer = await probe(app, "ws_probe_ordering", { channel: "/ws/glitch", events: 6 });
+    expect(summary(answer)).toEqual({ filed: ["ws-ordering /ws/glitch"], held: [] });
+    expect(answer.candidates[0]!.confidence).toBe(0.8);
+    expect(answer.candidates[0]!.summary).toMatch(/different events/);
+  });
+
+  it("holds one event delivered twice for a person: a duplicate delivery is not broken numbering", async () => {
+    const answer = await probe(app, "ws_probe_ordering", { channel: "/ws/echo", events: 6 });
+    expect(summary(answer)).toEqual({ filed: [], held: ["ws-ordering /ws/echo"] });
+  });
+
   it("finds nothing on a channel that sends in order, under a sequential and a concurrent burst", async () => {
     const answer = await probe(app, "ws_probe_ordering", { channel: "/ws/ordered", events: 8 });
     expect(answer.candidates).toEqual([]);

@@ -189,6 +189,8 @@ describe("secrets", () => {
     const { configDir } = workspace({
       shop: SHOP.replace("  mode: external", "  mode: external\n  secrets_file: .env.qaas"),
     });
-    expect(secretsFileOf(loadTarget("shop", { configDir }))).toBe(path.join(configDir, "targets", ".env.qaas"));
+    expect(secretsFileOf(loadTarget("shop", { configDir }))).toBe(
+      path.join(configDir, "targets", ".env.qaas"),
+    );
   });
 });

@@ -59,7 +59,13 @@ export default definePlaybook(async (session) => {
       .map((assumption) => assumption.id);
     const races = await session.call<ProbeAnswer>("probe_race", {});
     if (!races.ok) session.log(`probe_race failed: ${races.error}`);
-    else emitted += await emitCandidates(session, "probe_race", races.data.candidates, seen);
+    else {
+      emitted += await emitCandidates(session, "probe_race", races.data.candidates, seen);
+      const outcomes = (races.data.stats.outcomes ?? []) as Array<{ target: string; result: string }>;
+      for (const outcome of outcomes) session.log(`probe_race: ${outcome.target} → ${outcome.result}`);
+      const notes = (races.data.stats.notes ?? []) as string[];
+      if (notes.length > 0) session.log(`probe_race notes: ${notes.join("; ")}`);
+    }
     const extra = rejectedByApplication.filter((id) => !checkedInCode.includes(id));
     if (extra.length > 0 && !session.signal.aborted) {
       const more = await session.call<ProbeAnswer>("probe_race", { assumptions: extra });

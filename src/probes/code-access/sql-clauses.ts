@@ -16,6 +16,8 @@ const AGGREGATES = new Set([
   "string_agg",
   "exists",
 ]);
+const WRAPPERS = new Set(["coalesce", "ifnull", "nullif", "isnull", "nvl", "round", "abs", "cast"]);
+
 /** `SET a = a - ?, b = 'x'`, and whether a decrement is guarded in WHERE (`a >= ?`). */
 export function readAssignments(tokens: SqlToken[], shape: StatementShape): void {
   if (shape.verb !== "update") return;
@@ -146,6 +148,11 @@ export function readSelectList(tokens: SqlToken[], shape: StatementShape): void 
       const head = item.find((token) => token.key !== "distinct");
       if (!head) return false;
       if (isValue(head) && item.length <= 3) return true;
-      return AGGREGATES.has(head.key) && item[item.indexOf(head) + 1]?.text === "(";
+      if (AGGREGATES.has(head.key) && item[item.indexOf(head) + 1]?.text === "(") return true;
+      // `COALESCE(MAX(n), 0) + 1`: an aggregate wrapped in a scalar function is still one value.
+      return (
+        WRAPPERS.has(head.key) &&
+        item.some((token, index) => AGGREGATES.has(token.key) && item[index + 1]?.text === "(")
+      );
     });
 }

@@ -2,6 +2,7 @@ import type { Table } from "../../map/system-map.ts";
 import type { CodeAccessScan, DataAccess } from "../code-access/data-access-types.ts";
 import type { StatementShape } from "../code-access/sql-shape.ts";
 import { analyzeStatement } from "../code-access/sql-shape.ts";
+import type { DeclaredDomain } from "./declared-domains.ts";
 import { columnForProperty, findTable, tableForName } from "./naming.ts";
 
 // Assumptions the code makes about its data, read from how it queries, compared with what the schema
@@ -29,6 +30,10 @@ export interface DataAssumption {
   enforcedBy?: string;
   /** Check-then-insert in one handler: uniqueness the code enforces itself (and a race can break). */
   checkedInCode?: boolean;
+  /** References: the code deletes the children by this column itself (a cascade in code). */
+  cascadedInCode?: boolean;
+  /** The request schemas of the API document that declare this column's domain. */
+  declared?: DeclaredDomain[];
   sites: AssumptionSite[];
   reason: string;
 }
@@ -104,18 +109,25 @@ function isUniqueColumn(table: Table, column: string): boolean {
   return uniquenessEnforcedBy(table, [column]) !== undefined;
 }
 
-function checkMentions(table: Table, column: string, pattern: (name: string) => RegExp): string | undefined {
+export function checkMentions(
+  table: Table,
+  column: string,
+  pattern: (name: string) => RegExp,
+): string | undefined {
   return table.checks.find((check) => pattern(column).test(check));
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const NON_NEGATIVE = (name: string) =>
+export const NON_NEGATIVE = (name: string) =>
   new RegExp(
     `\\b${escapeRegExp(name)}\\b\\s*(>=\\s*0|>\\s*-?0|between\\s+0)|\\b0\\s*(<=|<)\\s*"?${escapeRegExp(name)}\\b`,
     "i",
   );
-const VALUE_SET = (name: string) => new RegExp(`\\b${escapeRegExp(name)}\\b"?\\s*(in\\s*\\(|=\\s*')`, "i");
-const COUNTING = /^\s*select\s+(distinct\s+)?(count|sum|max|min|avg|total)\s*\(/i;
+export const VALUE_SET = (name: string) =>
+  new RegExp(`\\b${escapeRegExp(name)}\\b"?\\s*(in\\s*\\(|=\\s*')`, "i");
+// `SELECT COUNT(*)`, `SELECT COALESCE(MAX(n), 0) + 1`: a number computed over rows, not a row looked up.
+const COUNTING =
+  /^\s*select\s+(distinct\s+)?((coalesce|ifnull|nullif|round|abs|cast)\s*\(\s*)*(count|sum|max|min|avg|total)\s*\(/i;
 const STATE_VALUE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 const FREE_TEXT =
   /(name|title|email|description|body|text|note|comment|message|content|url|path|label|slug|address)$/i;
@@ -123,6 +135,8 @@ const FREE_TEXT =
 export function inferAssumptions(tables: readonly Table[], scan: CodeAccessScan): DataAssumption[] {
   const collected: Collected = { byId: new Map(), readAsMany: new Set() };
   const insertsByTable = new Map<string, Array<{ columns: string[]; site: AssumptionSite }>>();
+  /** `table|column` of `DELETE FROM table WHERE column = ?`: children the code removes by their parent. */
+  const deletedBy = new Set<string>();
   const lookupsByScope = new Map<string, Array<{ table: string; columns: string[] }>>();
   const literalValues = new Map<
     string,
@@ -199,7 +213,17 @@ export function inferAssumptions(tables: readonly Table[], scan: CodeAccessScan)
         );
       }
     }
+    if (shape.verb === "delete" && primary) {
+      for (const equality of shape.equalities) {
+        const resolved = resolveColumn(shape, tables, equality.column);
+        if (resolved?.table === primary) deletedBy.add(`${primary.name}|${resolved.column}`);
+      }
+    }
     collectLiterals(shape, tables, primary, site, literalValues);
+  }
+  for (const assumption of collected.byId.values()) {
+    if (assumption.kind === "foreign-key" && deletedBy.has(`${assumption.table}|${assumption.columns[0]}`))
+      assumption.cascadedInCode = true;
   }
   inferNotNull(collected, tables, insertsByTable);
   inferAllowedValues(collected, scan, tables, literalValues);

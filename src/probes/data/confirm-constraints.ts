@@ -5,15 +5,18 @@ import { ResourceFactory } from "../api/resource-factory.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { baseStats, openProbeRun, untilBudget, usableUsers } from "../session/probe-run.ts";
 import type { ApiTrial, TrialContext } from "./api-trials.ts";
-import { apiUniqueTrial, apiValueTrial } from "./api-trials.ts";
+import { apiValueTrial } from "./api-trials.ts";
 import type { DataAssumption } from "./assumptions.ts";
 import type { DataAnalysis } from "./data-analysis.ts";
 import { dataAnalysis } from "./data-analysis.ts";
 import { dataFinding } from "./data-findings.ts";
+import { apiDomainTrial } from "./declared-domains.ts";
 import { findTable } from "./naming.ts";
+import { apiOrphanTrial } from "./orphan-trial.ts";
 import { scratchTrial } from "./scratch-trials.ts";
 import type { ScratchDatabase } from "./target-database.ts";
 import { openScratch } from "./target-database.ts";
+import { apiUniqueTrial } from "./unique-trial.ts";
 
 // confirm_constraint: every assumption the schema does not enforce is tried — through the application
 // when it is live and takes writes (strongest), else on a scratch database — and only what was shown to
@@ -37,6 +40,32 @@ export interface AssumptionOutcome {
 
 const API_KINDS = new Set(["unique", "foreign-key", "allowed-values"]);
 
+function triedThroughApi(assumption: DataAssumption): boolean {
+  return API_KINDS.has(assumption.kind) || (assumption.declared?.length ?? 0) > 0;
+}
+
+/**
+ * The strongest trial the application allows: a value outside a declared domain, a duplicate, an orphan
+ * written directly, else (for a reference the application checks on write) an orphan left by deleting
+ * the parent. A `skipped` answer leaves the scratch copy to try.
+ */
+async function apiTrialFor(context: TrialContext, assumption: DataAssumption): Promise<ApiTrial> {
+  if ((assumption.declared?.length ?? 0) > 0) {
+    const declared = await apiDomainTrial(context, assumption);
+    if (declared.outcome !== "skipped" || !API_KINDS.has(assumption.kind)) return declared;
+  }
+  if (assumption.kind === "unique") return apiUniqueTrial(context, assumption);
+  const direct = await apiValueTrial(context, assumption);
+  if (assumption.kind !== "foreign-key" || direct.outcome === "confirmed") return direct;
+  const orphan = await apiOrphanTrial(context, assumption);
+  if (orphan.outcome !== "skipped") return orphan;
+  return {
+    ...direct,
+    outcome: "skipped",
+    reason: `${direct.reason}; deleting a parent: ${orphan.reason}`,
+  };
+}
+
 export async function confirmConstraints(
   context: ToolContext,
   options: ConfirmOptions,
@@ -56,7 +85,7 @@ export async function confirmConstraints(
   const notes: string[] = [];
   let run: ProbeRun | undefined;
   let trialContext: TrialContext | undefined;
-  if (via !== "scratch" && pending.some((assumption) => API_KINDS.has(assumption.kind))) {
+  if (via !== "scratch" && pending.some(triedThroughApi)) {
     const opened = openProbeRun(context, "confirm_constraint", { max_requests: options.max_requests ?? 200 });
     if (typeof opened === "string") notes.push(`no trial through the application: ${opened}`);
     else if (!opened.target.writesAllowed) {
@@ -82,11 +111,8 @@ export async function confirmConstraints(
     for (const assumption of pending) {
       if (context.signal.aborted) break;
       let api: ApiTrial | undefined;
-      if (trialContext && API_KINDS.has(assumption.kind)) {
-        api =
-          assumption.kind === "unique"
-            ? await apiUniqueTrial(trialContext, assumption)
-            : await apiValueTrial(trialContext, assumption);
+      if (trialContext && triedThroughApi(assumption)) {
+        api = await apiTrialFor(trialContext, assumption);
         if (api.outcome === "confirmed") {
           candidates.push(
             finding(context, run, analysis, assumption, {
@@ -108,7 +134,10 @@ export async function confirmConstraints(
           continue;
         }
       }
-      const scratchWorthIt = assumption.kind !== "allowed-values" || wanted !== undefined;
+      // A scratch copy shows what the schema lets in; for a domain only the API document declares, that
+      // is already known from the schema, and only the application storing it would be a finding.
+      const fromCode = assumption.sites.some((site) => site.line > 0);
+      const scratchWorthIt = (assumption.kind !== "allowed-values" && fromCode) || wanted !== undefined;
       if (via === "api" || scratchReason || !analysis.handle || !scratchWorthIt) {
         const detail = !scratchWorthIt
           ? `${api?.reason ?? "not tried through the application"}; a scratch copy alone would not make it fileable (pass its id to try)`
@@ -164,11 +193,17 @@ function finding(
   evidence: Parameters<typeof dataFinding>[5],
 ): EnvelopeDraft {
   const table = findTable(analysis.tables, assumption.table);
+  // A composite key is reported at the column the request carried (the natural key), the others related.
+  const carried = evidence.api?.column;
+  const ordered =
+    carried && assumption.columns.length > 1 && assumption.columns.includes(carried)
+      ? { ...assumption, columns: [...assumption.columns.filter((column) => column !== carried), carried] }
+      : assumption;
   return dataFinding(
     context,
     run,
     "confirm_constraint",
-    assumption,
+    ordered,
     table,
     evidence,
     analysis.declaresForeignKeys,

@@ -4,6 +4,7 @@ import type { CodeAccessScan } from "../code-access/data-access-types.ts";
 import { scanCodeAccess } from "../code-access/scan-code-access.ts";
 import type { DataAssumption } from "./assumptions.ts";
 import { inferAssumptions } from "./assumptions.ts";
+import { declaredDomainAssumptions, mergeDeclared } from "./declared-domains.ts";
 import type { DatabaseHandle } from "./target-database.ts";
 import { databaseOf, loadTables } from "./target-database.ts";
 
@@ -37,6 +38,7 @@ export async function dataAnalysis(
   if (loaded.tables.length === 0) {
     return `no schema to compare with: ${loaded.note ?? "the database has no tables"} (and the system map has none)`;
   }
+  const map = context.systemMap();
   const scan = scanCodeAccess(root, {
     exclude: context.target?.goldenLedger ? [context.target.goldenLedger] : [],
   });
@@ -46,7 +48,10 @@ export async function dataAnalysis(
     tables: loaded.tables,
     schemaSource: loaded.source,
     scan,
-    assumptions: inferAssumptions(loaded.tables, scan),
+    assumptions: mergeDeclared(
+      inferAssumptions(loaded.tables, scan),
+      declaredDomainAssumptions(map?.operations ?? [], loaded.tables, map?.openapi?.source),
+    ),
     declaresForeignKeys: loaded.tables.some((table) => table.foreign_keys.length > 0),
   };
   context.shared.set(KEY, analysis);

@@ -37,7 +37,8 @@ export function confidenceFor(
     case "unique":
       return IDENTITY.test(column) || assumption.checkedInCode ? 0.75 : 0.6;
     case "foreign-key":
-      return declaresForeignKeys ? 0.75 : 0.6;
+      // Children the code deletes itself are kept consistent by the application after all.
+      return assumption.cascadedInCode ? 0.5 : declaresForeignKeys ? 0.75 : 0.6;
     case "non-negative":
       return MONEY.test(column) || QUANTITY.test(column) ? 0.8 : 0.65;
     case "allowed-values":
@@ -47,8 +48,15 @@ export function confidenceFor(
   }
 }
 
+/** Only the API document bounds it (no code relies on the bound by decrementing or branching). */
+function declaredOnly(assumption: DataAssumption): boolean {
+  return (assumption.declared?.length ?? 0) > 0 && !assumption.sites.some((site) => site.line > 0);
+}
+
 export function severityFor(assumption: DataAssumption): Severity {
   const column = assumption.columns[assumption.columns.length - 1] ?? "";
+  if (declaredOnly(assumption))
+    return assumption.kind === "non-negative" && MONEY.test(column) ? "high" : "low";
   switch (assumption.kind) {
     case "unique":
       return /(email|username|user_name|login|handle|token)$/i.test(column) ? "high" : "medium";
@@ -66,6 +74,7 @@ export function severityFor(assumption: DataAssumption): Severity {
 function describe(assumption: DataAssumption): { title: string; impact: string; fix: string } {
   const place = `${assumption.table}.${assumption.columns.join("+")}`;
   const column = assumption.columns[0]!;
+  if (declaredOnly(assumption)) return describeDeclared(assumption, column);
   switch (assumption.kind) {
     case "unique":
       return {
@@ -98,6 +107,27 @@ function describe(assumption: DataAssumption): { title: string; impact: string; 
         fix: `ALTER ${assumption.table}.${column} SET NOT NULL (after backfilling)`,
       };
   }
+}
+
+function describeDeclared(
+  assumption: DataAssumption,
+  column: string,
+): { title: string; impact: string; fix: string } {
+  const domain = assumption.declared![0]!;
+  if (assumption.kind === "allowed-values") {
+    const values = (assumption.values ?? []).map((value) => `'${value}'`).join(", ");
+    return {
+      title: `${assumption.table}.${column} stores values outside the documented set (${values}) and has no CHECK`,
+      impact: `Rows with a ${column} no reader expects are stored; code and clients that switch on it fall through.`,
+      fix: `CHECK (${column} IN (${values})), and validate ${domain.property} in ${domain.operation}`,
+    };
+  }
+  const minimum = domain.minimum ?? 0;
+  return {
+    title: `${assumption.table}.${column} stores values below the documented minimum (${minimum}) and has no CHECK`,
+    impact: `Out-of-range ${column} values are stored and flow into every total and report built from them.`,
+    fix: `CHECK (${column} >= ${minimum}), and validate ${domain.property} in ${domain.operation}`,
+  };
 }
 
 function slugOf(assumption: DataAssumption): string {
@@ -207,9 +237,9 @@ export function dataFinding(
     });
   }
   const defectClass = isRace ? ("data-integrity" as const) : ("missing-constraint" as const);
-  const source = assumption.sites[0]
-    ? { file: assumption.sites[0].file, line: assumption.sites[0].line }
-    : undefined;
+  // Sites read from the API document carry no line: only code is a source location.
+  const codeSite = assumption.sites.find((site) => site.line > 0);
+  const source = codeSite ? { file: codeSite.file, line: codeSite.line } : undefined;
   const exchanges = evidence.api?.exchanges ?? evidence.race?.exchanges ?? [];
   if (run && exchanges.length > 0) {
     const draft = buildFinding(run, {

@@ -34,7 +34,9 @@ function tableOf(tables: readonly Table[], family: ResourceFamily): Table | unde
 
 function childPlans(context: TrialContext, creator: RecordCreator, assumption: DataAssumption): ChildPlan[] {
   const child = findTable(context.tables, assumption.table);
-  const parentTable = assumption.references ? findTable(context.tables, assumption.references.table) : undefined;
+  const parentTable = assumption.references
+    ? findTable(context.tables, assumption.references.table)
+    : undefined;
   if (!child || !parentTable) return [];
   const plans: ChildPlan[] = [];
   for (const family of creator.families) {
@@ -71,7 +73,9 @@ export async function apiOrphanTrial(context: TrialContext, assumption: DataAssu
   const creator = new RecordCreator(context.run);
   const plans = childPlans(context, creator, assumption).slice(0, 2);
   if (plans.length === 0)
-    return skipped(`no create operation makes a ${assumption.table} row under a ${references.table} of the probe's own`);
+    return skipped(
+      `no create operation makes a ${assumption.table} row under a ${references.table} of the probe's own`,
+    );
   const reasons: string[] = [];
   try {
     for (const plan of plans) {
@@ -110,7 +114,8 @@ async function tryPlan(
       break;
     }
   }
-  if (!parent) return skipped(`${parentCreation.create?.method} ${parentCreation.collection} created nothing`);
+  if (!parent)
+    return skipped(`${parentCreation.create?.method} ${parentCreation.collection} created nothing`);
   if (!parent.itemFamily?.remove || !parent.itemValues)
     return skipped(`no documented DELETE for a ${references.table} of the probe's own`);
   const parentValues = { ...parent.collectionValues, ...parent.itemValues };
@@ -129,7 +134,9 @@ async function tryPlan(
       });
   const child = childAttempt.record;
   if (!child)
-    return skipped(`${plan.createFamily.create?.method} ${plan.createFamily.collection}: ${childAttempt.reason}`);
+    return skipped(
+      `${plan.createFamily.create?.method} ${plan.createFamily.collection}: ${childAttempt.reason}`,
+    );
   const exchanges: Array<{ label: string; exchange: HttpExchange }> = [
     { label: "create-parent", exchange: parent.exchange },
     { label: "create-child", exchange: child.exchange },
@@ -179,7 +186,10 @@ async function tryPlan(
   if (childRead) exchanges.push({ label: "read-child-after", exchange: childRead });
   const survives = childRow ? childRow.found : readable;
   if (!childRow && childRead === undefined)
-    return skipped(`neither the database nor a read operation can tell whether the ${assumption.table} row is left`, exchanges);
+    return skipped(
+      `neither the database nor a read operation can tell whether the ${assumption.table} row is left`,
+      exchanges,
+    );
   if (!survives)
     return {
       outcome: "rejected",
@@ -192,7 +202,7 @@ async function tryPlan(
     operation: plan.createFamily.create!,
     user,
     exchanges,
-    reason: `after ${via} deleted a ${references.table} of the probe's own, the ${assumption.table} row created under it ${
+    reason: `after ${via} deleted a ${references.table} row of the probe's own, the ${assumption.table} row created under it ${
       childRow ? `was still stored with ${column} = ${parent.id}` : "could still be read through the API"
     }${readable && childRow ? " and read through the API" : ""}`,
     ...(childRow ? { verified: { query: childRow.query, rows: 1 } } : {}),

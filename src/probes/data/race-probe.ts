@@ -9,14 +9,11 @@ import { analyzeStatement } from "../code-access/sql-shape.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import { statementLogOf } from "../load/statement-log.ts";
-import { validValue } from "../schema-values/valid-value.ts";
 import { baseStats, openProbeRun, untilBudget, usableUsers } from "../session/probe-run.ts";
 import type { TrialContext } from "./api-trials.ts";
 import {
-  apiUniqueTrial,
   countRows,
   creationOperationsFor,
-  normalizeValue,
   prepareRequest,
   propertySchema,
   removeCreated,
@@ -26,7 +23,10 @@ import type { DataAnalysis } from "./data-analysis.ts";
 import { dataAnalysis } from "./data-analysis.ts";
 import { dataFinding } from "./data-findings.ts";
 import { findTable, pathFitsTable } from "./naming.ts";
+import { raceSequences } from "./sequence-race.ts";
 import { quoteName, readOnly } from "./target-database.ts";
+import { uniqueValueFor } from "./trial-values.ts";
+import { apiUniqueTrial } from "./unique-trial.ts";
 
 // probe_race: a handful of concurrent requests against an invariant the code keeps by itself — a
 // uniqueness it checks before inserting, a counter it reads and writes back — and a look (read-only) at
@@ -54,7 +54,7 @@ export async function probeRace(
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
   const analysis = await dataAnalysis(context);
   if (typeof analysis === "string") return analysis;
-  const run = openProbeRun(context, "probe_race", { max_requests: options.max_requests ?? 150 });
+  const run = openProbeRun(context, "probe_race", { max_requests: options.max_requests ?? 250 });
   if (typeof run === "string") return run;
   if (!run.target.writesAllowed) {
     return {
@@ -83,6 +83,7 @@ export async function probeRace(
       (wanted ? wanted.has(assumption.id) : assumption.checkedInCode === true),
   );
   const results: RaceResult[] = [];
+  const sequenceDrafts: EnvelopeDraft[] = [];
   const outcomes: Array<{ target: string; result: string }> = [];
   await untilBudget(run, async () => {
     for (const assumption of uniques) {
@@ -96,6 +97,12 @@ export async function probeRace(
     const counters = await raceCounters(context, trial, analysis, concurrency, wanted);
     outcomes.push(...counters.outcomes);
     results.push(...counters.results);
+    // Per-parent numbers are found by behaviour, not by an assumption id: only in the full pass.
+    if (!wanted) {
+      const sequences = await raceSequences(trial, analysis, concurrency);
+      outcomes.push(...sequences.outcomes);
+      sequenceDrafts.push(...sequences.candidates);
+    }
   });
   const candidates = results.map((result) =>
     dataFinding(
@@ -117,7 +124,10 @@ export async function probeRace(
       analysis.declaresForeignKeys,
     ),
   );
-  return { candidates, stats: { ...baseStats(run), concurrency, outcomes } };
+  return {
+    candidates: [...candidates, ...sequenceDrafts],
+    stats: { ...baseStats(run), concurrency, outcomes },
+  };
 }
 
 /** Check-then-insert: refused one after another, but do simultaneous creations get through? */
@@ -139,10 +149,7 @@ async function raceUnique(
   const property = creationOperationsFor([operation], assumption.table, column)[0]?.property ?? column;
   for (let round = 1; round <= rounds; round += 1) {
     const seed = uniqueSeed();
-    const value = normalizeValue(
-      validValue(propertySchema(operation, property), { seed, name: property }),
-      seed,
-    );
+    const value = uniqueValueFor(propertySchema(operation, property), seed, property);
     const prepared = await Promise.all(
       Array.from({ length: concurrency }, () =>
         prepareRequest(trial, operation, user, uniqueSeed(), { [property]: value }),

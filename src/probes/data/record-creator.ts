@@ -44,6 +44,14 @@ export interface CreateAttempt {
   reason: string;
 }
 
+interface Prepared {
+  createFamily: ResourceFamily;
+  request: PreparedRequest;
+  seed: string;
+  collectionValues: Record<string, string>;
+  parents: OwnedRecord[];
+}
+
 export interface CreateOptions {
   /** Path values of the parents to create under (else the creator makes parents of its own). */
   parentValues?: Record<string, string>;
@@ -121,7 +129,8 @@ export class RecordCreator {
       )
       .sort(
         (left, right) =>
-          sharedPrefix(right.collection, family.collection) - sharedPrefix(left.collection, family.collection) ||
+          sharedPrefix(right.collection, family.collection) -
+            sharedPrefix(left.collection, family.collection) ||
           documented(right.create) - documented(left.create) ||
           left.parentParameters.length - right.parentParameters.length,
       )[0];
@@ -174,30 +183,10 @@ export class RecordCreator {
     user: string | undefined,
     options: CreateOptions = {},
   ): Promise<CreateAttempt> {
-    const create = createFamily.create;
-    if (!create || !this.creatable(createFamily)) return { reason: "the probe may not call its create" };
-    const collectionValues: Record<string, string> = {};
-    const parents: OwnedRecord[] = [];
-    for (const parameter of pathParameterNames(createFamily.collection)) {
-      const given = options.parentValues?.[parameter];
-      if (given !== undefined) {
-        collectionValues[parameter] = given;
-        continue;
-      }
-      const parentFamily = this.parentFamilyOf(createFamily.collection, parameter);
-      const parent = parentFamily ? await this.ensure(parentFamily, user) : undefined;
-      if (!parent) return { reason: `no ${parameter} of its own to create it under` };
-      Object.assign(collectionValues, parent.itemValues ?? {}, { [parameter]: parent.id });
-      parents.push(...parent.parents.filter((known) => !parents.includes(known)), parent);
-    }
-    const seed = options.seed ?? uniqueSeed();
-    const references = await this.references(create, user);
-    let request = buildRequest(create, {
-      seed,
-      pathValues: collectionValues,
-      reference: (name) => references[name],
-    });
-    if (options.overrides) request.body = { ...objectOf(request.body), ...options.overrides };
+    const prepared = await this.prepare(createFamily, user, options);
+    if (typeof prepared === "string") return { reason: prepared };
+    const create = createFamily.create!;
+    let request = prepared.request;
     let exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, request));
     const example = create.request_body?.example;
     if (
@@ -208,9 +197,79 @@ export class RecordCreator {
       example !== undefined
     ) {
       // The document's own example may satisfy rules a schema cannot express.
-      request = { ...buildRequest(create, { seed, pathValues: collectionValues }), body: structuredClone(example) };
+      request = {
+        ...buildRequest(create, { seed: prepared.seed, pathValues: prepared.collectionValues }),
+        body: structuredClone(example),
+      };
       exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, request));
     }
+    return this.finish({ ...prepared, request }, user, exchange);
+  }
+
+  /**
+   * Creations sent at one instant: every request is built (parents made, references found) before the
+   * first leaves, so that they reach the application together — what a race needs.
+   */
+  async createTogether(
+    createFamily: ResourceFamily,
+    user: string | undefined,
+    count: number,
+    options: CreateOptions = {},
+  ): Promise<CreateAttempt[]> {
+    const prepared = await Promise.all(
+      Array.from({ length: count }, () => this.prepare(createFamily, user, options)),
+    );
+    const exchanges = await Promise.all(
+      prepared.map((entry) =>
+        typeof entry === "string"
+          ? undefined
+          : send(this.run, user, toSpec(this.run.target.baseUrl, entry.request)),
+      ),
+    );
+    return prepared.map((entry, index) =>
+      typeof entry === "string" ? { reason: entry } : this.finish(entry, user, exchanges[index]),
+    );
+  }
+
+  private async prepare(
+    createFamily: ResourceFamily,
+    user: string | undefined,
+    options: CreateOptions,
+  ): Promise<Prepared | string> {
+    const create = createFamily.create;
+    if (!create || !this.creatable(createFamily)) return "the probe may not call its create";
+    const collectionValues: Record<string, string> = {};
+    const parents: OwnedRecord[] = [];
+    for (const parameter of pathParameterNames(createFamily.collection)) {
+      const given = options.parentValues?.[parameter];
+      if (given !== undefined) {
+        collectionValues[parameter] = given;
+        continue;
+      }
+      const parentFamily = this.parentFamilyOf(createFamily.collection, parameter);
+      const parent = parentFamily ? await this.ensure(parentFamily, user) : undefined;
+      if (!parent) return `no ${parameter} of its own to create it under`;
+      Object.assign(collectionValues, parent.itemValues ?? {}, { [parameter]: parent.id });
+      parents.push(...parent.parents.filter((known) => !parents.includes(known)), parent);
+    }
+    const seed = options.seed ?? uniqueSeed();
+    const references = await this.references(create, user);
+    const request = buildRequest(create, {
+      seed,
+      pathValues: collectionValues,
+      reference: (name) => references[name],
+    });
+    request.body = plantSeed(request.body, requestSchema(create), seed);
+    if (options.overrides) request.body = { ...objectOf(request.body), ...options.overrides };
+    return { createFamily, request, seed, collectionValues, parents };
+  }
+
+  private finish(
+    prepared: Prepared,
+    user: string | undefined,
+    exchange: HttpExchange | undefined,
+  ): CreateAttempt {
+    const { createFamily, request, seed, collectionValues, parents } = prepared;
     if (!exchange) return { request, reason: "the request could not be sent" };
     if (!isSuccess(exchange)) return { request, exchange, reason: `answered ${statusOf(exchange)}` };
     const itemFamily = this.itemFamilyOf(createFamily);
@@ -238,6 +297,19 @@ export class RecordCreator {
     const read = record.itemFamily?.read;
     if (!read || !record.itemValues) return undefined;
     const prepared = buildRequest(read, { seed: uniqueSeed(), pathValues: record.itemValues });
+    return send(this.run, user, toSpec(this.run.target.baseUrl, prepared));
+  }
+
+  /** A write of `overrides` to the record through one of its update operations. */
+  async update(
+    record: OwnedRecord,
+    operation: Operation,
+    user: string | undefined,
+    overrides: Record<string, unknown>,
+  ): Promise<HttpExchange | undefined> {
+    if (!record.itemValues || !isSafeWrite(operation) || !this.writesAllowed) return undefined;
+    const prepared = buildRequest(operation, { seed: uniqueSeed(), pathValues: record.itemValues });
+    prepared.body = { ...objectOf(prepared.body), ...overrides };
     return send(this.run, user, toSpec(this.run.target.baseUrl, prepared));
   }
 
@@ -293,6 +365,28 @@ export class RecordCreator {
     }
     return result;
   }
+}
+
+/**
+ * Free-text properties filled from the document's example (`"Looks good to me."`) would not tell this
+ * record from any other: the seed is appended where the schema leaves the text free (no enum, pattern or
+ * format) and its length allows, so an event or a list entry about it can be recognised.
+ */
+function plantSeed(body: unknown, schema: ReturnType<typeof requestSchema>, seed: string): unknown {
+  if (!body || typeof body !== "object" || Array.isArray(body) || !schema) return body;
+  const properties = propertiesOf(schema);
+  const planted: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(planted)) {
+    const property = properties[name];
+    if (typeof value !== "string" || value.includes(seed) || !property) continue;
+    if (property.enum !== undefined || property.pattern !== undefined || property.format !== undefined)
+      continue;
+    if (/(^|_)id$|Id$/.test(name)) continue;
+    const text = `${value} ${seed}`;
+    const maxLength = typeof property.maxLength === "number" ? property.maxLength : Number.POSITIVE_INFINITY;
+    if (text.length <= maxLength) planted[name] = text;
+  }
+  return planted;
 }
 
 function objectOf(body: unknown): Record<string, unknown> {

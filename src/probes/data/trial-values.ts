@@ -1,5 +1,5 @@
-import { numberOf } from "../schema-values/json-schema.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
+import { numberOf } from "../schema-values/json-schema.ts";
 import { safeRegExp, validValue } from "../schema-values/valid-value.ts";
 import type { DatabaseHandle } from "./target-database.ts";
 import { quoteName, readOnly } from "./target-database.ts";
@@ -45,8 +45,7 @@ export async function countRows(
 ): Promise<{ query: string; rows: number } | undefined> {
   if (!handle) return undefined;
   const placeholder = handle.kind === "postgres" ? "$1" : "?";
-  const left =
-    typeof value === "string" ? `LOWER(CAST(${quoteName(column)} AS TEXT))` : quoteName(column);
+  const left = typeof value === "string" ? `LOWER(CAST(${quoteName(column)} AS TEXT))` : quoteName(column);
   const right = typeof value === "string" ? `LOWER(${placeholder})` : placeholder;
   const query = `SELECT COUNT(*) AS n FROM ${quoteName(table)} WHERE ${left} = ${right}`;
   const rows = await readOnly(handle, (run) => run(query, [value]));
@@ -63,8 +62,7 @@ export async function distinctValues(
   other: string,
 ): Promise<number | undefined> {
   const placeholder = handle.kind === "postgres" ? "$1" : "?";
-  const left =
-    typeof value === "string" ? `LOWER(CAST(${quoteName(column)} AS TEXT))` : quoteName(column);
+  const left = typeof value === "string" ? `LOWER(CAST(${quoteName(column)} AS TEXT))` : quoteName(column);
   const right = typeof value === "string" ? `LOWER(${placeholder})` : placeholder;
   const query = `SELECT COUNT(DISTINCT ${quoteName(other)}) AS n FROM ${quoteName(table)} WHERE ${left} = ${right}`;
   const rows = await readOnly(handle, (run) => run(query, [value]));

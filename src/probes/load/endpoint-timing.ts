@@ -2,7 +2,6 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { operationKey } from "../api/operation-index.ts";
-import { sendPrepared } from "../api/probe-support.ts";
 import { clonePrepared } from "../api/request-builder.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
@@ -10,7 +9,7 @@ import { buildQuery, fillPath } from "../http/target-url.ts";
 import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadRun } from "./load-run.ts";
-import { cleanUp, openLoadRun, reach, readOperations } from "./load-run.ts";
+import { cleanUp, openLoadRun, reach, readOperations, sendUnpaced } from "./load-run.ts";
 
 // time_endpoints: each read operation timed a few times in a row after one discarded warm-up request; an
 // operation whose median is over the profile's budget is timed again, and reported only when the second
@@ -36,7 +35,7 @@ export async function timeEndpoints(
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
   const budget = options.budget_ms ?? context.target?.profile.budgets?.slow_endpoint_ms ?? 500;
   const samples = Math.min(Math.max(options.samples ?? 3, 2), 7);
-  const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 250);
+  const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 350);
   if (typeof load === "string") return load;
   const operations = readOperations(context, options.operation).slice(0, options.max_operations ?? 40);
   const candidates: EnvelopeDraft[] = [];
@@ -64,7 +63,7 @@ async function round(
 ) {
   const exchanges: HttpExchange[] = [];
   for (let index = 0; index < count; index += 1) {
-    const exchange = await sendPrepared(load.run, user, prepared);
+    const exchange = await sendUnpaced(load, user, prepared);
     if (!exchange || !isSuccess(exchange)) break;
     exchanges.push(exchange);
   }
@@ -73,8 +72,8 @@ async function round(
 
 async function timeOperation(load: LoadRun, operation: Operation, budget: number, samples: number) {
   const key = operationKey(operation);
-  // reach() sends the warm-up request, which is not timed.
-  const reached = await reach(load, operation);
+  // reach() sends the warm-up request, which is not timed. Unpaced: the slow operations are the point.
+  const reached = await reach(load, operation, {}, undefined, { paced: false });
   if (!reached) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
   const first = await round(load, reached.user, clonePrepared(reached.prepared), samples);
   if (first.length < samples)

@@ -3,9 +3,10 @@ import type { ToolContext } from "../../tools/context.ts";
 import { isItemPath, operationKey, resourceFamilies, selectOperations } from "../api/operation-index.ts";
 import { candidateUsers, responseSchemaFor, sendAsRightRole, sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
-import { buildRequest } from "../api/request-builder.ts";
+import { buildRequest, toSpec } from "../api/request-builder.ts";
 import { listItems, ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
 import { columnForProperty, tableForName } from "../data/naming.ts";
+import { RecordCreator } from "../data/record-creator.ts";
 import type { DatabaseHandle } from "../data/target-database.ts";
 import { databaseOf, loadTables, quoteName, readOnly } from "../data/target-database.ts";
 import type { HttpExchange } from "../http/http-types.ts";
@@ -13,7 +14,7 @@ import { isSuccess } from "../http/http-types.ts";
 import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
 import { propertiesOf, schemaType } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
-import { openProbeRun, usableUsers } from "../session/probe-run.ts";
+import { openProbeRun, send, usableUsers } from "../session/probe-run.ts";
 import type { StatementLog, StatementWindow } from "./statement-log.ts";
 import { statementLogOf } from "./statement-log.ts";
 
@@ -26,6 +27,8 @@ export interface LoadRun {
   database: { handle: DatabaseHandle; tables: Table[] } | undefined;
   log: StatementLog | undefined;
   factory: ResourceFactory;
+  /** Records created under a parent of the probe's own (nested collections), removed by cleanUp. */
+  creator: RecordCreator;
   users: Array<string | undefined>;
   /** Operation key → the user and path values that reached it with a 2xx. */
   reached: Map<string, { user: string | undefined; pathValues: Record<string, string> } | null>;
@@ -47,6 +50,7 @@ export async function openLoadRun(
     database: typeof handle === "string" || tables.length === 0 ? undefined : { handle, tables },
     log: typeof log === "string" ? undefined : log,
     factory: new ResourceFactory(run),
+    creator: new RecordCreator(run),
     users: candidateUsers(await usableUsers(run)),
     reached: new Map(),
   };
@@ -100,14 +104,19 @@ export function readOperations(context: ToolContext, filter?: string): Operation
   );
 }
 
-/** A request for `operation` that was answered 2xx, as the least privileged user it accepts. */
+/**
+ * A request for `operation` that was answered 2xx, as the least privileged user it accepts — or, with
+ * `fixed`, as that user under those path values (a parent of the probe's own).
+ */
 export async function reach(
   load: LoadRun,
   operation: Operation,
   query: Record<string, string> = {},
+  fixed?: { user: string | undefined; pathValues: Record<string, string> },
+  options: { paced?: boolean } = {},
 ): Promise<{ user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange } | undefined> {
   const key = operationKey(operation);
-  const known = load.reached.get(key);
+  const known = fixed ?? load.reached.get(key);
   if (known === null) return undefined;
   const build = async (user: string | undefined) => {
     const located =
@@ -121,13 +130,48 @@ export async function reach(
     return prepared;
   };
   const users = known ? [known.user] : load.users;
-  const sent = await sendAsRightRole(load.run, users, build);
+  const sent =
+    options.paced === false
+      ? await sendUnpacedAsRightRole(load, users, build)
+      : await sendAsRightRole(load.run, users, build);
   if (!sent || !isSuccess(sent.exchange)) {
     if (!known) load.reached.set(key, null);
     return undefined;
   }
   load.reached.set(key, { user: sent.user, pathValues: sent.prepared.pathValues });
   return sent;
+}
+
+/**
+ * A request sent without the run's pacing of slow operations: for the probe that times them. Pacing keeps
+ * probes that run alongside others from piling onto a slow handler; timing has to reach it (LOAD runs
+ * alone, one request at a time).
+ */
+export function sendUnpaced(
+  load: LoadRun,
+  user: string | undefined,
+  prepared: PreparedRequest,
+): Promise<HttpExchange | undefined> {
+  return send(load.run, user, toSpec(load.run.target.baseUrl, prepared));
+}
+
+/** Like sendAsRightRole (least privileged user first, moving up on 401/403), without pacing. */
+async function sendUnpacedAsRightRole(
+  load: LoadRun,
+  users: ReadonlyArray<string | undefined>,
+  build: (user: string | undefined) => Promise<PreparedRequest | undefined>,
+): Promise<{ user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange } | undefined> {
+  let last: { user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange } | undefined;
+  for (const user of users) {
+    const prepared = await build(user);
+    if (!prepared) continue;
+    const exchange = await sendUnpaced(load, user, prepared);
+    if (!exchange) continue;
+    last = { user, prepared, exchange };
+    const status = exchange.response?.status ?? 0;
+    if (status !== 401 && status !== 403) return last;
+  }
+  return last;
 }
 
 /**
@@ -238,7 +282,8 @@ export function familyOfList(load: LoadRun, operation: Operation) {
 
 /** Deletes what the probe created (only that), newest first; failures are noted, not fatal. */
 export async function cleanUp(load: LoadRun): Promise<number> {
-  let removed = 0;
+  // Children made under a parent go first: deleting the parent may take them along (or refuse).
+  let removed = (await load.creator.cleanUp()).removed;
   for (const resource of [...load.factory.created].reverse()) {
     const remove = resource.family.remove;
     if (!remove || !resource.family.idParameter) continue;

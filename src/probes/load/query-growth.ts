@@ -9,6 +9,7 @@ import { buildRequest, clonePrepared } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import { analyzeStatement } from "../code-access/sql-shape.ts";
 import { isSuccess } from "../http/http-types.ts";
+import { pathParameterNames } from "../http/target-url.ts";
 import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadRun, Sample } from "./load-run.ts";
@@ -53,6 +54,8 @@ interface Measured {
   operation: Operation;
   user: string | undefined;
   limit: string | undefined;
+  /** A nested list measured under a parent of the probe's own: its items are created under that parent. */
+  nested?: { family: ResourceFamily; parentValues: Record<string, string> };
   at: (size: number | undefined) => PreparedRequest;
   first: Point;
   second?: Point;
@@ -121,6 +124,7 @@ export async function measureQueryGrowth(
           continue;
         }
         if (measured.second && measured.second.items - measured.first.items >= MIN_ITEM_GROWTH) {
+          await settle(load, measured, samples);
           decide(load, measured, samples, candidates, summaries);
         } else pending.push(measured);
       }
@@ -129,7 +133,20 @@ export async function measureQueryGrowth(
           summaries.push({ ...measured.summary, result: "one size only: growth not measured" });
         return;
       }
-      // 2. Grow the data: the lists' own collections first, then other collections they may be built from.
+      // 2. Grow the data: nested lists under their own parent, then the lists' own collections, then
+      // other collections they may be built from.
+      for (const measured of pending) {
+        if (!measured.nested) continue;
+        let created = 0;
+        for (let index = 0; index < perFamily; index += 1) {
+          const attempt = await load.creator.create(measured.nested.family, measured.user, {
+            parentValues: measured.nested.parentValues,
+          });
+          if (!attempt.record) break;
+          created += 1;
+        }
+        if (created > 0) grown.push(`${measured.nested.family.collection} +${created} under one parent`);
+      }
       for (const family of familiesToGrow(load, pending)) {
         const owner =
           pending.find((measured) => familyOfList(load, measured.operation) === family)?.user ??
@@ -150,6 +167,7 @@ export async function measureQueryGrowth(
           measured.limit ? large : undefined,
         );
         if (after) measured.second = after;
+        await settle(load, measured, samples);
         decide(load, measured, samples, candidates, summaries);
       }
     });
@@ -179,7 +197,8 @@ async function baseline(
 ): Promise<Measured | { operation: string; skipped: string }> {
   const key = operationKey(operation);
   const limit = limitParameter(operation);
-  const reached = await reach(load, operation, limit ? { [limit]: String(small) } : {});
+  const own = await ownParent(load, operation);
+  const reached = await reach(load, operation, limit ? { [limit]: String(small) } : {}, own);
   if (!reached) return { operation: key, skipped: "no user got a 2xx answer" };
   const at = (size: number | undefined): PreparedRequest => {
     const prepared = clonePrepared(reached.prepared);
@@ -203,8 +222,38 @@ async function baseline(
     at,
     first,
     ...(second ? { second } : {}),
-    summary: { operation: key, limit_parameter: limit ?? null },
+    ...(own ? { nested: { family: own.family, parentValues: own.pathValues } } : {}),
+    summary: {
+      operation: key,
+      limit_parameter: limit ?? null,
+      ...(own ? { under_own_parent: own.pathValues } : {}),
+    },
   };
+}
+
+/**
+ * For a list under a parent (`GET /boards/{id}/cards`) whose items the probe can create there: a parent of
+ * the probe's own, so that the items it adds all land in the one list it measures.
+ */
+async function ownParent(
+  load: LoadRun,
+  operation: Operation,
+): Promise<
+  { user: string | undefined; pathValues: Record<string, string>; family: ResourceFamily } | undefined
+> {
+  const family = familyOfList(load, operation);
+  if (!family || family.parentParameters.length === 0 || !load.creator.creatable(family)) return undefined;
+  const parameter = family.parentParameters[family.parentParameters.length - 1]!;
+  const parentFamily = load.creator.parentFamilyOf(family.collection, parameter);
+  if (!parentFamily) return undefined;
+  for (const user of load.users) {
+    const parent = await load.creator.ensure(parentFamily, user);
+    if (!parent) continue;
+    const pathValues = { ...parent.collectionValues, ...(parent.itemValues ?? {}), [parameter]: parent.id };
+    if (pathParameterNames(operation.path).every((name) => pathValues[name] !== undefined))
+      return { user, pathValues, family };
+  }
+  return undefined;
 }
 
 /** Collections whose items may appear in the pending lists: their own first, then other creatable ones. */
@@ -214,18 +263,46 @@ function familiesToGrow(load: LoadRun, pending: Measured[]): ResourceFamily[] {
     if (
       family &&
       load.factory.canCreate(family) &&
-      !chosen.includes(family) &&
+      !chosen.some((known) => known.collection === family.collection) &&
       chosen.length < MAX_FAMILIES_GROWN
     )
       chosen.push(family);
   };
-  for (const measured of pending) add(familyOfList(load, measured.operation));
+  for (const measured of pending) if (!measured.nested) add(familyOfList(load, measured.operation));
   // Lists that read other collections (reports, dashboards) only grow with those: top-level ones first.
   const others = load.factory.families.filter(
     (family) => family.list && family.parentParameters.length === 0,
   );
   for (const family of others) add(family);
   return chosen;
+}
+
+/** Whether the statements grew with the items at the two points (before any confirmation). */
+function grewPerItem(first: Point, second: Point): boolean {
+  const itemGrowth = second.items - first.items;
+  const repeated = repeatedShape(first, second);
+  return (
+    itemGrowth >= MIN_ITEM_GROWTH &&
+    repeated !== undefined &&
+    second.queries - first.queries >= itemGrowth * 0.8 &&
+    repeated.large - repeated.small >= itemGrowth * 0.8
+  );
+}
+
+/**
+ * A growth that looks like an N+1 is measured once more at the larger point, and the quieter of the two
+ * measurements kept: statements of other traffic that fell into one window must not make an N+1.
+ */
+async function settle(load: LoadRun, measured: Measured, samples: number): Promise<void> {
+  const { first, second } = measured;
+  if (!second || !grewPerItem(first, second)) return;
+  const again = pointOf(
+    second.label,
+    await quietestSample(load, measured.user, measured.at(second.size), samples),
+    second.size,
+  );
+  if (again && again.items === second.items && again.queries < second.queries) measured.second = again;
+  measured.summary.confirmed_by_second_measurement = true;
 }
 
 function decide(

@@ -1,10 +1,11 @@
 import type { Operation } from "../../map/system-map.ts";
 import type { ResourceFamily } from "../api/operation-index.ts";
-import { isAuthOperation, isSafeWrite } from "../api/operation-index.ts";
+import { familyOfParameter, isAuthOperation, isSafeWrite } from "../api/operation-index.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
 import type { CreatedResource } from "../api/resource-factory.ts";
 import { ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
+import { RecordCreator } from "../data/record-creator.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -16,6 +17,12 @@ import type { EventNeedles } from "./frames.ts";
 // resource. Each event carries unique markers (values with a random seed) so a frame about it can be
 // recognised on any socket.
 
+/** Where a record made under a parent is listed (its item path may not share the parent's values). */
+export interface Listing {
+  operation: Operation;
+  pathValues: Record<string, string>;
+}
+
 export interface DrivenEvent {
   label: string;
   /** Probe clock when the request left. */
@@ -26,6 +33,8 @@ export interface DrivenEvent {
   resource: CreatedResource;
   family: ResourceFamily;
   user: string | undefined;
+  /** The list the record appears in, when it differs from its own family's (nested creations). */
+  listing?: Listing;
 }
 
 /** Channel path words that say nothing about what the channel carries. */
@@ -53,6 +62,8 @@ function markersIn(body: unknown, seed: string): string[] {
 
 export class EventDriver {
   readonly factory: ResourceFactory;
+  /** Records the factory cannot make: created under a parent, addressed by their own id elsewhere. */
+  readonly creator: RecordCreator;
   readonly events: DrivenEvent[] = [];
 
   constructor(
@@ -60,6 +71,7 @@ export class EventDriver {
     private readonly clock: () => number,
   ) {
     this.factory = new ResourceFactory(run);
+    this.creator = new RecordCreator(run);
   }
 
   get writesAllowed(): boolean {
@@ -81,7 +93,13 @@ export class EventDriver {
       return words.includes(stem(last)) ? -1 : 0;
     };
     return this.factory.families
-      .filter((family) => family.create && this.factory.canCreate(family) && !isAuthOperation(family.create))
+      .filter(
+        (family) =>
+          family.create &&
+          this.factory.canCreate(family) &&
+          !isAuthOperation(family.create) &&
+          (this.factoryCreates(family) || this.creator.creatable(family)),
+      )
       .map((family, index) => ({ family, index }))
       .sort(
         (left, right) =>
@@ -99,8 +117,9 @@ export class EventDriver {
     label = `create ${family.collection}`,
   ): Promise<DrivenEvent | undefined> {
     const at = this.clock();
-    const resource = await this.factory.create(family, user);
-    if (!resource) return undefined;
+    const made = await this.createResource(family, user);
+    if (!made) return undefined;
+    const { resource, listing } = made;
     const event: DrivenEvent = {
       label,
       at,
@@ -110,9 +129,46 @@ export class EventDriver {
       resource,
       family,
       user,
+      ...(listing ? { listing } : {}),
     };
     this.events.push(event);
     return event;
+  }
+
+  /** Whether the resource factory can make a record of `family` with parents of its own. */
+  private factoryCreates(family: ResourceFamily): boolean {
+    if (!family.idParameter) return false;
+    return family.parentParameters.every((parameter) =>
+      this.factory.canCreate(familyOfParameter(this.factory.families, family.collection, parameter)),
+    );
+  }
+
+  private async createResource(
+    family: ResourceFamily,
+    user: string | undefined,
+  ): Promise<{ resource: CreatedResource; listing?: Listing } | undefined> {
+    if (this.factoryCreates(family)) {
+      const resource = await this.factory.create(family, user);
+      return resource ? { resource } : undefined;
+    }
+    const record = (await this.creator.create(family, user)).record;
+    if (!record) return undefined;
+    // Read through its own item path (`/comments/{id}`), listed under its parent (`/tasks/{id}/comments`).
+    const item = record.itemFamily;
+    const readable: ResourceFamily = item ? { ...item, create: family.create, list: item.list } : family;
+    const resource: CreatedResource = {
+      family: readable,
+      id: record.id,
+      owner: user,
+      parents: [],
+      pathValues: record.itemValues ?? record.collectionValues,
+      request: record.request,
+      created: record.exchange.response?.json,
+      markers: record.markers,
+      exchange: record.exchange,
+    };
+    const listing = family.list ? { operation: family.list, pathValues: record.collectionValues } : undefined;
+    return { resource, ...(listing ? { listing } : {}) };
   }
 
   /** The update operation used to cause further events on one resource (PATCH before PUT). */

@@ -17,6 +17,8 @@ export interface EventSource {
 }
 
 export const MAX_FAMILIES = 4;
+/** Families tried to find those sources: some creates are refused to the owner (admin-only collections). */
+const MAX_TRIES = 8;
 
 function cacheKey(realtime: RealtimeRun, channel: string): string {
   return `realtime:source:${realtime.run.target.baseUrl}${channel}`;
@@ -44,7 +46,7 @@ export async function causeObservedEvents(
   const stats: string[] = [];
   if (!realtime.driver.writesAllowed) return [];
   const preferred = realtime.context.shared.get(cacheKey(realtime, channel)) as string | undefined;
-  const families = realtime.driver.families(channel, preferred).slice(0, MAX_FAMILIES);
+  const families = realtime.driver.families(channel, preferred).slice(0, Math.max(limit, MAX_TRIES));
   const sources: EventSource[] = [];
   for (const family of families) {
     if (!owner.socket.isOpen || sources.length >= limit) break;

@@ -92,18 +92,38 @@ export interface SequenceProblem {
   previous: number;
   value: number;
   frameIndex: number;
+  /** A repeat on two frames that say different things: two events numbered alike, not one sent twice. */
+  distinct?: boolean;
+}
+
+/** A frame's text without its numbering field: what tells two events apart from one delivered twice. */
+function contentOf(frame: Frame, field: string): string {
+  const json = frame.json;
+  if (!json || typeof json !== "object" || Array.isArray(json)) return frame.text;
+  const { [field]: _numbering, ...rest } = json as Record<string, unknown>;
+  return JSON.stringify(rest);
 }
 
 /** Where a subscriber's numbering goes backwards or repeats (and gaps, reported separately). */
 export function sequenceProblems(frames: readonly Frame[], field: string): SequenceProblem[] {
   const problems: SequenceProblem[] = [];
+  const contents = new Map<number, string>();
   let previous: number | undefined;
   frames.forEach((frame, frameIndex) => {
     const found = sequenceOf(frame, field);
     if (!found) return;
+    const content = contentOf(frame, field);
+    const earlier = contents.get(found.value);
+    if (earlier === undefined) contents.set(found.value, content);
     if (previous !== undefined) {
       if (found.value === previous)
-        problems.push({ kind: "repeat", previous, value: found.value, frameIndex });
+        problems.push({
+          kind: "repeat",
+          previous,
+          value: found.value,
+          frameIndex,
+          distinct: earlier !== undefined && earlier !== content,
+        });
       else if (found.value < previous)
         problems.push({ kind: "backwards", previous, value: found.value, frameIndex });
       else if (found.value > previous + 1)

@@ -88,14 +88,23 @@ async function probeChannel(
     confidence: number;
   }> = [];
   const exchanges: Array<{ label: string; exchange: HttpExchange }> = [];
-  // The first family whose events reach someone they must not is the finding; the rest were checked.
+  // Every family is checked and the strongest leak is the finding: a weak one (only an id matched) on an
+  // early family must not hide a leak of the data itself on a later one.
+  let best = 0;
   for (const candidate of sources) {
     const found = await leaksOf(realtime, channel, observers, candidate);
     if (found.leaked.length === 0) continue;
+    const strength = Math.max(...found.leaked.map((leak) => leak.confidence));
+    if (strength <= best) continue;
+    best = strength;
     source = candidate;
-    leaked.push(...found.leaked);
-    exchanges.push({ label: "owner-causes-event", exchange: candidate.event.exchange }, ...found.exchanges);
-    break;
+    leaked.splice(0, leaked.length, ...found.leaked);
+    exchanges.splice(
+      0,
+      exchanges.length,
+      { label: "owner-causes-event", exchange: candidate.event.exchange },
+      ...found.exchanges,
+    );
   }
   stats.received_by = leaked.map((leak) => leak.observer.label);
   if (leaked.length === 0) return;
@@ -157,14 +166,14 @@ async function leaksOf(
   for (const observer of observers) {
     const frame = received.get(observer.socket);
     if (!frame) continue;
-    const read = await canRead(realtime.run, source.event.resource, observer.user);
+    const read = await canRead(realtime.run, source.event.resource, observer.user, source.event.listing);
     if (read.exchange) exchanges.push({ label: `${observer.user}-reads`, exchange: read.exchange });
     // Only the record's id (not its planted values) reaching them shows it exists, not what it holds.
     const carriesData = source.event.needles.markers.some(
       (marker) => marker.length >= 6 && frame.text.includes(marker),
     );
     if (read.verdict === "denied") {
-      const confidence = !carriesData ? 0.6 : source.event.family.read ? 0.9 : 0.8;
+      const confidence = !carriesData ? 0.6 : source.event.resource.family.read ? 0.9 : 0.8;
       leaked.push({ observer, frame, how: read.how, confidence });
     } else if (read.verdict === "unknown" && observer.relation === "other-tenant") {
       leaked.push({

@@ -25,7 +25,8 @@ import { delay } from "./socket-client.ts";
 //     `version`/`revision` are per record, so only frames about the probe's one record are compared;
 //   - without one, updates sent one after another (each answered before the next) must arrive in that order.
 // The first burst is sequential; when it is clean and the frames are numbered, a concurrent burst follows
-// (an out-of-order send shows under concurrency). A problem is reported once the same burst shows it again.
+// (an out-of-order send shows under concurrency). A problem is reported once the same burst shows it again
+// (or, after a sequential one, a concurrent burst does).
 
 export interface OrderingInput extends RealtimeInput {
   events?: number;
@@ -109,14 +110,22 @@ async function probeChannel(
     problems: result.problems,
   }));
   if (first.problems.length === 0) return;
-  const again = await burst(first.kind);
+  let again = await burst(first.kind);
   bursts.push(again);
+  // A numbering problem a sequential burst showed once is confirmed just as well by a concurrent burst,
+  // which stresses the same sending path harder (events racing each other on the server).
+  if (again.problems.length === 0 && first.kind === "sequential" && field) {
+    again = await burst("concurrent");
+    bursts.push(again);
+  }
   stats.bursts = bursts.map((result) => ({
     kind: result.kind,
     events: result.events.length,
     problems: result.problems,
   }));
   const reproduced = again.problems.length > 0;
+  // Two different events under one number is proof on its own; one event sent twice is not.
+  const conclusive = first.sequence.some((problem) => problem.kind === "repeat" && problem.distinct);
 
   const transcriptUri = writeTranscript(
     realtime,
@@ -136,12 +145,14 @@ async function probeChannel(
         `one subscriber saw: ${first.problems.slice(0, 4).join("; ")}` +
         (reproduced
           ? `; a second burst showed it again (${again.problems.slice(0, 2).join("; ")})`
-          : "; a second burst did not show it") +
+          : conclusive
+            ? "; the frames sharing a number are different events, so the numbering itself is broken (a second burst did not show it again)"
+            : "; a second burst did not show it") +
         ". Clients that apply events in arrival order end up with stale or wrong state; events must be sent in the order they are numbered.",
       impact:
         "Users see outdated or inconsistent data until they reload; later updates can be overwritten by earlier ones.",
       severity: "medium",
-      confidence: reproduced ? 0.85 : 0.6,
+      confidence: reproduced ? 0.85 : conclusive ? 0.8 : 0.6,
       transcriptUri,
       exchanges: [{ label: "first-event", exchange: source.event.exchange }],
       steps: [

@@ -59,7 +59,7 @@ const inferDataAssumptions = defineTool({
   name: "infer_data_assumptions",
   server: "db",
   description:
-    "Read the code's data access (SQL strings, query builders and ORMs in JS/TS and Python) and infer what it assumes: single-row lookups (unique), joins (foreign keys), decrements (non-negative), always-written columns (not null), fixed string states (allowed values). Each assumption says whether the schema enforces it and where the code makes it.",
+    "Read the code's data access (SQL strings, query builders and ORMs in JS/TS and Python) and infer what it assumes: single-row lookups (unique, also by a scope column plus a natural key), joins (foreign keys), decrements (non-negative), always-written columns (not null), fixed string states (allowed values), and the enums and minimums the API document declares for the columns requests write. Each assumption says whether the schema enforces it and where the code makes it.",
   input: z.strictObject({
     kinds: z.array(AssumptionKind).optional(),
     include_enforced: z.boolean().default(true),
@@ -111,7 +111,7 @@ const confirmConstraint = defineTool({
   name: "confirm_constraint",
   server: "db",
   description:
-    "Confirm the unenforced assumptions (or the given ids): through the application as a profile user when it is live and takes writes (two creations with one value, an orphan reference, an unknown state), else on a scratch copy of the database (SQLite copy; a rolled-back PostgreSQL transaction only where writes are allowed). Never writes the live data of an external target. Answers missing-constraint candidates for what was accepted, and every outcome.",
+    "Confirm the unenforced assumptions (or the given ids): through the application as a profile user when it is live and takes writes (two creations with one value in one scope, an orphan reference, a parent deleted under its own child, a value outside the declared enum or minimum read back from the row), else on a scratch copy of the database (SQLite copy; a rolled-back PostgreSQL transaction only where writes are allowed). Never writes the live data of an external target. Answers missing-constraint candidates for what was accepted, and every outcome.",
   input: z.strictObject({
     assumptions: z.array(z.string()).optional(),
     via: z.enum(["auto", "api", "scratch"]).default("auto"),
@@ -129,7 +129,7 @@ const probeRaceTool = defineTool({
   name: "probe_race",
   server: "db",
   description:
-    "Send a handful of concurrent requests against an invariant the code keeps by itself — a uniqueness it checks before inserting (refused one after another), a counter it reads and writes back — and check (read-only) whether it held. Answers data-integrity candidates for broken invariants. Skips writes on external targets without allow_writes.",
+    "Send a handful of concurrent requests against an invariant the code keeps by itself — a uniqueness it checks before inserting (refused one after another), a counter it reads and writes back, a per-parent number it hands out (1, 2, 3 under a fresh parent of the probe's own) — and check (read-only) whether it held. Answers data-integrity candidates for broken invariants. Skips writes on external targets without allow_writes.",
   input: z.strictObject({
     assumptions: z.array(z.string()).optional(),
     concurrency: z.number().int().min(2).max(10).optional(),

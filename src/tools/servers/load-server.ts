@@ -21,7 +21,7 @@ const measureQueryGrowthTool = defineTool({
   name: "measure_query_growth",
   server: "load",
   description:
-    "Count the SQL statements (from the statement log) each list operation runs at two sizes (limit small/large, or before/after creating items the probe owns), minimum of `samples` runs each. Statements growing with the items returned (Δqueries ≥ 0.8 × Δitems) is an N+1: answers n-plus-one candidates naming the repeated statement.",
+    "Count the SQL statements (from the statement log) each list operation runs at two sizes (limit small/large, or before/after creating items the probe owns — for a list under a parent, all of them under one parent of its own), minimum of `samples` runs each, the larger point measured twice. Statements growing with the items returned (Δqueries ≥ 0.8 × Δitems) is an N+1: answers n-plus-one candidates naming the repeated statement.",
   input: z.strictObject({
     operation: Operation,
     small: z.number().int().positive().max(50).optional(),
@@ -77,7 +77,7 @@ const timeEndpointsTool = defineTool({
   name: "time_endpoints",
   server: "load",
   description:
-    "Time each read operation `samples` times after a discarded warm-up; an operation whose median exceeds the profile's slow_endpoint_ms (or `budget_ms`) is timed again and reported only when the second round agrees. Answers slow-endpoint candidates.",
+    "Time each read operation `samples` times after a discarded warm-up; an operation whose median exceeds the profile's slow_endpoint_ms (or `budget_ms`) is timed again and reported only when the second round agrees. Times operations the run already paces as slow. Answers slow-endpoint candidates.",
   input: z.strictObject({
     operation: Operation,
     samples: z.number().int().min(2).max(7).optional(),
