@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { startRun } from "../run/start-run.ts";
 import { runScoreCommand } from "../score/score-command.ts";
 import { RunStore } from "../store/run-store.ts";
+import { loadTarget } from "../targets/load-target.ts";
 
 // The benchmark: one builtin run against a target (the bundled demo by default) in a fresh store, with
 // wall time per agent, requests sent (counted at fetch), requests per second, peak memory, findings and
@@ -27,6 +28,18 @@ globalThis.fetch = (input, init) => {
   return realFetch(input, init);
 };
 
+// SQL statements the target ran, counted from its statement log when the profile names one.
+const target = loadTarget(values.target!);
+const statementLog =
+  target.root && target.profile.database?.statement_log
+    ? path.join(target.root, target.profile.database.statement_log.file)
+    : undefined;
+const countStatements = () =>
+  statementLog && fs.existsSync(statementLog)
+    ? fs.readFileSync(statementLog, "utf8").split("\n").length - 1
+    : 0;
+const statementsBefore = countStatements();
+
 const started = performance.now();
 const { runId, report } = await startRun({
   home,
@@ -37,6 +50,7 @@ const { runId, report } = await startRun({
 });
 const wallSeconds = (performance.now() - started) / 1000;
 const peakRssMib = process.resourceUsage().maxRSS / 1024;
+const queries = statementLog ? Math.max(0, countStatements() - statementsBefore) : null;
 
 const entries = RunStore.open(home, runId).readLedger().entries;
 const agentSeconds = new Map<string, number>();
@@ -75,6 +89,7 @@ const result = {
   per_agent_seconds: Object.fromEntries([...agentSeconds].map(([agent, seconds]) => [agent, round(seconds)])),
   requests,
   requests_per_second: round(requests / probingSeconds),
+  queries,
   peak_rss_mib: round(peakRssMib),
   findings: report.findings.total,
   findings_by_domain: report.findings.by_domain,
@@ -93,6 +108,7 @@ if (values.json) {
       ([agent, seconds]) => `  ${agent.padEnd(18)} ${seconds}s`,
     ),
     `requests sent        ${requests} (${result.requests_per_second}/s while agents ran)`,
+    `SQL statements run   ${queries ?? "— (the profile names no statement log)"}`,
     `peak memory (RSS)    ${result.peak_rss_mib} MiB`,
     `findings             ${result.findings}`,
     `recall / precision   ${format(result.recall)} / ${format(result.precision)}`,
