@@ -34,10 +34,21 @@ const statementLog =
   target.root && target.profile.database?.statement_log
     ? path.join(target.root, target.profile.database.statement_log.file)
     : undefined;
-const countStatements = () =>
-  statementLog && fs.existsSync(statementLog)
-    ? fs.readFileSync(statementLog, "utf8").split("\n").length - 1
-    : 0;
+const countStatements = (): number => {
+  if (!statementLog || !fs.existsSync(statementLog)) return 0;
+  // Counted in chunks: the log grows across runs and must not inflate the memory being measured.
+  const file = fs.openSync(statementLog, "r");
+  const chunk = Buffer.alloc(1 << 20);
+  let lines = 0;
+  try {
+    for (let read = fs.readSync(file, chunk); read > 0; read = fs.readSync(file, chunk)) {
+      for (let index = 0; index < read; index += 1) if (chunk[index] === 10) lines += 1;
+    }
+  } finally {
+    fs.closeSync(file);
+  }
+  return lines;
+};
 const statementsBefore = countStatements();
 
 const started = performance.now();
