@@ -72,12 +72,18 @@ export async function sendAsRightRole(
   run: ProbeRun,
   users: ReadonlyArray<string | undefined>,
   build: (user: string | undefined) => Promise<PreparedRequest | undefined>,
+  /** How one request goes out; the timing probe sends without the run's pacing of slow operations. */
+  sender: (
+    run: ProbeRun,
+    user: string | undefined,
+    prepared: PreparedRequest,
+  ) => Promise<HttpExchange | undefined> = sendPrepared,
 ): Promise<{ user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange } | undefined> {
   let last: { user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange } | undefined;
   for (const user of users) {
     const prepared = await build(user);
     if (!prepared) continue;
-    const exchange = await sendPrepared(run, user, prepared);
+    const exchange = await sender(run, user, prepared);
     if (!exchange) continue;
     last = { user, prepared, exchange };
     const status = exchange.response?.status ?? 0;

@@ -130,10 +130,14 @@ export async function reach(
     return prepared;
   };
   const users = known ? [known.user] : load.users;
-  const sent =
+  const sent = await sendAsRightRole(
+    load.run,
+    users,
+    build,
     options.paced === false
-      ? await sendUnpacedAsRightRole(load, users, build)
-      : await sendAsRightRole(load.run, users, build);
+      ? (run, user, prepared) => send(run, user, toSpec(run.target.baseUrl, prepared))
+      : undefined,
+  );
   if (!sent || !isSuccess(sent.exchange)) {
     if (!known) load.reached.set(key, null);
     return undefined;
@@ -153,25 +157,6 @@ export function sendUnpaced(
   prepared: PreparedRequest,
 ): Promise<HttpExchange | undefined> {
   return send(load.run, user, toSpec(load.run.target.baseUrl, prepared));
-}
-
-/** Like sendAsRightRole (least privileged user first, moving up on 401/403), without pacing. */
-async function sendUnpacedAsRightRole(
-  load: LoadRun,
-  users: ReadonlyArray<string | undefined>,
-  build: (user: string | undefined) => Promise<PreparedRequest | undefined>,
-): Promise<{ user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange } | undefined> {
-  let last: { user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange } | undefined;
-  for (const user of users) {
-    const prepared = await build(user);
-    if (!prepared) continue;
-    const exchange = await sendUnpaced(load, user, prepared);
-    if (!exchange) continue;
-    last = { user, prepared, exchange };
-    const status = exchange.response?.status ?? 0;
-    if (status !== 401 && status !== 403) return last;
-  }
-  return last;
 }
 
 /**
