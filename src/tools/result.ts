@@ -6,3 +6,7 @@ export type ToolResult<Data = unknown> =
 export const ok = <Data>(data: Data): ToolResult<Data> => ({ ok: true, data });
 export const err = (error: string, details?: unknown): ToolResult<never> =>
   details === undefined ? { ok: false, error } : { ok: false, error, details };
+
+/** Probes answer their data, or a string saying why they could not run; either way a tool result. */
+export const fromProbe = <Data>(result: string | Data): ToolResult<Data> =>
+  typeof result === "string" ? err(result) : ok(result);

@@ -8,7 +8,7 @@ import { ensureGraph } from "../../probes/architecture/graph-cache.ts";
 import { checkLayering, layeringDrafts } from "../../probes/architecture/layering.ts";
 import type { ToolContext } from "../context.ts";
 import type { ToolResult } from "../result.ts";
-import { err, ok } from "../result.ts";
+import { err, fromProbe, ok } from "../result.ts";
 import { defineTool } from "../tool.ts";
 
 // The `code` server: the target's module graph and the four structural checks over it (each answers
@@ -187,15 +187,16 @@ const searchCodeTool = defineTool({
     const root = context.target?.root;
     if (root === undefined)
       return err("the target has no source root: set source.path in the target profile");
-    const result = searchCode(root, {
-      query: input.query,
-      regex: input.regex,
-      caseSensitive: input.case_sensitive,
-      path: input.path,
-      maxResults: input.max_results,
-      answerKey: context.target?.goldenLedger,
-    });
-    return typeof result === "string" ? err(result) : ok(result);
+    return fromProbe(
+      searchCode(root, {
+        query: input.query,
+        regex: input.regex,
+        caseSensitive: input.case_sensitive,
+        path: input.path,
+        maxResults: input.max_results,
+        answerKey: context.target?.goldenLedger,
+      }),
+    );
   },
 });
 
@@ -214,13 +215,14 @@ const readFileTool = defineTool({
     const root = context.target?.root;
     if (root === undefined)
       return err("the target has no source root: set source.path in the target profile");
-    const result = readTargetFile(root, {
-      path: input.path,
-      startLine: input.start_line,
-      maxLines: input.max_lines,
-      answerKey: context.target?.goldenLedger,
-    });
-    return typeof result === "string" ? err(result) : ok(result);
+    return fromProbe(
+      readTargetFile(root, {
+        path: input.path,
+        startLine: input.start_line,
+        maxLines: input.max_lines,
+        answerKey: context.target?.goldenLedger,
+      }),
+    );
   },
 });
 

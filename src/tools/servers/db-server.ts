@@ -6,7 +6,7 @@ import { probeRace } from "../../probes/data/race-probe.ts";
 import { databaseOf, loadTables } from "../../probes/data/target-database.ts";
 import { explainStatement } from "../../probes/load/query-plan.ts";
 import { probeActions } from "../../probes/session/probe-run.ts";
-import { err, ok } from "../result.ts";
+import { err, fromProbe, ok } from "../result.ts";
 import { defineTool, type ToolDefinition } from "../tool.ts";
 
 // The db server: the schema as the database enforces it, the assumptions the code makes about its data,
@@ -120,8 +120,7 @@ const confirmConstraint = defineTool({
   }),
   actions: (_input, context) => probeActions(context),
   async run(input, context) {
-    const result = await confirmConstraints(context, input);
-    return typeof result === "string" ? err(result) : ok(result);
+    return fromProbe(await confirmConstraints(context, input));
   },
 });
 
@@ -138,8 +137,7 @@ const probeRaceTool = defineTool({
   }),
   actions: (_input, context) => probeActions(context),
   async run(input, context) {
-    const result = await probeRace(context, input);
-    return typeof result === "string" ? err(result) : ok(result);
+    return fromProbe(await probeRace(context, input));
   },
 });
 
@@ -156,8 +154,7 @@ const queryLogTool = defineTool({
   }),
   actions: (input, context) => (input.operation ? probeActions(context) : []),
   async run(input, context) {
-    const result = await queryLog(context, input);
-    return typeof result === "string" ? err(result) : ok(result);
+    return fromProbe(await queryLog(context, input));
   },
 });
 

@@ -4,7 +4,7 @@ import { measureQueryGrowth } from "../../probes/load/query-growth.ts";
 import { probeUnbounded } from "../../probes/load/unbounded.ts";
 import { findUnindexed } from "../../probes/load/unindexed.ts";
 import { probeActions } from "../../probes/session/probe-run.ts";
-import { err, ok } from "../result.ts";
+import { fromProbe } from "../result.ts";
 import { defineTool, type ToolDefinition } from "../tool.ts";
 
 // The load server: how cost grows with data. Each tool drives the live target within its request cap
@@ -33,8 +33,7 @@ const measureQueryGrowthTool = defineTool({
   }),
   actions: (_input, context) => probeActions(context),
   async run(input, context) {
-    const result = await measureQueryGrowth(context, input);
-    return typeof result === "string" ? err(result) : ok(result);
+    return fromProbe(await measureQueryGrowth(context, input));
   },
 });
 
@@ -51,8 +50,7 @@ const probeUnboundedTool = defineTool({
   }),
   actions: (_input, context) => probeActions(context),
   async run(input, context) {
-    const result = await probeUnbounded(context, input);
-    return typeof result === "string" ? err(result) : ok(result);
+    return fromProbe(await probeUnbounded(context, input));
   },
 });
 
@@ -68,8 +66,7 @@ const findUnindexedTool = defineTool({
   }),
   actions: (_input, context) => probeActions(context),
   async run(input, context) {
-    const result = await findUnindexed(context, input);
-    return typeof result === "string" ? err(result) : ok(result);
+    return fromProbe(await findUnindexed(context, input));
   },
 });
 
@@ -87,8 +84,7 @@ const timeEndpointsTool = defineTool({
   }),
   actions: (_input, context) => probeActions(context),
   async run(input, context) {
-    const result = await timeEndpoints(context, input);
-    return typeof result === "string" ? err(result) : ok(result);
+    return fromProbe(await timeEndpoints(context, input));
   },
 });
 

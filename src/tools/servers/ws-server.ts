@@ -6,8 +6,7 @@ import { probeBackpressure } from "../../probes/realtime/probe-backpressure.ts";
 import { probeOrdering } from "../../probes/realtime/probe-ordering.ts";
 import { probeReconnect } from "../../probes/realtime/probe-reconnect.ts";
 import type { ToolContext } from "../context.ts";
-import type { ToolResult } from "../result.ts";
-import { err, ok } from "../result.ts";
+import { fromProbe } from "../result.ts";
 import { defineTool } from "../tool.ts";
 
 // The `ws` server: live WebSocket probes. Each connects to the target's channels (profile websocket.paths
@@ -38,17 +37,6 @@ function liveActions(_input: unknown, context: ToolContext): GuardedAction[] {
   return [{ kind: "http_request", method: "GET", url }];
 }
 
-async function answerOf(
-  pending: Promise<string | { candidates: unknown[]; stats: Record<string, unknown> }>,
-): Promise<ToolResult> {
-  try {
-    const result = await pending;
-    return typeof result === "string" ? err(result) : ok(result);
-  } catch (error) {
-    return err(`the probe failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
 const wsProbeAuth = defineTool({
   name: "ws_probe_auth",
   server: "ws",
@@ -56,7 +44,7 @@ const wsProbeAuth = defineTool({
     "Connect to each channel with no token, an invalid one and an expired one while a signed-in owner causes an event through the API. Answers ws-unauthenticated candidates when such a socket receives private data (checked against the HTTP API).",
   input: z.strictObject(common),
   actions: liveActions,
-  run: (input, context) => answerOf(probeAuthentication(context, input)),
+  run: async (input, context) => fromProbe(await probeAuthentication(context, input)),
 });
 
 const wsProbeAuthorization = defineTool({
@@ -66,7 +54,7 @@ const wsProbeAuthorization = defineTool({
     "Connect users of other tenants, peers and lower roles next to an owner who causes events of several kinds (records created under a parent too); answers ws-authorization candidates when someone the HTTP API refuses the record (403/404 on its read, or on the list it appears in) receives its event.",
   input: z.strictObject(common),
   actions: liveActions,
-  run: (input, context) => answerOf(probeAuthorization(context, input)),
+  run: async (input, context) => fromProbe(await probeAuthorization(context, input)),
 });
 
 const wsProbeOrdering = defineTool({
@@ -79,7 +67,7 @@ const wsProbeOrdering = defineTool({
     events: z.number().int().min(3).max(20).optional().describe("events per burst (default 12)"),
   }),
   actions: liveActions,
-  run: (input, context) => answerOf(probeOrdering(context, input)),
+  run: async (input, context) => fromProbe(await probeOrdering(context, input)),
 });
 
 const wsProbeReconnect = defineTool({
@@ -96,7 +84,7 @@ const wsProbeReconnect = defineTool({
     missed_events: z.number().int().min(1).max(10).optional(),
   }),
   actions: liveActions,
-  run: (input, context) => answerOf(probeReconnect(context, input)),
+  run: async (input, context) => fromProbe(await probeReconnect(context, input)),
 });
 
 const wsProbeBackpressure = defineTool({
@@ -115,7 +103,7 @@ const wsProbeBackpressure = defineTool({
       .optional(),
   }),
   actions: liveActions,
-  run: (input, context) => answerOf(probeBackpressure(context, input)),
+  run: async (input, context) => fromProbe(await probeBackpressure(context, input)),
 });
 
 export const wsTools = [
