@@ -6,15 +6,7 @@ import { isAdminLike, outsidersOf } from "../session/roles.ts";
 import { causeObservedEvent, whoReceived } from "./event-source.ts";
 import { canRead } from "./privacy.ts";
 import type { Observer, RealtimeInput, RealtimeRun } from "./realtime-run.ts";
-import {
-  answer,
-  connect,
-  credentialOf,
-  openRealtimeRun,
-  realtimeFinding,
-  withSockets,
-  writeTranscript,
-} from "./realtime-run.ts";
+import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
 import { expiredToken, garbageToken } from "./socket-auth.ts";
 import type { Frame } from "./socket-client.ts";
 import { delay } from "./socket-client.ts";
@@ -35,13 +27,9 @@ interface Leak {
 }
 
 export async function probeAuthentication(context: ToolContext, input: RealtimeInput) {
-  const realtime = await openRealtimeRun(context, "ws_probe_auth", input);
-  if (typeof realtime === "string") return realtime;
-  const candidates: EnvelopeDraft[] = [];
-  for (const channel of realtime.channels) {
-    await withSockets(realtime, () => probeChannel(realtime, channel, candidates));
-  }
-  return answer(realtime, candidates);
+  return probeEachChannel(context, "ws_probe_auth", input, (realtime, channel, candidates) =>
+    probeChannel(realtime, channel, candidates),
+  );
 }
 
 async function probeChannel(

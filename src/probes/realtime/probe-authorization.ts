@@ -5,15 +5,7 @@ import { isAdminLike, outsidersOf } from "../session/roles.ts";
 import { causeObservedEvents, type EventSource, MAX_FAMILIES, whoReceived } from "./event-source.ts";
 import { canRead } from "./privacy.ts";
 import type { Observer, RealtimeInput, RealtimeRun } from "./realtime-run.ts";
-import {
-  answer,
-  connect,
-  credentialOf,
-  openRealtimeRun,
-  realtimeFinding,
-  withSockets,
-  writeTranscript,
-} from "./realtime-run.ts";
+import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
 import type { Frame } from "./socket-client.ts";
 
 // ws-authorization: signed-in users who should not see an owner's record (another tenant, a peer, a lower
@@ -26,13 +18,9 @@ import type { Frame } from "./socket-client.ts";
 // or list operation to ask, only another tenant receiving it is kept, held for a person.
 
 export async function probeAuthorization(context: ToolContext, input: RealtimeInput) {
-  const realtime = await openRealtimeRun(context, "ws_probe_authorization", input);
-  if (typeof realtime === "string") return realtime;
-  const candidates: EnvelopeDraft[] = [];
-  for (const channel of realtime.channels) {
-    await withSockets(realtime, () => probeChannel(realtime, channel, candidates));
-  }
-  return answer(realtime, candidates);
+  return probeEachChannel(context, "ws_probe_authorization", input, (realtime, channel, candidates) =>
+    probeChannel(realtime, channel, candidates),
+  );
 }
 
 async function probeChannel(

@@ -7,15 +7,7 @@ import { send } from "../session/probe-run.ts";
 import { isAdminLike } from "../session/roles.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import type { RealtimeInput, RealtimeRun } from "./realtime-run.ts";
-import {
-  answer,
-  connect,
-  credentialOf,
-  openRealtimeRun,
-  realtimeFinding,
-  withSockets,
-  writeTranscript,
-} from "./realtime-run.ts";
+import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
 import { delay } from "./socket-client.ts";
 
 // ws-backpressure: a subscriber that stops reading (its socket paused) while a bounded burst of events
@@ -43,15 +35,11 @@ function median(values: readonly number[]): number {
 }
 
 export async function probeBackpressure(context: ToolContext, input: BackpressureInput) {
-  const realtime = await openRealtimeRun(context, "ws_probe_backpressure", input);
-  if (typeof realtime === "string") return realtime;
-  const candidates: EnvelopeDraft[] = [];
   const count = Math.min(Math.max(input.events ?? 40, 5), 60);
   const minBacklog = input.min_backlog_bytes ?? 8 * 1024 * 1024;
-  for (const channel of realtime.channels) {
-    await withSockets(realtime, () => probeChannel(realtime, channel, count, minBacklog, candidates));
-  }
-  return answer(realtime, candidates);
+  return probeEachChannel(context, "ws_probe_backpressure", input, (realtime, channel, candidates) =>
+    probeChannel(realtime, channel, count, minBacklog, candidates),
+  );
 }
 
 async function probeChannel(

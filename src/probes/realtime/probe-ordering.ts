@@ -7,15 +7,7 @@ import { causeObservedEvent } from "./event-source.ts";
 import type { SequenceProblem } from "./frames.ts";
 import { detectSequenceField, isControlFrame, mentions, sequenceProblems } from "./frames.ts";
 import type { RealtimeInput, RealtimeRun } from "./realtime-run.ts";
-import {
-  answer,
-  connect,
-  credentialOf,
-  openRealtimeRun,
-  realtimeFinding,
-  withSockets,
-  writeTranscript,
-} from "./realtime-run.ts";
+import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
 import type { Frame, ObservedSocket } from "./socket-client.ts";
 import { delay } from "./socket-client.ts";
 
@@ -42,14 +34,10 @@ interface BurstResult {
 }
 
 export async function probeOrdering(context: ToolContext, input: OrderingInput) {
-  const realtime = await openRealtimeRun(context, "ws_probe_ordering", input);
-  if (typeof realtime === "string") return realtime;
-  const candidates: EnvelopeDraft[] = [];
   const count = Math.min(Math.max(input.events ?? 12, 3), 20);
-  for (const channel of realtime.channels) {
-    await withSockets(realtime, () => probeChannel(realtime, channel, count, candidates));
-  }
-  return answer(realtime, candidates);
+  return probeEachChannel(context, "ws_probe_ordering", input, (realtime, channel, candidates) =>
+    probeChannel(realtime, channel, count, candidates),
+  );
 }
 
 async function probeChannel(

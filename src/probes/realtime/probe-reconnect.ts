@@ -6,15 +6,7 @@ import type { DrivenEvent } from "./event-driver.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import { detectSequenceField, mentions, sequenceOf } from "./frames.ts";
 import type { RealtimeInput, RealtimeRun } from "./realtime-run.ts";
-import {
-  answer,
-  connect,
-  credentialOf,
-  openRealtimeRun,
-  realtimeFinding,
-  withSockets,
-  writeTranscript,
-} from "./realtime-run.ts";
+import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
 import type { Frame } from "./socket-client.ts";
 import { delay } from "./socket-client.ts";
 
@@ -66,16 +58,10 @@ export function resumeHintFromDocument(document: unknown, channel: string): stri
 }
 
 export async function probeReconnect(context: ToolContext, input: ReconnectInput) {
-  const realtime = await openRealtimeRun(context, "ws_probe_reconnect", input);
-  if (typeof realtime === "string") return realtime;
-  const candidates: EnvelopeDraft[] = [];
   const missedCount = Math.min(Math.max(input.missed_events ?? 3, 1), 10);
-  for (const channel of realtime.channels) {
-    await withSockets(realtime, () =>
-      probeChannel(realtime, channel, input.resume_param, missedCount, candidates),
-    );
-  }
-  return answer(realtime, candidates);
+  return probeEachChannel(context, "ws_probe_reconnect", input, (realtime, channel, candidates) =>
+    probeChannel(realtime, channel, input.resume_param, missedCount, candidates),
+  );
 }
 
 async function probeChannel(

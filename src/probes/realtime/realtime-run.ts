@@ -174,6 +174,23 @@ export async function withSockets(realtime: RealtimeRun, body: () => Promise<voi
   }
 }
 
+/** What every realtime probe does around its channel check: open the run, probe each channel with its
+ * sockets closed afterwards, and answer the candidates with the run's stats. */
+export async function probeEachChannel(
+  context: ToolContext,
+  tool: string,
+  input: RealtimeInput,
+  probeChannel: (realtime: RealtimeRun, channel: string, candidates: EnvelopeDraft[]) => Promise<void>,
+): Promise<string | { candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
+  const realtime = await openRealtimeRun(context, tool, input);
+  if (typeof realtime === "string") return realtime;
+  const candidates: EnvelopeDraft[] = [];
+  for (const channel of realtime.channels) {
+    await withSockets(realtime, () => probeChannel(realtime, channel, candidates));
+  }
+  return answer(realtime, candidates);
+}
+
 function slug(text: string): string {
   return (
     text
