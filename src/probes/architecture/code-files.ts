@@ -1,26 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import { readTreeFile, walkFiles } from "../source/walk-files.ts";
+import { isVendoredFolder, readTreeFile, walkFiles } from "../source/walk-files.ts";
 
 // The files of a target that ARCHITECT reads. Unlike the route scanner, tests stay in: they are part of
 // the import graph (and reach code), they are only never reported. Dependencies, build output, virtual
 // environments and tool folders are left out, and the answer key is never listed at all.
-
-const SKIPPED_FOLDERS = new Set([
-  "node_modules",
-  "dist",
-  "build",
-  "out",
-  "coverage",
-  "venv",
-  "env",
-  "site-packages",
-  "__pycache__",
-  "vendor",
-  "bower_components",
-  "htmlcov",
-  "target",
-]);
 
 export const JAVASCRIPT_EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
 /** Text files that can name code (scripts, Dockerfiles, HTML script tags) or be searched. */
@@ -90,9 +74,7 @@ export interface CodeTreeOptions {
   maxFileBytes?: number;
 }
 
-export function isSkippedFolder(name: string): boolean {
-  return name.startsWith(".") || SKIPPED_FOLDERS.has(name) || name.endsWith(".egg-info");
-}
+export const isSkippedFolder = isVendoredFolder;
 
 /** Whether a path (relative or absolute) is the answer key: the golden ledger or any defects.yaml. */
 export function isAnswerKey(root: string, relative: string, answerKey: string | undefined): boolean {

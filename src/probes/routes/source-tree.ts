@@ -1,21 +1,11 @@
 import path from "node:path";
-import { readTreeFile, walkFiles } from "../source/walk-files.ts";
+import { isVendoredFolder, readTreeFile, walkFiles } from "../source/walk-files.ts";
 
 // Which files of a target's tree a source probe reads. Dependencies, build output, virtualenvs and tests
 // say nothing about what the application serves; the answer key must never be read at all.
 
-const SKIPPED_FOLDERS = new Set([
-  "node_modules",
-  "dist",
-  "build",
-  "out",
-  "coverage",
-  "venv",
-  "env",
-  "site-packages",
-  "__pycache__",
-  "vendor",
-  "bower_components",
+/** Tests and fixtures say nothing about what the application serves. */
+const TEST_FOLDERS = new Set([
   "test",
   "tests",
   "__tests__",
@@ -69,8 +59,7 @@ export function listSourceFiles(
 }
 
 export function isSkippedFolder(name: string): boolean {
-  // Dot folders (.git, .venv, .next, .github) hold tooling and build output, not served code.
-  return name.startsWith(".") || SKIPPED_FOLDERS.has(name) || name.endsWith(".egg-info");
+  return isVendoredFolder(name) || TEST_FOLDERS.has(name);
 }
 
 /** Reads a file of the tree as text, or undefined when it cannot be read. */

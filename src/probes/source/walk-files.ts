@@ -5,6 +5,28 @@ import path from "node:path";
 // in name order, a cap on files and on file size. Each probe says which folders to skip and which files
 // to keep; the walk never follows what it was told to skip.
 
+/** Folders no probe reads: dependencies, build output, virtual environments and caches. */
+const VENDORED_FOLDERS = new Set([
+  "node_modules",
+  "dist",
+  "build",
+  "out",
+  "coverage",
+  "htmlcov",
+  "target",
+  "venv",
+  "env",
+  "site-packages",
+  "__pycache__",
+  "vendor",
+  "bower_components",
+]);
+
+/** Dot folders (.git, .venv, .next, .github) hold tooling and build output, not the application. */
+export function isVendoredFolder(name: string): boolean {
+  return name.startsWith(".") || VENDORED_FOLDERS.has(name) || name.endsWith(".egg-info");
+}
+
 export interface WalkOptions {
   skipFolder(name: string): boolean;
   /** Keep this file? `relative` uses `/` separators. */
