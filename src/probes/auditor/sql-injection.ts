@@ -213,11 +213,11 @@ async function testPoint(
   const baselineMs = Math.max(baseline.exchange.durationMs, again.exchange?.durationMs ?? 0);
   for (const { slow, control } of timedPayloads(run.map.database?.kind, point.numeric)) {
     stats.timed += 1;
-    const first = await sendTimed(run, baseline, value + slow);
+    const first = await sendValue(run, baseline, value + slow);
     if (!first.exchange || first.exchange.durationMs < baselineMs + 900) continue;
-    const quick = await sendTimed(run, baseline, value + control);
+    const quick = await sendValue(run, baseline, value + control);
     if (!quick.exchange || quick.exchange.durationMs >= baselineMs + 400) continue;
-    const second = await sendTimed(run, baseline, value + slow);
+    const second = await sendValue(run, baseline, value + slow);
     if (!second.exchange || second.exchange.durationMs < baselineMs + 900) continue;
     return {
       point,
@@ -240,15 +240,6 @@ async function testPoint(
     };
   }
   return undefined;
-}
-
-async function sendTimed(
-  run: ProbeRun,
-  baseline: PointBaseline,
-  value: string,
-): Promise<{ prepared: PreparedRequest; exchange: HttpExchange | undefined }> {
-  const prepared = withValue(baseline.prepared, baseline.point, value);
-  return { prepared, exchange: await sendPrepared(run, baseline.user, prepared) };
 }
 
 function findingOf(run: ProbeRun, finding: Confirmed): EnvelopeDraft {
