@@ -2,10 +2,10 @@ import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { CATALOG_TOOL_NAMES } from "../tools/catalog.ts";
 import type { AgentConfig, SeatRef } from "./agent-schema.ts";
-import { didYouMean, displayPath, formatFieldPath, type Problem } from "./config-errors.ts";
+import { didYouMean, displayPath, type Problem } from "./config-errors.ts";
 import type { ConfigReading } from "./load-config.ts";
 import { checkSeat, checkSystem } from "./system-coherence.ts";
-import { lineAt, type YamlSource } from "./yaml-source.ts";
+import { type Report, reporter } from "./yaml-source.ts";
 
 // Checks that need more than one field, file or folder: what the schemas alone cannot say.
 
@@ -101,20 +101,6 @@ function checkLoopRoles(reading: ConfigReading, problems: Problem[]): void {
       );
     }
   }
-}
-
-type Report = (segments: PropertyKey[], message: string, severity?: Problem["severity"]) => void;
-
-function reporter(problems: Problem[], source: YamlSource): Report {
-  return (segments, message, severity = "error") => {
-    problems.push({
-      file: source.display,
-      line: lineAt(source, segments),
-      path: formatFieldPath(segments),
-      message,
-      severity,
-    });
-  };
 }
 
 function checkPhase(agent: AgentConfig, report: Report): void {

@@ -1,8 +1,8 @@
 import { checkApiKeyName, checkBaseUrl } from "../seats/seat-safety.ts";
 import type { SeatRef } from "./agent-schema.ts";
-import { didYouMean, formatFieldPath, type Problem } from "./config-errors.ts";
+import { didYouMean, type Problem } from "./config-errors.ts";
 import type { SystemConfig } from "./system-schema.ts";
-import { lineAt, type YamlSource } from "./yaml-source.ts";
+import { reporter, type YamlSource } from "./yaml-source.ts";
 
 // Checks of config/system.yaml beyond its schema: rosters name real agents, bounds are sane, the
 // guardrail lists cover what the spec promises, and seats are safe to build.
@@ -28,14 +28,7 @@ export function checkSystem(
   agentNames: ReadonlySet<string>,
 ): Problem[] {
   const problems: Problem[] = [];
-  const report = (segments: PropertyKey[], message: string, severity: Problem["severity"] = "error") =>
-    problems.push({
-      file: source.display,
-      line: lineAt(source, segments),
-      path: formatFieldPath(segments),
-      message,
-      severity,
-    });
+  const report = reporter(problems, source);
 
   for (const [mode, runMode] of Object.entries(system.run_modes)) {
     const seen = new Set<string>();

@@ -224,3 +224,18 @@ function offsetLine(source: YamlSource, node: unknown): number | undefined {
   if (!range) return undefined;
   return source.lineCounter.linePos(range[0]).line;
 }
+
+export type Report = (segments: PropertyKey[], message: string, severity?: Problem["severity"]) => void;
+
+/** A function that adds a problem at a field of `source`, with its line, to `problems`. */
+export function reporter(problems: Problem[], source: YamlSource): Report {
+  return (segments, message, severity = "error") => {
+    problems.push({
+      file: source.display,
+      line: lineAt(source, segments),
+      path: formatFieldPath(segments),
+      message,
+      severity,
+    });
+  };
+}

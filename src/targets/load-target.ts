@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ConfigError, formatFieldPath, hasErrors, type Problem } from "../config/config-errors.ts";
 import { DEFAULT_CONFIG_DIR } from "../config/load-config.ts";
-import { lineAt, readYamlFile, schemaProblems, walkPairs, type YamlSource } from "../config/yaml-source.ts";
+import { readYamlFile, reporter, schemaProblems, walkPairs, type YamlSource } from "../config/yaml-source.ts";
 import { QaasError } from "../errors.ts";
 import type { LoadedTarget } from "../tools/context.ts";
 import { type TargetProfile, TargetProfileSchema } from "./profile-schema.ts";
@@ -120,14 +120,7 @@ function scanCredentials(source: YamlSource): Problem[] {
 /** What the schema cannot see: files that must exist and settings that only make sense together. */
 function checkProfile(profile: TargetProfile, source: YamlSource, root: string | undefined): Problem[] {
   const problems: Problem[] = [];
-  const report = (segments: PropertyKey[], message: string, severity: Problem["severity"] = "error") =>
-    problems.push({
-      file: source.display,
-      line: lineAt(source, segments),
-      path: formatFieldPath(segments),
-      message,
-      severity,
-    });
+  const report = reporter(problems, source);
 
   const fileName = path.basename(source.file).replace(/\.ya?ml$/, "");
   if (profile.name !== fileName) {
