@@ -307,7 +307,8 @@ export function extractId(exchange: HttpExchange, family: ResourceFamily): strin
   return undefined;
 }
 
-function markersIn(body: unknown, seed: string): string[] {
+/** Every string in a body that carries the seed: how a probe recognises its own planted values. */
+export function markersIn(body: unknown, seed: string): string[] {
   const markers: string[] = [];
   const walk = (value: unknown) => {
     if (typeof value === "string" && value.includes(seed)) markers.push(value);

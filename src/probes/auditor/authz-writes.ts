@@ -3,7 +3,7 @@ import type { ResourceFamily } from "../api/operation-index.ts";
 import { isAuthOperation, isSafeWrite } from "../api/operation-index.ts";
 import { sendPrepared } from "../api/probe-support.ts";
 import { bodyKind, buildRequest, requestSchema } from "../api/request-builder.ts";
-import { type ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
+import { markersIn, type ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
@@ -132,7 +132,7 @@ export async function checkAnonymousCreate(
     return [];
   if (pathParameterNames(operation.path).length > 0) return [];
   const prepared = buildRequest(operation, { seed: uniqueSeed() });
-  const markers = markerValues(prepared.body, prepared.seed);
+  const markers = markerValuesOf(prepared.body, prepared.seed);
   if (markers.length === 0) return [];
   const anonymous = await sendPrepared(run, undefined, prepared);
   if (!anonymous || !isSuccess(anonymous)) return [];
@@ -159,13 +159,6 @@ export async function checkAnonymousCreate(
   ];
 }
 
-function markerValues(body: unknown, seed: string | undefined): string[] {
-  if (!seed) return [];
-  const found: string[] = [];
-  const walk = (value: unknown) => {
-    if (typeof value === "string" && value.includes(seed)) found.push(value);
-    else if (value && typeof value === "object") for (const inner of Object.values(value)) walk(inner);
-  };
-  walk(body);
-  return found;
+function markerValuesOf(body: unknown, seed: string | undefined): string[] {
+  return seed ? markersIn(body, seed) : [];
 }

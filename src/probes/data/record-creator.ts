@@ -3,7 +3,7 @@ import type { ResourceFamily } from "../api/operation-index.ts";
 import { familyOfParameter, isAuthOperation, isSafeWrite, resourceFamilies } from "../api/operation-index.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, requestSchema, toSpec } from "../api/request-builder.ts";
-import { extractId, ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
+import { extractId, markersIn, ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
@@ -79,17 +79,6 @@ function sharedPrefix(left: string, right: string): number {
 
 function documented(operation: Operation | undefined): number {
   return operation?.documented ? 1 : 0;
-}
-
-function markersIn(body: unknown, seed: string): string[] {
-  const markers: string[] = [];
-  const visit = (value: unknown): void => {
-    if (typeof value === "string" && value.includes(seed)) markers.push(value);
-    else if (Array.isArray(value)) value.forEach(visit);
-    else if (value && typeof value === "object") Object.values(value).forEach(visit);
-  };
-  visit(body);
-  return markers;
 }
 
 export class RecordCreator {

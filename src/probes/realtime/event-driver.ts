@@ -4,7 +4,7 @@ import { familyOfParameter, isAuthOperation, isSafeWrite } from "../api/operatio
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
 import type { CreatedResource } from "../api/resource-factory.ts";
-import { ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
+import { markersIn, ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
 import { RecordCreator } from "../data/record-creator.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
@@ -47,17 +47,6 @@ function stem(word: string): string {
     .replace(/[-_]/g, "")
     .replace(/(ies)$/, "y")
     .replace(/(es|s)$/, "");
-}
-
-function markersIn(body: unknown, seed: string): string[] {
-  const markers: string[] = [];
-  const visit = (value: unknown): void => {
-    if (typeof value === "string" && value.includes(seed)) markers.push(value);
-    else if (Array.isArray(value)) value.forEach(visit);
-    else if (value && typeof value === "object") Object.values(value).forEach(visit);
-  };
-  visit(body);
-  return markers;
 }
 
 export class EventDriver {
