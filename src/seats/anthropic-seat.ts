@@ -1,6 +1,6 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import type { SeatRef } from "../config/agent-schema.ts";
-import { DEFAULT_MODEL_TIMEOUT_SECONDS, readApiKey, runModelLoop, seatFetch } from "./model-loop.ts";
+import { readApiKey, runModelLoop, seatFetch, seatFetchOptions } from "./model-loop.ts";
 import { SEAT_SPECIFICATION_VERSION, type SeatRequest, type SeatResult, type WorkerSeat } from "./seat.ts";
 import type { HostLookup } from "./seat-safety.ts";
 
@@ -36,11 +36,7 @@ export class AnthropicSeat implements WorkerSeat {
     const provider = createAnthropic({
       baseURL: anthropicMessagesBaseUrl(this.ref.base_url),
       apiKey,
-      fetch: seatFetch({
-        timeoutSeconds: this.ref.timeout_seconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS,
-        isLocal: this.ref.is_local === true,
-        ...(this.resolve === undefined ? {} : { resolve: this.resolve }),
-      }),
+      fetch: seatFetch(seatFetchOptions(this.ref, this.resolve)),
     });
     return runModelLoop(provider(this.model), request, { backend: this.backend, ref: this.ref });
   }

@@ -246,6 +246,15 @@ export interface SeatFetchOptions {
   resolve?: HostLookup;
 }
 
+/** The fetch options a seat's reference implies: its timeout and whether it is marked local. */
+export function seatFetchOptions(ref: SeatRef, resolve: HostLookup | undefined): SeatFetchOptions {
+  return {
+    timeoutSeconds: ref.timeout_seconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS,
+    isLocal: ref.is_local === true,
+    ...(resolve === undefined ? {} : { resolve }),
+  };
+}
+
 /**
  * The fetch model seats use: it refuses a host that resolves to an address the seat may not reach, and
  * gives up on one HTTP request after `timeoutSeconds` (as well as on the caller's abort).

@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { SeatRef } from "../config/agent-schema.ts";
-import { DEFAULT_MODEL_TIMEOUT_SECONDS, readApiKey, runModelLoop, seatFetch } from "./model-loop.ts";
+import { readApiKey, runModelLoop, seatFetch, seatFetchOptions } from "./model-loop.ts";
 import { SEAT_SPECIFICATION_VERSION, type SeatRequest, type SeatResult, type WorkerSeat } from "./seat.ts";
 import type { HostLookup } from "./seat-safety.ts";
 
@@ -33,11 +33,7 @@ export class OpenAICompatibleSeat implements WorkerSeat {
       baseURL: this.ref.base_url ?? OPENAI_DEFAULT_BASE_URL,
       ...(apiKey === undefined ? {} : { apiKey }),
       includeUsage: true,
-      fetch: seatFetch({
-        timeoutSeconds: this.ref.timeout_seconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS,
-        isLocal: this.ref.is_local === true,
-        ...(this.resolve === undefined ? {} : { resolve: this.resolve }),
-      }),
+      fetch: seatFetch(seatFetchOptions(this.ref, this.resolve)),
     });
     return runModelLoop(provider.chatModel(this.model), request, { backend: this.backend, ref: this.ref });
   }
