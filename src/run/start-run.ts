@@ -153,6 +153,7 @@ async function drive(
     filed: store.readLedger().entries.filter((entry) => entry.kind === "ticket_filed").length,
   };
 
+  const announcedSkips = new Set<string>();
   let environment: PreparedEnvironment | undefined;
   let finalState = state;
   try {
@@ -168,7 +169,11 @@ async function drive(
     progress.line(`run ${store.runId}: mode ${options.mode}, target ${target.profile.name}`);
     finalState = await execute(state, firstEvent, {
       record: (kind, data) => {
-        if (kind === "agent_skipped") progress.line(`${String(data.agent)} skipped: ${String(data.reason)}`);
+        // A per-finding agent is skipped once per finding; saying so once is enough.
+        if (kind === "agent_skipped" && !announcedSkips.has(String(data.agent))) {
+          announcedSkips.add(String(data.agent));
+          progress.line(`${String(data.agent)} skipped: ${String(data.reason)}`);
+        }
         if (kind === "agent_dead_lettered")
           progress.line(`${String(data.agent)} gave up: ${String(data.error)}`);
         if (kind === "budget_exceeded")
