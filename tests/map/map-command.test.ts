@@ -43,6 +43,7 @@ const map = (overrides: Partial<SystemMap>): SystemMap => ({
     { path: "/gone", status: 404, links: [], forms: [] },
   ],
   channels: [{ path: "/ws", seen_in: ["source"] }],
+  graphql: [],
   database: {
     kind: "sqlite",
     tables: [{ name: "items", columns: [], foreign_keys: [], indexes: [], checks: [] }],

@@ -461,6 +461,7 @@ export function fixtureMap(baseUrl: string): SystemMap {
     routes: [],
     pages: [],
     channels: CHANNELS.map((path) => ({ path, seen_in: ["source"] })),
+    graphql: [],
     database: null,
     ownership: [],
     notes: [],

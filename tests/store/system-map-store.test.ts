@@ -20,6 +20,7 @@ function sampleMap(overrides: Partial<SystemMap> = {}): SystemMap {
     routes: [{ method: "GET", path: "/api/items", file: "src/routes.ts", framework: "fastify" }],
     pages: [],
     channels: [],
+    graphql: [],
     database: null,
     ownership: [],
     notes: [],

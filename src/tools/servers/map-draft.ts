@@ -1,6 +1,6 @@
 import { canonicalLocation } from "../../envelope/envelope.ts";
+import { composeInventory, type OperationCandidate } from "../../map/inventory.ts";
 import type { Operation, Route, SystemMap } from "../../map/system-map.ts";
-import { templateKey, templateParameters } from "../../probes/routes/path-template.ts";
 import type { LoadedTarget, RunContext } from "../context.ts";
 
 // The map under construction within one run: each map_* tool fills its part, in any order, and
@@ -9,7 +9,16 @@ import type { LoadedTarget, RunContext } from "../context.ts";
 
 export const MAP_DRAFT_KEY = "map:draft";
 
-export type MapPart = "openapi" | "source" | "pages" | "database" | "ownership";
+export type MapPart =
+  | "openapi"
+  | "source"
+  | "pages"
+  | "frontend"
+  | "traffic"
+  | "graphql"
+  | "channels"
+  | "database"
+  | "ownership";
 
 export interface MapDraft {
   openapi: SystemMap["openapi"];
@@ -19,6 +28,11 @@ export interface MapDraft {
   pages: SystemMap["pages"];
   database: SystemMap["database"];
   ownership: SystemMap["ownership"];
+  graphql: SystemMap["graphql"];
+  /** Channels found beyond the source scan's plain paths (socket.io servers, their namespaces and events). */
+  channels: SystemMap["channels"];
+  /** Operations each reader learned beyond the document and the source routes, replaced when it runs again. */
+  candidates: Map<MapPart, OperationCandidate[]>;
   /** Notes per part, replaced when a part is mapped again. */
   notes: Map<MapPart, string[]>;
 }
@@ -34,46 +48,44 @@ export function mapDraft(context: Pick<RunContext, "shared">): MapDraft {
     pages: [],
     database: null,
     ownership: [],
+    graphql: [],
+    channels: [],
+    candidates: new Map(),
     notes: new Map(),
   };
   context.shared.set(MAP_DRAFT_KEY, draft);
   return draft;
 }
 
-/**
- * Documented operations, each marked `source` when a route implements it, plus one undocumented
- * operation per route the document does not list (templates compared ignoring parameter names).
- */
-export function composeOperations(documented: readonly Operation[], routes: readonly Route[]): Operation[] {
-  const operations = documented.map((operation) => ({ ...operation, seen_in: [...operation.seen_in] }));
-  const markSeen = (operation: Operation): void => {
-    if (!operation.seen_in.includes("source")) operation.seen_in.push("source");
+/** A source route as an inventory candidate: its template, the parameters and body its handler reads. */
+export function routeCandidate(route: Route): OperationCandidate {
+  return {
+    method: route.method === "*" ? "ALL" : route.method.toUpperCase(),
+    path: route.path,
+    provenance: "source",
+    parameters: route.parameters,
+    request_body: route.request_body
+      ? {
+          content_type: route.request_body.content_type ?? "application/json",
+          required: true,
+          schema: route.request_body.schema,
+        }
+      : undefined,
+    handler: { file: route.file, line: route.line, framework: route.framework },
   };
-  for (const route of routes) {
-    const key = templateKey(route.path);
-    const method = route.method === "*" ? "ALL" : route.method.toUpperCase();
-    const samePath = operations.filter((operation) => templateKey(operation.path) === key);
-    // A route for any method implements whatever the document lists at its path.
-    const matches = method === "ALL" ? samePath : samePath.filter((operation) => operation.method === method);
-    if (matches.length > 0) {
-      for (const operation of matches) markSeen(operation);
-      continue;
-    }
-    operations.push({
-      method,
-      path: route.path,
-      security: "unknown",
-      parameters: templateParameters(route.path).map((name) => ({
-        name,
-        in: "path" as const,
-        required: true,
-      })),
-      responses: {},
-      seen_in: ["source"],
-      documented: false,
-    });
-  }
-  return operations;
+}
+
+/**
+ * The inventory: documented operations, each marked `source` when a route implements it, one operation per
+ * route the document does not list (templates compared ignoring parameter names), and what every other
+ * reader added.
+ */
+export function composeOperations(
+  documented: readonly Operation[],
+  routes: readonly Route[],
+  others: readonly OperationCandidate[] = [],
+): Operation[] {
+  return composeInventory(documented, [...routes.map(routeCandidate), ...others]);
 }
 
 /** Everything the map is made of, unvalidated: save_system_map checks it against SystemMapSchema. */
@@ -89,6 +101,8 @@ export function composeSystemMap(
   };
   for (const path of draft.sourceChannels) addChannel(path, "source");
   for (const path of profile.websocket?.paths ?? []) addChannel(path, "profile");
+  const detailed = new Map(draft.channels.map((channel) => [channel.path, channel]));
+  for (const channel of draft.channels) for (const seen of channel.seen_in) addChannel(channel.path, seen);
   return {
     map_version: 1,
     target: profile.name,
@@ -97,12 +111,17 @@ export function composeSystemMap(
     base_url: liveBaseUrl(target) ?? profile.environment.base_url ?? null,
     openapi: draft.openapi,
     operations: withoutExcluded(
-      composeOperations(draft.documentedOperations, draft.routes),
+      composeOperations(draft.documentedOperations, draft.routes, [...draft.candidates.values()].flat()),
       profile.api?.exclude ?? [],
     ),
     routes: draft.routes,
     pages: draft.pages,
-    channels: [...channels].map(([path, seenIn]) => ({ path, seen_in: [...seenIn] })),
+    channels: [...channels].map(([path, seenIn]) => ({
+      ...detailed.get(path),
+      path,
+      seen_in: [...seenIn],
+    })),
+    graphql: draft.graphql,
     database: draft.database,
     ownership: draft.ownership,
     notes: [...[...draft.notes.values()].flat(), ...(extra.notes ?? [])],
