@@ -20,15 +20,46 @@ export function findingLocations(envelope: Pick<DefectEnvelope, "location">): Pl
   return [{ kind, value }, ...(related ?? []).map((place) => ({ kind: place.kind, value: place.value }))];
 }
 
+/**
+ * The target's own routes whose every segment is literal (`/users/_debug`, `/items/new`): a template on the
+ * other side (`/users/{name}`) is a different route, not a value of its parameter, so the two never match.
+ * Built from the ledger's literal places and, when a run pinned one, the system map's operations and pages.
+ */
+export class StaticRoutes {
+  private readonly paths = new Set<string>();
+
+  constructor(paths: Iterable<string> = []) {
+    for (const value of paths) this.add(value);
+  }
+
+  /** Adds `METHOD /path` or `/path`; templated paths are not static and are ignored. */
+  add(value: string): void {
+    const path = splitEndpoint(value)?.path ?? value;
+    const segments = pathSegments(path);
+    if (segments.some((segment) => segment.includes(TEMPLATE))) return;
+    this.paths.add(segments.join("/"));
+  }
+
+  has(path: string): boolean {
+    return this.paths.has(pathSegments(path).join("/"));
+  }
+}
+
+const NO_STATIC_ROUTES = new StaticRoutes();
+
 /** `finding` is a place a run reported; `entry` is a place in the golden ledger. Not symmetric for tables. */
-export function locationMatches(finding: PlaceRef, entry: PlaceRef): boolean {
+export function locationMatches(
+  finding: PlaceRef,
+  entry: PlaceRef,
+  routes: StaticRoutes = NO_STATIC_ROUTES,
+): boolean {
   if (finding.kind !== entry.kind) return false;
   switch (finding.kind) {
     case "endpoint":
-      return endpointsMatch(finding.value, entry.value);
+      return endpointsMatch(finding.value, entry.value, routes);
     case "page":
     case "channel":
-      return pathsMatch(finding.value, entry.value);
+      return pathsMatch(finding.value, entry.value, routes);
     case "table":
       return tablesMatch(finding.value, entry.value);
     case "file":
@@ -38,19 +69,27 @@ export function locationMatches(finding: PlaceRef, entry: PlaceRef): boolean {
   }
 }
 
-export function anyLocationMatches(findings: readonly PlaceRef[], entries: readonly PlaceRef[]): boolean {
-  return findings.some((finding) => entries.some((entry) => locationMatches(finding, entry)));
+export function anyLocationMatches(
+  findings: readonly PlaceRef[],
+  entries: readonly PlaceRef[],
+  routes: StaticRoutes = NO_STATIC_ROUTES,
+): boolean {
+  return findings.some((finding) => entries.some((entry) => locationMatches(finding, entry, routes)));
 }
 
 /** Methods compare upper-cased; a value without a method matches nothing (the ledger always names one). */
-export function endpointsMatch(finding: string, entry: string): boolean {
+export function endpointsMatch(
+  finding: string,
+  entry: string,
+  routes: StaticRoutes = NO_STATIC_ROUTES,
+): boolean {
   const left = splitEndpoint(finding);
   const right = splitEndpoint(entry);
   if (left === undefined || right === undefined) return false;
-  return left.method === right.method && pathsMatch(left.path, right.path);
+  return left.method === right.method && pathsMatch(left.path, right.path, routes);
 }
 
-function splitEndpoint(endpoint: string): { method: string; path: string } | undefined {
+export function splitEndpoint(endpoint: string): { method: string; path: string } | undefined {
   const match = endpoint.trim().match(/^([A-Za-z]+)\s+(\S+)$/);
   if (!match) return undefined;
   return { method: match[1]!.toUpperCase(), path: match[2]! };
@@ -63,11 +102,17 @@ function splitEndpoint(endpoint: string): { method: string; path: string } | und
  * ignored. A full URL (`https://host/x`, `ws://host/ws`) is reduced to its path, since probes often report
  * the URL they called.
  */
-export function pathsMatch(finding: string, entry: string): boolean {
+export function pathsMatch(finding: string, entry: string, routes: StaticRoutes = NO_STATIC_ROUTES): boolean {
   const left = pathSegments(finding);
   const right = pathSegments(entry);
   if (left.length !== right.length) return false;
-  return left.every((segment, index) => segmentsMatch(segment, right[index]!));
+  if (!left.every((segment, index) => segmentsMatch(segment, right[index]!))) return false;
+  const leftTemplated = left.some((segment) => segment.includes(TEMPLATE));
+  const rightTemplated = right.some((segment) => segment.includes(TEMPLATE));
+  // A template meeting a literal path is a value of its parameter, unless that literal path is a route.
+  if (leftTemplated && !rightTemplated) return !routes.has(entry);
+  if (rightTemplated && !leftTemplated) return !routes.has(finding);
+  return true;
 }
 
 function pathSegments(value: string): string[] {

@@ -27,6 +27,8 @@ export interface RunForScoring {
   /** `run_started.data.golden_ledger`, when the run recorded one. */
   goldenLedger?: string;
   costUsd?: number;
+  /** Operations of the map the run pinned (`METHOD /path`), empty when it pinned none. */
+  routes: string[];
 }
 
 /** The named run, or the newest one (run ids sort by time). */
@@ -66,9 +68,29 @@ export function readRunForScoring(directory: string, runId: string): RunForScori
     directory,
     envelopes,
     skipped,
+    routes: pinnedRoutes(path.join(directory, "pinned-map.json")),
     ...(typeof goldenLedger === "string" && goldenLedger !== "" ? { goldenLedger } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
   };
+}
+
+/**
+ * The pinned map's operations, read leniently: scoring must not fail because a map written by an older
+ * version no longer validates; without them only the ledger's own routes are known. Crawled pages are left
+ * out: their paths are concrete URLs (`/projects/7`), not routes.
+ */
+function pinnedRoutes(file: string): string[] {
+  if (!fs.existsSync(file)) return [];
+  try {
+    const pinned = JSON.parse(fs.readFileSync(file, "utf8")) as {
+      map?: { operations?: Array<{ method?: unknown; path?: unknown }> };
+    };
+    return (pinned.map?.operations ?? [])
+      .filter((operation) => typeof operation.method === "string" && typeof operation.path === "string")
+      .map((operation) => `${operation.method} ${operation.path}`);
+  } catch {
+    return [];
+  }
 }
 
 /** Reads a run ledger; a last line cut short by a crash is dropped, a broken line before it is an error. */

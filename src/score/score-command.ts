@@ -46,6 +46,7 @@ export function runScoreCommand(options: ScoreCommandOptions): ScoreCommandResul
   const ledger = loadGoldenLedger(resolvedLedger);
   const scorecard = score(run.envelopes, ledger, {
     threshold,
+    routes: run.routes,
     ...(run.costUsd !== undefined ? { costUsd: run.costUsd } : {}),
   });
   const warnings = run.skipped.map(describeSkipped);

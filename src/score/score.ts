@@ -1,7 +1,7 @@
 import { type DefectEnvelope, isFileable } from "../envelope/envelope.ts";
 import { DOMAINS, type Domain } from "../envelope/taxonomy.ts";
 import type { GoldenDefect, GoldenLedger, LedgerLocation } from "./golden-ledger.ts";
-import { anyLocationMatches, findingLocations, type PlaceRef } from "./match-location.ts";
+import { anyLocationMatches, findingLocations, type PlaceRef, StaticRoutes } from "./match-location.ts";
 
 // Compares a run's findings with a golden ledger (the scoring rules of spec/golden-ledger.md). Pure: no
 // files, no clock; the CLI reads the run and renders the result.
@@ -20,6 +20,8 @@ export interface ScoreOptions {
   threshold: number;
   /** What the run cost, for cost per accepted finding. */
   costUsd?: number;
+  /** The target's routes as the run mapped them (`METHOD /path` or page paths), to tell static routes from values. */
+  routes?: readonly string[];
 }
 
 export interface FindingRef {
@@ -121,11 +123,16 @@ export function score(
   const unlisted: FindingRef[] = [];
   const ignored: IgnoredFinding[] = [];
 
+  const routes = new StaticRoutes(options.routes ?? []);
+  for (const entry of [...ledger.defects, ...ledger.not_defects])
+    for (const place of entry.locations)
+      if (place.kind === "endpoint" || place.kind === "page") routes.add(place.value);
+
   for (const envelope of fileable) {
     const places = findingLocations(envelope);
     const reference = findingRef(envelope);
     const matches = (entry: { domain: Domain; locations: LedgerLocation[] }) =>
-      entry.domain === envelope.domain && anyLocationMatches(places, entry.locations);
+      entry.domain === envelope.domain && anyLocationMatches(places, entry.locations, routes);
 
     const candidates = scored.filter(matches);
     if (candidates.length > 0) {

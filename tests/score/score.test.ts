@@ -38,6 +38,36 @@ const at = (value: string): LedgerLocation => ({ kind: "endpoint", value });
 const options = { threshold: 0.7 };
 
 describe("score", () => {
+  it("never credits a template finding with a defect at a static route beside it", () => {
+    const ledger = ledgerOf([
+      defect("DEBUG", [at("GET /users/v1/_debug")], { class: "sensitive-data-exposure" }),
+    ]);
+    const card = score(
+      [envelope({ id: "sqli", value: "GET /users/v1/{name}", defect_class: "injection" })],
+      ledger,
+      options,
+    );
+    expect(card.true_positives).toBe(0);
+    expect(card.missed.map((missed) => missed.id)).toEqual(["DEBUG"]);
+    expect(card.unlisted.map((finding) => finding.envelope_id)).toEqual(["sqli"]);
+  });
+
+  it("knows static routes from the run's map, not only from the ledger", () => {
+    const ledger = ledgerOf([defect("PROFILE", [at("GET /users/{id}")])]);
+    const concrete = envelope({ id: "me", value: "GET /users/me" });
+    expect(score([concrete], ledger, options).true_positives).toBe(1);
+    const card = score([concrete], ledger, { ...options, routes: ["GET /users/me", "GET /users/{id}"] });
+    expect(card.true_positives).toBe(0);
+    expect(card.unlisted.map((finding) => finding.envelope_id)).toEqual(["me"]);
+    // A value of the parameter still matches: `/users/17` is no route of its own.
+    expect(
+      score([envelope({ id: "17", value: "GET /users/17" })], ledger, {
+        ...options,
+        routes: ["GET /users/me"],
+      }).true_positives,
+    ).toBe(1);
+  });
+
   it("counts the first matching finding as a true positive and later ones as duplicates", () => {
     const ledger = ledgerOf([defect("D1", [at("GET /api/invoices/{id}"), at("GET /api/invoices/{id}/pdf")])]);
     const card = score(
