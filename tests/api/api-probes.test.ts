@@ -5,6 +5,7 @@ import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import { contractTools } from "../../src/tools/servers/contract-server.ts";
 import type { InventoryServer } from "../fixtures/inventory-server.ts";
 import type { NotesServer } from "../fixtures/notes-server.ts";
+import { probeContext } from "../fixtures/probe-harness.ts";
 import type { FixtureTarget } from "../fixtures/targets.ts";
 import { inventoryTarget, notesTarget, summarize } from "../fixtures/targets.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
@@ -101,6 +102,14 @@ describe("API probes on the notes fixture (TypeScript, planted defects)", () => 
       file: "src/routes/internal.ts",
       line: 12,
     });
+  });
+
+  it("find_undocumented reports nothing when the target has no document to be missing from", async () => {
+    const withoutDocument = { ...notes.map, openapi: null };
+    const context = probeContext({ profile: notes.profile(), map: withoutDocument });
+    const answer = await probe("find_undocumented", context);
+    expect(answer.candidates).toEqual([]);
+    expect(answer.stats.requests).toBe(0);
   });
 });
 

@@ -84,6 +84,13 @@ export async function findUndocumented(
   options: UndocumentedOptions,
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
   const candidates: EnvelopeDraft[] = [];
+  // Without a document nothing claims to describe the API: every operation is "undocumented", none a defect.
+  if (!run.map.openapi) {
+    return {
+      candidates,
+      stats: { skipped: "the target has no OpenAPI document: nothing claims to list its operations" },
+    };
+  }
   const wanted = options.operation ? new Set(selectOperations(run.map, options.operation)) : undefined;
   const suspects = undocumentedCandidates(run.map.operations).filter(
     (operation) => !wanted || wanted.has(operation),
