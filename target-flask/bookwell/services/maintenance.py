@@ -1,0 +1,5 @@
+from .. import db
+
+
+def restore_demo_data():
+    db.reset()
