@@ -76,8 +76,10 @@ describe("JSON sign-in", () => {
   it("recovers from a CSRF refusal of the sign-in itself when no page is declared", async () => {
     const pool = poolFor(app.baseUrl, cookieApi(), [SPA_ALICE]);
     const credential = await pool.signIn("alice", client());
-    expect(credential.chain?.map((exchange) => exchange.response?.status)).toEqual([404, 200]);
-    expect(credential.chain?.[0]?.request.method).toBe("GET");
+    expect(
+      credential.chain?.map((exchange) => `${exchange.request.method} ${exchange.response?.status}`),
+    ).toEqual(["POST 419", "GET 404", "POST 200"]);
+    expect(credential.chain?.[2]?.request.headers["x-xsrf-token"]).toBeDefined();
   });
 
   it("signs in again when the cookie session ends with a 401", async () => {

@@ -1,6 +1,7 @@
 import { QaasError } from "../../errors.ts";
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import type { HttpClient } from "../http/http-client.ts";
+import { BudgetExhaustedError } from "../http/http-client.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import type { Masker } from "../http/masking.ts";
 import type { CookieJar } from "./cookie-jar.ts";
@@ -147,6 +148,15 @@ export function fillTemplate(
 
 export function templateNeedsPassword(template: Record<string, string> | undefined): boolean {
   return template === undefined || Object.values(template).some((value) => value.includes("{password}"));
+}
+
+/**
+ * A failure of the sign-in's own requests as a SignInError of `step`; a spent budget stays what it is, so
+ * the probe stops instead of recording a sign-in failure.
+ */
+export function stepError(user: string, step: SignInStep, error: unknown): Error {
+  if (error instanceof BudgetExhaustedError) return error;
+  return new SignInError(user, step, error instanceof Error ? error.message : String(error));
 }
 
 export function resolveSecret(user: ProfileUser, reference: string, where: string): string {

@@ -9,6 +9,7 @@ import {
   maskCookies,
   parseEndpoint,
   SignInError,
+  stepError,
 } from "./credential.ts";
 import { maskCsrfTokens, metaCsrf } from "./csrf.ts";
 import { formPostingTo, formRequest, loadForm, overlayFields } from "./form-submission.ts";
@@ -65,7 +66,7 @@ export async function formSignIn(
   try {
     found = await loadForm(send, baseUrl, candidates, pick);
   } catch (error) {
-    throw new SignInError(user.name, "page", error instanceof Error ? error.message : String(error));
+    throw stepError(user.name, "page", error);
   }
   const loaded = found.loaded;
   const form = loaded?.form;
@@ -106,7 +107,7 @@ export async function formSignIn(
   try {
     result = await followRedirects(send, spec);
   } catch (error) {
-    throw new SignInError(user.name, "request", error instanceof Error ? error.message : String(error));
+    throw stepError(user.name, "request", error);
   }
   const posted = result.chain[0]!;
   const answer = posted.response;

@@ -10,6 +10,7 @@ import {
   maskCookies,
   parseEndpoint,
   SignInError,
+  stepError,
   templateNeedsPassword,
 } from "./credential.ts";
 import type { MetaCsrf } from "./csrf.ts";
@@ -74,11 +75,12 @@ export async function jsonSignIn(
     result = await post();
     // A cookie-authenticated API refuses a sign-in without its CSRF token: load a page that sets it, once.
     if (!recipe.page && refusedForCsrf(result.chain[0]!, jar)) {
+      pages.push(...result.chain);
       await loadPage("/");
       result = await post();
     }
   } catch (error) {
-    throw new SignInError(user.name, "request", error instanceof Error ? error.message : String(error));
+    throw stepError(user.name, "request", error);
   }
   const posted = result.chain[0]!;
   const answer = posted.response;

@@ -4,7 +4,7 @@ import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
 import { joinUrl } from "../http/target-url.ts";
 import { CookieJar } from "./cookie-jar.ts";
 import type { SignupRecipe } from "./credential.ts";
-import { fillTemplate, parseEndpoint, SignInError } from "./credential.ts";
+import { fillTemplate, parseEndpoint, SignInError, stepError } from "./credential.ts";
 import { csrfHeader, metaCsrf } from "./csrf.ts";
 import { formPostingTo, formRequest, loadForm, overlayFields } from "./form-submission.ts";
 import type { HtmlForm } from "./html-forms.ts";
@@ -126,7 +126,7 @@ export async function registerThrowaway(
   try {
     result = await followRedirects(send, request);
   } catch (error) {
-    throw new SignInError(identity.name, "signup", error instanceof Error ? error.message : String(error));
+    throw stepError(identity.name, "signup", error);
   }
   judgeSignup(identity.name, where, result, signupPaths);
   return { loginName, chain: [...pages, ...result.chain] };
