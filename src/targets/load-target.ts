@@ -162,11 +162,41 @@ function checkProfile(profile: TargetProfile, source: YamlSource, root: string |
   }
   const login = profile.auth?.login;
   if (login !== undefined && (login.kind === "json" || login.kind === "form")) {
-    if (login.endpoint === undefined)
-      report(["auth", "login"], `a ${login.kind} login needs endpoint: "METHOD /path"`);
-    if (login.token_from === undefined) {
-      report(["auth", "login"], "a login needs token_from: body:<json.path>, header:<name> or cookie:<name>");
+    if (login.kind === "json" && login.endpoint === undefined)
+      report(["auth", "login"], 'a json login needs endpoint: "METHOD /path"');
+    if (login.kind === "form" && login.endpoint === undefined && login.page === undefined) {
+      report(
+        ["auth", "login"],
+        'a form login needs endpoint: "METHOD /path" (where the form posts) or page: /path (where the form is)',
+      );
     }
+    if (login.endpoint !== undefined && !/^[A-Za-z]+\s+\/\S*$/.test(login.endpoint.trim()))
+      report(["auth", "login", "endpoint"], `must be "METHOD /path", got "${login.endpoint}"`);
+    if (login.token_from !== undefined && !/^(body|header|cookie):.+$/.test(login.token_from))
+      report(["auth", "login", "token_from"], "must be body:<json.path>, header:<name> or cookie:<name>");
+    if (login.body !== undefined && !Object.values(login.body).some((value) => value.includes("{password}")))
+      report(["auth", "login", "body"], "no field of the login body uses {password}", "warning");
+  }
+  const signup = profile.auth?.signup;
+  if (signup !== undefined) {
+    if (!signup.allowed) {
+      report(
+        ["auth", "signup", "allowed"],
+        "sign-up is declared but not allowed: no throw-away user will be registered (set allowed: true to let qaas create a few)",
+        "warning",
+      );
+    }
+    if (login === undefined || login.kind === "bearer" || login.kind === "api_key") {
+      report(
+        ["auth", "signup"],
+        "throw-away users sign in with auth.login, which must be a json or form login",
+      );
+    }
+    const values = Object.values(signup.body ?? {});
+    if (signup.body !== undefined && !values.some((value) => value.includes("{password}")))
+      report(["auth", "signup", "body"], "the sign-up body must use {password}");
+    if (signup.body !== undefined && !values.some((value) => /\{(username|email)\}/.test(value)))
+      report(["auth", "signup", "body"], "the sign-up body must use {username} or {email}");
   }
   if (login !== undefined && (login.kind === "bearer" || login.kind === "api_key")) {
     for (const [index, user] of profile.users.entries()) {

@@ -14,20 +14,60 @@ const Command = z.strictObject({
   timeout_seconds: z.number().positive().optional(),
 });
 
+const Endpoint = z.string().regex(/^[A-Za-z]+ \/\S*$/, "METHOD /path");
+
 const LoginRecipe = z.strictObject({
-  /** json: POST a JSON body; form: POST urlencoded; bearer/api_key: a static token from `token`. */
+  /**
+   * json: POST a JSON body, the token in the answer (or a session cookie); form: load the sign-in page, post
+   * its form (CSRF token included) and keep the session cookies; bearer/api_key: a static token from `token`.
+   */
   kind: z.enum(["json", "form", "bearer", "api_key"]),
-  /** `METHOD /path` of the sign-in operation (json and form). */
+  /** `METHOD /path` of the sign-in operation (json; form too, unless `page` shows the form to post). */
   endpoint: z.string().optional(),
-  /** Body template; `{username}` and `{password}` are filled from the user. */
+  /**
+   * The page to load first: for a form, the page that shows the sign-in form (default: the endpoint's path,
+   * then /login); for json, a page that sets the CSRF cookie a cookie-authenticated API expects.
+   */
+  page: z.string().optional(),
+  /** Body template; `{username}`, `{password}` and `{email}` are filled from the user (form: found by default). */
   body: z.record(z.string(), z.string()).optional(),
-  /** Where the token comes back: `body:<json.path>`, `header:<name>` or `cookie:<name>`. */
+  /**
+   * Where the token comes back: `body:<json.path>`, `header:<name>` or `cookie:<name>`. Optional: a JSON
+   * answer is searched for a token, and a form sign-in's credential is its session cookies.
+   */
   token_from: z.string().optional(),
   /** How the token goes on each request: `header:<Name>` (with `scheme`), `cookie:<name>` or `query:<name>`. */
   apply_as: z.string().default("header:Authorization"),
   scheme: z.string().default("Bearer"),
-  /** Seconds a token lives; the session signs in again before that (and on any 401). */
+  /** Seconds a token lives; the session signs in again before that (and when the session visibly ends). */
   ttl_seconds: z.number().positive().optional(),
+});
+
+/** How to register throw-away users, so a check that needs two users of one role can run with one. */
+const SignupRecipe = z.strictObject({
+  /** `METHOD /path` of the registration operation. */
+  endpoint: Endpoint,
+  kind: z.enum(["json", "form"]),
+  /** For a form: the page that shows the registration form (default: the endpoint's path). */
+  page: z.string().optional(),
+  /** Body template with `{username}`, `{password}` and `{email}` (form: the form's fields are found by default). */
+  body: z.record(z.string(), z.string()).optional(),
+  /** The role a new account gets (default: user). */
+  role: z.string().default("user"),
+  /** Must be true: registering users writes to the target, which only the profile may allow. */
+  allowed: z.boolean(),
+  /** Throw-away users registered at most per run. */
+  max_users: z.number().int().positive().max(10).default(3),
+});
+
+const Auth = z.strictObject({
+  login: LoginRecipe,
+  signup: SignupRecipe.optional(),
+  /**
+   * `METHOD /path` operations that look like signing out (logout, sign_out, DELETE /session…) but do not end
+   * the run's sessions: probes may send them. Every other sign-out is refused.
+   */
+  allow_sign_out: z.array(Endpoint).default([]),
 });
 
 const User = z.strictObject({
@@ -96,7 +136,7 @@ export const TargetProfileSchema = z.strictObject({
     })
     .optional(),
   tests: z.strictObject({ command: z.string(), path: z.string().optional() }).optional(),
-  auth: z.strictObject({ login: LoginRecipe }).optional(),
+  auth: Auth.optional(),
   users: z.array(User).default([]),
   /** Declared layers, outermost first, as folder globs (else inferred from folder names). */
   layers: z.array(z.strictObject({ name: z.string(), paths: z.array(z.string()).min(1) })).optional(),

@@ -118,24 +118,111 @@ export function concretePath(prepared: PreparedRequest): string {
 }
 
 export function serializeBody(prepared: PreparedRequest): string | undefined {
-  if (prepared.rawBody !== undefined) return prepared.rawBody;
-  if (prepared.body === undefined) return undefined;
-  if (
-    prepared.contentType === "application/x-www-form-urlencoded" &&
-    prepared.body &&
-    typeof prepared.body === "object"
-  ) {
-    return Object.entries(prepared.body as Record<string, unknown>)
-      .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(stringify(value))}`)
-      .join("&");
+  return serializeRequestBody(prepared).body;
+}
+
+/**
+ * The body as sent and the content type that goes with it: urlencoded and multipart bodies as a browser
+ * encodes a form (a multipart type carries its boundary), anything else as JSON.
+ */
+export function serializeRequestBody(prepared: PreparedRequest): { body?: string; contentType?: string } {
+  const contentType = prepared.contentType;
+  if (prepared.rawBody !== undefined) return { body: prepared.rawBody, contentType };
+  if (prepared.body === undefined) return { contentType };
+  const type = contentType?.toLowerCase() ?? "";
+  const isObject =
+    prepared.body !== null && typeof prepared.body === "object" && !Array.isArray(prepared.body);
+  if (isObject && type.startsWith("application/x-www-form-urlencoded")) {
+    return { body: encodeUrlencoded(formPairs(prepared.body as Record<string, unknown>)), contentType };
   }
-  return JSON.stringify(prepared.body);
+  if (isObject && type.startsWith("multipart/form-data")) {
+    const pairs = formPairs(prepared.body as Record<string, unknown>);
+    const boundary = boundaryOf(contentType!) ?? multipartBoundary(prepared.seed ?? "", pairs);
+    return {
+      body: encodeMultipart(pairs, boundary),
+      contentType: `multipart/form-data; boundary=${boundary}`,
+    };
+  }
+  return { body: JSON.stringify(prepared.body), contentType };
+}
+
+/** A file in a multipart body, sent as a small text part. */
+export interface FilePart {
+  filename: string;
+  content: string;
+  contentType?: string;
+}
+
+export type FormValue = string | FilePart;
+
+export function isFilePart(value: unknown): value is FilePart {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    typeof (value as FilePart).filename === "string" &&
+    typeof (value as FilePart).content === "string"
+  );
+}
+
+/** A form object as ordered name/value pairs: arrays repeat the name, files stay files, the rest are strings. */
+export function formPairs(body: Record<string, unknown>): Array<[string, FormValue]> {
+  const pairs: Array<[string, FormValue]> = [];
+  for (const [name, value] of Object.entries(body)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      pairs.push([name, isFilePart(item) ? item : stringify(item)]);
+    }
+  }
+  return pairs;
+}
+
+/** `a=1&b=x%20y`: how a browser encodes a form (a file sends its name, as browsers do). */
+export function encodeUrlencoded(pairs: ReadonlyArray<readonly [string, FormValue]>): string {
+  return pairs
+    .map(
+      ([name, value]) =>
+        `${encodeURIComponent(name)}=${encodeURIComponent(isFilePart(value) ? value.filename : value)}`,
+    )
+    .join("&");
+}
+
+/** A multipart/form-data body (RFC 7578), CRLF line ends, files as text parts. */
+export function encodeMultipart(
+  pairs: ReadonlyArray<readonly [string, FormValue]>,
+  boundary: string,
+): string {
+  const quote = (text: string) => text.replace(/\r|\n/g, " ").replace(/"/g, "%22");
+  const parts = pairs.map(([name, value]) => {
+    if (isFilePart(value)) {
+      return (
+        `--${boundary}\r\nContent-Disposition: form-data; name="${quote(name)}"; filename="${quote(value.filename)}"\r\n` +
+        `Content-Type: ${value.contentType ?? "text/plain"}\r\n\r\n${value.content}\r\n`
+      );
+    }
+    return `--${boundary}\r\nContent-Disposition: form-data; name="${quote(name)}"\r\n\r\n${value}\r\n`;
+  });
+  return `${parts.join("")}--${boundary}--\r\n`;
+}
+
+/** A boundary found in none of the values; stable for one seed, so a repeated serialisation is identical. */
+export function multipartBoundary(seed: string, pairs: ReadonlyArray<readonly [string, FormValue]>): string {
+  const text = pairs.map(([name, value]) => `${name}${isFilePart(value) ? value.content : value}`).join("");
+  let hash = 2166136261;
+  for (const char of `${seed}${text}`) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
+  for (let attempt = 0; ; attempt += 1) {
+    const boundary = `----qaasFormBoundary${hash.toString(16).padStart(8, "0")}${attempt || ""}`;
+    if (!text.includes(boundary)) return boundary;
+  }
+}
+
+function boundaryOf(contentType: string): string | undefined {
+  return /boundary=("?)([^";]+)\1/i.exec(contentType)?.[2];
 }
 
 export function toSpec(baseUrl: string, prepared: PreparedRequest): HttpRequestSpec {
-  const body = serializeBody(prepared);
+  const { body, contentType } = serializeRequestBody(prepared);
   const headers = { ...prepared.headers };
-  if (body !== undefined) headers["content-type"] = prepared.contentType ?? "application/json";
+  if (body !== undefined) headers["content-type"] = contentType ?? "application/json";
   return {
     method: prepared.operation.method.toUpperCase(),
     url: `${joinUrl(baseUrl, concretePath(prepared))}${buildQuery(prepared.query)}`,

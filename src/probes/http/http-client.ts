@@ -1,6 +1,7 @@
 import type { Semaphore } from "./concurrency.ts";
 import type { HttpExchange, HttpRequestSpec, HttpResponseRecord } from "./http-types.ts";
 import { isWriteMethod } from "./http-types.ts";
+import { signOutReason, signOutRefusal } from "./sign-out.ts";
 
 const MAX_BODY_CHARS = 512 * 1024;
 
@@ -31,21 +32,33 @@ export class BudgetExhaustedError extends Error {
   override readonly name = "BudgetExhaustedError";
 }
 
-/** Raised when a write is attempted against a target that forbids them (external, allow_writes off). */
+/**
+ * Raised when a request may not be sent: a write against a target that forbids them (external, allow_writes
+ * off), an operation the profile excludes, or a sign-out. Probes treat it as "not sent".
+ */
 export class WriteNotAllowedError extends Error {
-  override readonly name = "WriteNotAllowedError";
+  override readonly name: string = "WriteNotAllowedError";
+}
+
+/** A request refused because it would sign out and end the run's sessions (a kind of "not sent"). */
+export class SignOutRefusedError extends WriteNotAllowedError {
+  override readonly name: string = "SignOutRefusedError";
 }
 
 export interface HttpClientStats {
   sent: number;
   failed: number;
   skipped_writes: number;
+  /** Requests refused because they would have signed out (counted in skipped_writes too). */
+  refused_sign_outs: number;
   by_status: Record<string, number>;
 }
 
 export interface HttpClientOptions {
   /** Says why a request may never be sent (an operation the profile excludes), or undefined. */
   refuse?: (method: string, url: string) => string | undefined;
+  /** Sign-out-looking operations the profile names as harmless (auth.allow_sign_out); all others are refused. */
+  allowSignOut?: (method: string, url: string) => boolean;
   limiter: Semaphore;
   budget: RequestBudget;
   writesAllowed: boolean;
@@ -60,7 +73,13 @@ let sequence = 0;
  * budget, and respects the write policy. Node's fetch keeps connections alive, so nothing is pooled here.
  */
 export class HttpClient {
-  readonly stats: HttpClientStats = { sent: 0, failed: 0, skipped_writes: 0, by_status: {} };
+  readonly stats: HttpClientStats = {
+    sent: 0,
+    failed: 0,
+    skipped_writes: 0,
+    refused_sign_outs: 0,
+    by_status: {},
+  };
 
   constructor(private readonly options: HttpClientOptions) {}
 
@@ -73,14 +92,21 @@ export class HttpClient {
   }
 
   /**
-   * Sends one request. `signIn` marks the sign-in exchange, which is exempt from the write policy: it
-   * changes no data and nothing else can be probed without it.
+   * Sends one request. `signIn` marks the sign-in layer's own exchanges (sign-in, sign-up of a throw-away
+   * user, their pages and redirects): exempt from the write policy and the sign-out guard, since they change
+   * no data a probe cares about and nothing else can be probed without them.
    */
   async send(spec: HttpRequestSpec, extra: { signIn?: boolean; user?: string } = {}): Promise<HttpExchange> {
     const method = spec.method.toUpperCase();
     if (isWriteMethod(method) && !this.options.writesAllowed && !extra.signIn) {
       this.stats.skipped_writes += 1;
       throw new WriteNotAllowedError(`${method} ${spec.url} skipped: the target does not allow writes`);
+    }
+    const signOut = extra.signIn ? undefined : signOutReason(method, spec.url);
+    if (signOut && !this.options.allowSignOut?.(method, spec.url)) {
+      this.stats.skipped_writes += 1;
+      this.stats.refused_sign_outs += 1;
+      throw new SignOutRefusedError(signOutRefusal(method, spec.url, signOut));
     }
     const refused = this.options.refuse?.(method, spec.url);
     if (refused) {

@@ -4,7 +4,7 @@
 const SENSITIVE_HEADER =
   /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-csrf-token)$|token|secret|api[-_]?key|session/i;
 const SENSITIVE_KEY =
-  /pass(word|wd)?$|^pwd$|secret|token|api[-_]?key|apikey|access[-_]?key|private[-_]?key|credential|session[-_]?id|^sid$|hash/i;
+  /pass(word|wd)?$|^pwd$|secret|token|api[-_]?key|apikey|access[-_]?key|private[-_]?key|credential|session[-_]?id|^sid$|hash|csrf|xsrf/i;
 
 /** Shapes that are secrets wherever they appear. */
 export const SECRET_VALUE_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp }> = [
@@ -74,9 +74,10 @@ export class Masker {
     return value;
   }
 
-  /** Masks a body that may be JSON, urlencoded or anything else. */
+  /** Masks a body that may be JSON, urlencoded, multipart or anything else. */
   maskBody(body: string, compact = false): string {
     const trimmed = body.trim();
+    if (/^--\S+\r?\nContent-Disposition: form-data;/i.test(trimmed)) return this.maskMultipart(body);
     if (/^[[{]/.test(trimmed)) {
       try {
         return JSON.stringify(this.maskJson(JSON.parse(trimmed)), null, compact ? undefined : 2);
@@ -94,6 +95,16 @@ export class Masker {
     return `${this.maskText(url.slice(0, index))}?${this.maskQuery(url.slice(index + 1))}`;
   }
 
+  /** Multipart parts whose name is sensitive lose their value; every other part gets the text rules. */
+  private maskMultipart(body: string): string {
+    const masked = body.replace(
+      /(Content-Disposition: form-data; name="([^"]*)"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([^\r\n]*)/gi,
+      (whole, head: string, name: string, value: string) =>
+        isSensitiveKey(name) && value ? `${head}${maskValue(value)}` : whole,
+    );
+    return this.maskText(masked);
+  }
+
   private maskQuery(query: string): string {
     return query
       .split("&")
@@ -105,12 +116,24 @@ export class Masker {
         } catch {
           // keep it as sent
         }
-        return SENSITIVE_KEY.test(key) && value
+        return isSensitiveKey(key) && value
           ? `${key}=${encodeURIComponent(maskValue(decoded))}`
           : this.maskText(pair);
       })
       .join("&");
   }
+}
+
+/** A field name is sensitive by its innermost part: `user[password]` and `user%5Bpassword%5D` are passwords. */
+function isSensitiveKey(key: string): boolean {
+  let decoded = key;
+  try {
+    decoded = decodeURIComponent(key.replace(/\+/g, " "));
+  } catch {
+    // keep it as sent
+  }
+  const inner = decoded.match(/\[([^\]]*)\]$/)?.[1] ?? decoded;
+  return SENSITIVE_KEY.test(inner) || SENSITIVE_KEY.test(decoded);
 }
 
 function maskHeaderValue(value: string): string {

@@ -64,21 +64,29 @@ export function openHttpClient(
 ): HttpClient {
   const parent = agentBudget(context);
   const budget = new RequestBudget(options.maxRequests ?? parent.max, parent);
-  const excluded = new Set(
-    (target.profile?.api?.exclude ?? []).map((entry) => canonicalLocation("endpoint", entry)),
-  );
+  const excluded = endpointSet(target.profile?.api?.exclude);
+  const harmlessSignOuts = endpointSet(target.profile?.auth?.allow_sign_out);
   return new HttpClient({
     refuse:
       excluded.size === 0
         ? undefined
         : (method, url) =>
-            excluded.has(canonicalLocation("endpoint", `${method} ${new URL(url).pathname}`))
+            excluded.has(endpointKey(method, url))
               ? `${method} ${new URL(url).pathname} is excluded by the profile (api.exclude): no probe may send it`
               : undefined,
+    allowSignOut: (method, url) => harmlessSignOuts.has(endpointKey(method, url)),
     limiter: runLimiter(context),
     budget,
     writesAllowed: target.writesAllowed,
     timeoutMs: options.timeoutMs,
     signal: context.signal,
   });
+}
+
+function endpointSet(entries: readonly string[] | undefined): Set<string> {
+  return new Set((entries ?? []).map((entry) => canonicalLocation("endpoint", entry)));
+}
+
+function endpointKey(method: string, url: string): string {
+  return canonicalLocation("endpoint", `${method} ${new URL(url).pathname}`);
 }

@@ -1,5 +1,5 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
-import type { SystemMap } from "../../map/system-map.ts";
+import type { Operation, SystemMap } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import type { ToolResult } from "../../tools/result.ts";
 import { err, ok } from "../../tools/result.ts";
@@ -11,7 +11,9 @@ import type { ProbeTarget } from "../http/run-http.ts";
 import { openHttpClient, probeTargetOf } from "../http/run-http.ts";
 import { slowOperationsFor } from "../http/slow-operations.ts";
 import { byPrivilege } from "./roles.ts";
-import type { SessionPool } from "./session-pool.ts";
+import type { FormFields, FormSubmission, SendFormOptions } from "./send-form.ts";
+import { sendForm } from "./send-form.ts";
+import type { SendOptions, SessionPool } from "./session-pool.ts";
 import { sessionPoolFor } from "./session-pool.ts";
 import type { ProfileUser } from "./sign-in.ts";
 
@@ -62,14 +64,42 @@ export function openProbeRun(
   };
 }
 
-/** Sends as `user` (undefined: anonymous). Writes refused by the target's policy answer undefined. */
+/**
+ * Sends as `user` (undefined: anonymous). Requests the run may not send (a refused write, an excluded
+ * operation, a sign-out) answer undefined, as does a user who cannot sign in (the reason is kept).
+ */
 export async function send(
   run: ProbeRun,
   user: string | undefined,
   spec: HttpRequestSpec,
+  options: SendOptions = {},
 ): Promise<HttpExchange | undefined> {
+  return notSentAsUndefined(run, user, () => run.sessions.send(run.client, user, spec, options));
+}
+
+/**
+ * Submits a form operation as a browser would (its page loaded first for a fresh CSRF token, redirects
+ * followed); undefined when it may not be sent, like `send`.
+ */
+export async function submitForm(
+  run: ProbeRun,
+  user: string | undefined,
+  operation: Operation,
+  fields: FormFields,
+  options: SendFormOptions = {},
+): Promise<FormSubmission | undefined> {
+  return notSentAsUndefined(run, user, () =>
+    sendForm(run.sessions, run.client, user, operation, fields, options),
+  );
+}
+
+async function notSentAsUndefined<Result>(
+  run: ProbeRun,
+  user: string | undefined,
+  body: () => Promise<Result>,
+): Promise<Result | undefined> {
   try {
-    return await run.sessions.send(run.client, user, spec);
+    return await body();
   } catch (error) {
     if (error instanceof WriteNotAllowedError) return undefined;
     if (error instanceof BudgetExhaustedError) throw error;
@@ -81,9 +111,15 @@ export async function send(
   }
 }
 
-/** Users who can sign in, least privileged first; each failure is kept (user and step) for the stats. */
-export async function usableUsers(run: ProbeRun): Promise<ProfileUser[]> {
-  const users = byPrivilege(run.sessions.users());
+/**
+ * Users who can sign in, least privileged first; each failure is kept (user and step) for the stats. With
+ * `peers`, a role the profile gives one usable user gets a throw-away second one when sign-up allows it.
+ */
+export async function usableUsers(run: ProbeRun, options: { peers?: boolean } = {}): Promise<ProfileUser[]> {
+  const users = byPrivilege([
+    ...run.sessions.users(),
+    ...(options.peers ? run.sessions.throwawayUsers() : []),
+  ]);
   const usable: ProfileUser[] = [];
   await Promise.all(
     users.map(async (user) => {
@@ -96,6 +132,21 @@ export async function usableUsers(run: ProbeRun): Promise<ProfileUser[]> {
       }
     }),
   );
+  if (options.peers) {
+    for (const user of [...usable]) {
+      const alone = !usable.some(
+        (other) => other !== user && other.role.toLowerCase() === user.role.toLowerCase(),
+      );
+      if (!alone) continue;
+      try {
+        const peer = await run.sessions.peerOf(user.name, run.client);
+        if (peer && !usable.includes(peer)) usable.push(peer);
+      } catch (error) {
+        if (error instanceof BudgetExhaustedError) break;
+        run.signInErrors[`throwaway:${user.role}`] = error instanceof Error ? error.message : String(error);
+      }
+    }
+  }
   return byPrivilege(usable);
 }
 
@@ -105,6 +156,7 @@ export function baseStats(run: ProbeRun, extra: Record<string, unknown> = {}): R
     requests: run.client.stats.sent,
     failed_requests: run.client.stats.failed,
     skipped_writes: run.client.stats.skipped_writes,
+    refused_sign_outs: run.client.stats.refused_sign_outs,
     by_status: run.client.stats.by_status,
     writes_allowed: run.target.writesAllowed,
     budget_left: run.client.remaining(),

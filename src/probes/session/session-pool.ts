@@ -4,19 +4,29 @@ import type { RunContext } from "../../tools/context.ts";
 import type { HttpClient } from "../http/http-client.ts";
 import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
 import { Masker } from "../http/masking.ts";
-import type { Credential, LoginRecipe, ProfileUser } from "./sign-in.ts";
-import { DEFAULT_RECIPE, signIn } from "./sign-in.ts";
+import { applyCredential } from "./apply-credential.ts";
+import { CookieJar } from "./cookie-jar.ts";
+import type { Credential, LoginRecipe, ProfileUser, SignInMemory, SignupRecipe } from "./credential.ts";
+import { DEFAULT_RECIPE, makeCredential, maskCookieValue } from "./credential.ts";
+import { maskCsrfTokens, metaCsrf } from "./csrf.ts";
+import { isHtml, parseHtmlPage } from "./html-forms.ts";
+import { sendWithJar } from "./redirects.ts";
+import { signIn } from "./sign-in.ts";
+import { signedOutReason } from "./signed-out.ts";
+import { newThrowawayIdentity, registerThrowaway } from "./throwaway-users.ts";
 
 interface UserSession {
   user: ProfileUser;
   credential: Credential | undefined;
-  /** Bumped on every sign-in, so concurrent 401s trigger one re-login, not one each. */
+  /** Bumped on every sign-in, so concurrent signs of a dead session trigger one re-login, not one each. */
   generation: number;
   pending: Promise<Credential> | undefined;
   signIns: number;
-  /** Re-logins whose retry still answered 401: the endpoint refuses this user, the token was fine. */
+  /** Re-logins whose retry still looked signed out: the endpoint refuses this user, the session was fine. */
   uselessRelogins: number;
   lastSignInAt: number;
+  /** A throw-away user's secrets, kept in memory only. */
+  throwaway?: { password: string; email: string };
 }
 
 export interface SessionSummary {
@@ -26,6 +36,20 @@ export interface SessionSummary {
   signed_in: boolean;
   sign_ins: number;
   expires_at: string | undefined;
+  /** What the session travels as: a token, cookies (names only), or both. */
+  credential?: { token: boolean; cookies: string[]; csrf: boolean };
+  /** A user qaas registered itself (auth.signup). */
+  throwaway?: boolean;
+}
+
+export interface SendOptions {
+  /**
+   * Anonymous sends only: a jar to keep cookies in across sends. Without one each anonymous send is a
+   * fresh visitor: no cookie is kept between probes.
+   */
+  jar?: CookieJar;
+  /** Signed-in unsafe requests carry the CSRF header the application's scripts would add (default true). */
+  csrf?: boolean;
 }
 
 /** Refresh this long before a declared expiry, so a request never leaves with a token about to die. */
@@ -34,13 +58,18 @@ const RELOGIN_COOLDOWN_MS = 30_000;
 
 /**
  * One session per profile user, shared by every agent and tool of a run (kept in `context.shared`), so a
- * matrix check never mixes identities. Signs in lazily, again before a declared expiry, and again when a
- * request answers 401.
+ * matrix check never mixes identities. Signs in lazily, again before a declared expiry, and again when an
+ * answer shows the session has ended (a 401, a redirect to the sign-in page, the sign-in form itself).
+ * Every cookie the application sets on a user's answers is kept for that user.
  */
 export class SessionPool {
   readonly masker = new Masker();
+  /** What sign-ins learned about the application: where its sign-in form is. */
+  readonly memory: SignInMemory = { signInPaths: new Set() };
   private readonly sessions = new Map<string, UserSession>();
   private readonly recipe: LoginRecipe | undefined;
+  private readonly signup: SignupRecipe | undefined;
+  private throwawayAttempts = 0;
 
   constructor(
     readonly profile: TargetProfile | undefined,
@@ -48,21 +77,21 @@ export class SessionPool {
     private readonly now: () => number = Date.now,
   ) {
     this.recipe = profile?.auth?.login;
-    for (const user of profile?.users ?? []) {
-      this.sessions.set(user.name, {
-        user,
-        credential: undefined,
-        generation: 0,
-        pending: undefined,
-        signIns: 0,
-        uselessRelogins: 0,
-        lastSignInAt: 0,
-      });
+    this.signup = profile?.auth?.signup;
+    for (const path of [this.recipe?.page, this.recipe?.endpoint?.trim().split(/\s+/)[1]]) {
+      if (path) this.memory.signInPaths.add(path);
     }
+    for (const user of profile?.users ?? []) this.sessions.set(user.name, this.newSession(user));
   }
 
+  /** The profile's users (throw-away users are listed by `throwawayUsers`). */
   users(): ProfileUser[] {
-    return [...this.sessions.values()].map((session) => session.user);
+    return [...this.sessions.values()].filter((session) => !session.throwaway).map((session) => session.user);
+  }
+
+  /** Throw-away users registered so far in this run. */
+  throwawayUsers(): ProfileUser[] {
+    return [...this.sessions.values()].filter((session) => session.throwaway).map((session) => session.user);
   }
 
   user(name: string): ProfileUser {
@@ -84,26 +113,30 @@ export class SessionPool {
   }
 
   /**
-   * Sends a request as `user` (undefined: anonymous). A signed-in request that answers 401 signs in again
-   * once and is retried, unless re-logins for this user keep being refused (the endpoint denies them).
+   * Sends a request as `user` (undefined: anonymous). A signed-in request whose answer shows the session
+   * ended signs in again once and is retried, unless re-logins for this user keep changing nothing.
    */
-  async send(client: HttpClient, user: string | undefined, spec: HttpRequestSpec): Promise<HttpExchange> {
-    if (user === undefined) return client.send(spec);
+  async send(
+    client: HttpClient,
+    user: string | undefined,
+    spec: HttpRequestSpec,
+    options: SendOptions = {},
+  ): Promise<HttpExchange> {
+    if (user === undefined) return options.jar ? sendWithJar(client, options.jar, spec) : client.send(spec);
     const session = this.sessionOf(user);
     const credential = await this.signIn(user, client);
     const generation = session.generation;
-    const exchange = await client.send(this.apply(credential, spec), { user });
-    if (exchange.response?.status !== 401 || !this.refreshable() || !this.mayRelogin(session))
-      return exchange;
+    const exchange = await this.sendOnce(client, session, credential, spec, options);
+    if (!this.refreshable() || !this.endedSession(exchange) || !this.mayRelogin(session)) return exchange;
     const fresh = await this.refresh(session, client, generation);
-    const retry = await client.send(this.apply(fresh, spec), { user });
-    session.uselessRelogins = retry.response?.status === 401 ? session.uselessRelogins + 1 : 0;
+    const retry = await this.sendOnce(client, session, fresh, spec, options);
+    session.uselessRelogins = this.endedSession(retry) ? session.uselessRelogins + 1 : 0;
     return retry;
   }
 
-  /** The request as `user` would send it (credential applied), without sending it. */
+  /** The request as `user` would send it (credential, cookies and CSRF header applied), without sending it. */
   async prepare(client: HttpClient, user: string, spec: HttpRequestSpec): Promise<HttpRequestSpec> {
-    return this.apply(await this.signIn(user, client), spec);
+    return applyCredential(this.recipe ?? DEFAULT_RECIPE, await this.signIn(user, client), spec);
   }
 
   /**
@@ -111,7 +144,84 @@ export class SessionPool {
    * how a probe replays a forged or altered token.
    */
   withToken(token: string, spec: HttpRequestSpec): HttpRequestSpec {
-    return this.apply({ token, cookies: {}, obtainedAt: 0, expiresAt: undefined }, spec);
+    const credential = makeCredential({
+      token,
+      jar: new CookieJar(this.now),
+      obtainedAt: 0,
+      expiresAt: undefined,
+    });
+    return applyCredential(this.recipe ?? DEFAULT_RECIPE, credential, spec);
+  }
+
+  /** Why an answer shows the session has ended (see signed-out.ts), or undefined. */
+  endedSession(exchange: HttpExchange): string | undefined {
+    return signedOutReason(exchange, this.memory);
+  }
+
+  /**
+   * Registers a throw-away user (auth.signup, when allowed) of `role` (the sign-up's role when omitted),
+   * signs it in and answers it. At most auth.signup.max_users attempts per run.
+   */
+  async throwawayUser(client: HttpClient, role?: string): Promise<ProfileUser> {
+    const signup = this.signup;
+    if (!signup?.allowed) {
+      throw new QaasError(
+        "SIGNUP_NOT_ALLOWED",
+        signup
+          ? "auth.signup is declared with allowed: false: no throw-away user may be registered"
+          : "the profile has no auth.signup: add one (endpoint, kind, body, allowed: true) to let qaas register throw-away users",
+      );
+    }
+    if (role !== undefined && role.toLowerCase() !== signup.role.toLowerCase()) {
+      throw new QaasError(
+        "SIGNUP_ROLE",
+        `auth.signup registers "${signup.role}" users, not "${role}"; set auth.signup.role if that is wrong`,
+      );
+    }
+    if (this.throwawayAttempts >= signup.max_users) {
+      throw new QaasError(
+        "SIGNUP_LIMIT",
+        `already tried ${this.throwawayAttempts} throw-away users this run (auth.signup.max_users: ${signup.max_users})`,
+      );
+    }
+    this.throwawayAttempts += 1;
+    const identity = newThrowawayIdentity();
+    this.masker.addSecret(identity.password);
+    const { loginName } = await registerThrowaway(identity, signup, {
+      baseUrl: this.baseUrl,
+      client,
+      now: this.now,
+    });
+    const session = this.newSession({ name: identity.name, role: signup.role, username: loginName });
+    session.throwaway = { password: identity.password, email: identity.email };
+    this.sessions.set(identity.name, session);
+    await this.signIn(identity.name, client);
+    return session.user;
+  }
+
+  /**
+   * Another user of `name`'s role who can sign in: one from the profile (same tenant), else a throw-away user
+   * already made, else a new one when sign-up allows that role; undefined when none can be had.
+   */
+  async peerOf(name: string, client: HttpClient): Promise<ProfileUser | undefined> {
+    const user = this.user(name);
+    const sameRole = (other: ProfileUser) =>
+      other.name !== name && other.role.toLowerCase() === user.role.toLowerCase();
+    const candidates = [
+      ...this.users().filter((other) => sameRole(other) && other.tenant === user.tenant),
+      ...this.throwawayUsers().filter(sameRole),
+    ];
+    for (const candidate of candidates) {
+      try {
+        await this.signIn(candidate.name, client);
+        return candidate;
+      } catch (error) {
+        // A peer who cannot sign in is no peer; the reason stays with whoever signs it in next.
+        if (!(error instanceof QaasError)) throw error;
+      }
+    }
+    if (!this.signup?.allowed || this.signup.role.toLowerCase() !== user.role.toLowerCase()) return undefined;
+    return this.throwawayUser(client, user.role);
   }
 
   summaries(): SessionSummary[] {
@@ -124,12 +234,60 @@ export class SessionPool {
       expires_at: session.credential?.expiresAt
         ? new Date(session.credential.expiresAt).toISOString()
         : undefined,
+      credential: session.credential
+        ? {
+            token: session.credential.token !== undefined,
+            cookies: Object.keys(session.credential.cookies),
+            csrf: session.credential.metaCsrf !== undefined,
+          }
+        : undefined,
+      ...(session.throwaway ? { throwaway: true } : {}),
     }));
+  }
+
+  private newSession(user: ProfileUser): UserSession {
+    return {
+      user,
+      credential: undefined,
+      generation: 0,
+      pending: undefined,
+      signIns: 0,
+      uselessRelogins: 0,
+      lastSignInAt: 0,
+    };
   }
 
   private sessionOf(name: string): UserSession {
     this.user(name);
     return this.sessions.get(name)!;
+  }
+
+  /** One request with the session applied; whatever cookies the answer sets join the session. */
+  private async sendOnce(
+    client: HttpClient,
+    session: UserSession,
+    credential: Credential,
+    spec: HttpRequestSpec,
+    options: SendOptions,
+  ): Promise<HttpExchange> {
+    const applied = applyCredential(this.recipe ?? DEFAULT_RECIPE, credential, spec, {
+      csrf: options.csrf !== false,
+    });
+    const exchange = await client.send(applied, { user: session.user.name });
+    const response = exchange.response;
+    if (!response) return exchange;
+    for (const name of credential.jar.absorb(response.setCookies, spec.url)) {
+      const value = credential.jar.get(name);
+      if (value) maskCookieValue(this.masker, name, value);
+    }
+    // Pages of a server-rendered application carry a fresh CSRF token for its scripts.
+    if (/csrf/i.test(response.body) && isHtml(response.contentType, response.body)) {
+      const parsed = parseHtmlPage(response.body, spec.url);
+      const meta = metaCsrf(parsed.meta);
+      if (meta) credential.metaCsrf = meta;
+      for (const form of parsed.forms) maskCsrfTokens(this.masker, form, parsed.meta);
+    }
+    return exchange;
   }
 
   private refreshable(): boolean {
@@ -154,14 +312,20 @@ export class SessionPool {
       return Promise.resolve(session.credential);
     }
     if (session.pending) return session.pending;
-    const pending = signIn(session.user, this.recipe, this.baseUrl, client, this.now())
+    const pending = signIn(session.user, this.recipe, {
+      baseUrl: this.baseUrl,
+      client,
+      now: this.now,
+      masker: this.masker,
+      memory: this.memory,
+      password: session.throwaway?.password,
+      email: session.throwaway?.email,
+    })
       .then((credential) => {
         session.credential = credential;
         session.generation += 1;
         session.signIns += 1;
         session.lastSignInAt = this.now();
-        this.masker.addSecret(credential.token);
-        for (const value of Object.values(credential.cookies)) this.masker.addSecret(value);
         return credential;
       })
       .finally(() => {
@@ -170,34 +334,6 @@ export class SessionPool {
     session.pending = pending;
     return pending;
   }
-
-  private apply(credential: Credential, spec: HttpRequestSpec): HttpRequestSpec {
-    const recipe = this.recipe ?? DEFAULT_RECIPE;
-    const headers = { ...(spec.headers ?? {}) };
-    const token = credential.token ?? "";
-    const [kind, name = ""] = splitOnce(recipe.apply_as, ":");
-    let url = spec.url;
-    if (kind === "cookie") {
-      const jar = { ...credential.cookies, [name]: token };
-      headers.cookie = Object.entries(jar)
-        .map(([cookie, value]) => `${cookie}=${value}`)
-        .join("; ");
-    } else if (kind === "query") {
-      const separator = url.includes("?") ? "&" : "?";
-      url = `${url}${separator}${encodeURIComponent(name)}=${encodeURIComponent(token)}`;
-    } else {
-      const header = name || "Authorization";
-      // A scheme only makes sense in Authorization; custom headers (X-Api-Key) carry the bare token.
-      headers[header.toLowerCase()] =
-        header.toLowerCase() === "authorization" ? `${recipe.scheme} ${token}` : token;
-    }
-    return { ...spec, url, headers };
-  }
-}
-
-function splitOnce(value: string, separator: string): [string, string | undefined] {
-  const index = value.indexOf(separator);
-  return index < 0 ? [value, undefined] : [value.slice(0, index), value.slice(index + 1)];
 }
 
 /** The run's session pool (created on first use) for the target at `baseUrl`. */

@@ -137,7 +137,8 @@ export const signInTool = defineTool({
     const users = input.user ? [input.user] : sessions.users().map((user) => user.name);
     if (users.length === 0)
       return ok({ sessions: [], errors: {}, note: "the profile declares no users: probes run anonymously" });
-    const client = openHttpClient(context, target, { maxRequests: users.length * 2 });
+    // A form sign-in loads its page, posts, and follows the redirects: a few requests per user.
+    const client = openHttpClient(context, target, { maxRequests: users.length * 6 });
     const errors: Record<string, string> = {};
     await Promise.all(
       users.map(async (name) => {
