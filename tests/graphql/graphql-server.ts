@@ -28,11 +28,13 @@ type Query {
   me: User
   health: String
   search(kind: Kind!, where: PasteFilter): [Paste]
+  find(term: String): [SearchResult!]
 }
 
 type Mutation {
   createPaste(input: PasteInput!): Paste
   deletePaste(id: ID!): Boolean!
+  archivePaste(id: ID!): ArchivePayload
 }
 
 type Subscription {
@@ -53,6 +55,13 @@ type User {
   id: ID!
   name: String
   pastes(limit: Int): [Paste!]!
+}
+
+union SearchResult = Paste | User
+
+"""A mutation payload with no scalar of its own."""
+type ArchivePayload {
+  paste: Paste
 }
 
 enum Kind {
@@ -148,6 +157,18 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
     me: () => null,
     health: () => "ok",
     search: ({ kind }: { kind: string }) => pastes.filter((paste) => paste.kind === kind).map(pasteView),
+    find: ({ term }: { term?: string }) => [
+      ...pastes
+        .filter((paste) => !term || paste.title.includes(term))
+        .map((paste) => ({ __typename: "Paste", ...pasteView(paste) })),
+      ...users
+        .filter((user) => !term || user.name.includes(term))
+        .map((user) => ({ __typename: "User", ...userView(user) })),
+    ],
+    archivePaste: ({ id }: { id: string }) => {
+      const found = pastes.find((paste) => paste.id === id);
+      return found ? { paste: pasteView(found) } : null;
+    },
     createPaste: ({ input }: { input: { title: string; content?: string; kind?: string } }) => {
       const paste: PasteRecord = {
         id: String(pastes.length + 1),
@@ -244,6 +265,8 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
       return json(200, run(payload, "POST"));
     });
   });
+  // Generated `node --test` files exit once the server lets their idle keep-alive sockets go.
+  server.keepAliveTimeout = 200;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -36,7 +36,7 @@ describe("introspection", () => {
     const server = await serve();
     const outcome = await introspect(sender(), `${server.baseUrl}/graphql`);
     expect(outcome).toMatchObject({ how: "full", method: "POST", partial: false });
-    expect(signatures(outcome.schema!)).toHaveLength(9);
+    expect(signatures(outcome.schema!)).toHaveLength(11);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -63,10 +63,10 @@ describe("introspection", () => {
   it("gets past depth limits with a lighter query, or type by type", async () => {
     const light = await introspect(sender(), `${(await serve({ maxDepth: 10 })).baseUrl}/graphql`);
     expect(light.how).toBe("light");
-    expect(signatures(light.schema!)).toHaveLength(9);
+    expect(signatures(light.schema!)).toHaveLength(11);
     const byType = await introspect(sender(), `${(await serve({ maxDepth: 9 })).baseUrl}/graphql`);
     expect(byType.how).toBe("by-type");
-    expect(signatures(byType.schema!)).toHaveLength(9);
+    expect(signatures(byType.schema!)).toHaveLength(11);
   });
 
   it("says so when introspection is refused outright, after a bounded number of requests", async () => {

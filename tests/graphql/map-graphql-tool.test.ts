@@ -73,8 +73,8 @@ describe("map_graphql", () => {
     expect(result).toMatchObject({
       ok: true,
       data: {
-        operations: 9,
-        by_kind: { query: 6, mutation: 2, subscription: 1 },
+        operations: 11,
+        by_kind: { query: 7, mutation: 3, subscription: 1 },
         endpoints: [
           { path: "/api/gql", found_by: "source", schema_from: "introspection", introspection: "full" },
         ],
@@ -109,7 +109,7 @@ describe("map_graphql", () => {
     const result = await callTool(tool("map_graphql"), {}, context);
     expect(result).toMatchObject({
       ok: true,
-      data: { operations: 9, endpoints: [{ path: "/graphql", found_by: "usual", schema_from: "sdl" }] },
+      data: { operations: 11, endpoints: [{ path: "/graphql", found_by: "usual", schema_from: "sdl" }] },
     });
     const endpoint = (result as { data: { endpoints: Array<{ introspection: string }> } }).data.endpoints[0];
     expect(endpoint?.introspection).toMatch(/^refused: .*introspection/i);
@@ -122,7 +122,7 @@ describe("map_graphql", () => {
     const result = await callTool(tool("map_graphql"), {}, context);
     expect(result).toMatchObject({
       ok: true,
-      data: { operations: 9, endpoints: [{ path: "/graphql", answered_as: "reader", method: "GET" }] },
+      data: { operations: 11, endpoints: [{ path: "/graphql", answered_as: "reader", method: "GET" }] },
     });
     expect(server.requests.every((request) => request.method === "GET")).toBe(true);
     expect(
@@ -143,7 +143,7 @@ describe("map_graphql", () => {
     expect(result).toMatchObject({
       ok: true,
       data: {
-        operations: 9,
+        operations: 11,
         requests: 0,
         endpoints: [{ path: "/graphql", found_by: "assumed", schema_from: "sdl" }],
       },

@@ -37,8 +37,10 @@ describe("root fields as operations", () => {
       "query.me",
       "query.health",
       "query.search",
+      "query.find",
       "mutation.createPaste",
       "mutation.deletePaste",
+      "mutation.archivePaste",
       "subscription.pasteAdded",
     ]);
     for (const operation of operations) {

@@ -87,9 +87,16 @@ function lineAt(text: string, index: number): number {
   return text.slice(0, index).split("\n").length;
 }
 
+/** Library code copied into the tree: its mounts are real but say less than the application's own. */
+const VENDORED = /(^|\/)(_?vendor(ed)?|third[_-]?party|extern(al)?)(\/|$)/i;
+
+/** One endpoint per path, the application's own mount preferred over a copied library's. */
 function dedupeEndpoints(endpoints: SourceEndpoint[]): SourceEndpoint[] {
   const seen = new Set<string>();
-  return endpoints.filter((endpoint) => {
+  const ordered = [...endpoints].sort(
+    (a, b) => Number(VENDORED.test(a.file)) - Number(VENDORED.test(b.file)),
+  );
+  return ordered.filter((endpoint) => {
     if (seen.has(endpoint.path)) return false;
     seen.add(endpoint.path);
     return true;

@@ -63,9 +63,14 @@ export function graphqlOperationOf(
   };
 }
 
+/** Nested fields (or union members) a selection spells out when the type itself has no leaves. */
+const MAX_NESTED = 5;
+
 /**
- * `{ id title }`: the return type's scalar and enum fields that need no argument. A composite type with
- * none (or a union) asks for `__typename`, so the document stays valid; a leaf return needs no selection.
+ * `{ id title }`: the return type's scalar and enum fields that need no argument; a leaf return needs no
+ * selection. A payload type with no leaves of its own (`CreatePaste { paste: Paste }`) selects its object
+ * fields' leaves one level down, a union each member's leaves; failing that, `__typename` keeps the
+ * document valid.
  */
 export function selectionFor(
   typeName: string | undefined,
@@ -74,12 +79,38 @@ export function selectionFor(
   const type = typeName ? types.get(typeName) : undefined;
   if (!type) return typeName && isBuiltinScalar(typeName) ? "" : typeName ? "{ __typename }" : "";
   if (isLeafKind(type.kind)) return "";
-  const leaves = fieldsOf(type)
-    .filter((field) => !field.name.startsWith("__"))
+  if (type.kind === "UNION") {
+    const members = (type.possibleTypes ?? []).slice(0, MAX_NESTED).flatMap((member) => {
+      const leaves = leafFields(types.get(member.name), types);
+      return leaves.length > 0 ? [`... on ${member.name} { ${leaves.join(" ")} }`] : [];
+    });
+    return `{ __typename${members.length > 0 ? ` ${members.join(" ")}` : ""} }`;
+  }
+  const leaves = leafFields(type, types);
+  if (leaves.length > 0) return `{ ${leaves.join(" ")} }`;
+  const nested = usableFields(type)
+    .flatMap((field) => {
+      const inner = leafFields(types.get(namedTypeOf(field.type) ?? ""), types);
+      return inner.length > 0 ? [`${field.name} { ${inner.join(" ")} }`] : [];
+    })
+    .slice(0, MAX_NESTED);
+  return nested.length > 0 ? `{ ${nested.join(" ")} }` : "{ __typename }";
+}
+
+function leafFields(
+  type: IntrospectionType | undefined,
+  types: ReadonlyMap<string, IntrospectionType>,
+): string[] {
+  return usableFields(type)
     .filter((field) => isLeafKind(types.get(namedTypeOf(field.type) ?? "")?.kind ?? leafGuess(field)))
-    .filter((field) => !(field.args ?? []).some(isRequiredInput))
     .map((field) => field.name);
-  return leaves.length > 0 ? `{ ${leaves.join(" ")} }` : "{ __typename }";
+}
+
+/** Fields that can be selected without arguments. */
+function usableFields(type: IntrospectionType | undefined): IntrospectionField[] {
+  return fieldsOf(type).filter(
+    (field) => !field.name.startsWith("__") && !(field.args ?? []).some(isRequiredInput),
+  );
 }
 
 function isBuiltinScalar(name: string): boolean {
