@@ -5,6 +5,7 @@ import {
   graphqlAnswers,
   graphqlErrorText,
 } from "../../src/probes/graphql/graphql-answer.ts";
+import { graphqlEffect } from "../../src/probes/graphql/graphql-effect.ts";
 import type { HttpExchange } from "../../src/probes/http/http-types.ts";
 
 function exchange(status: number, body: string, contentType = "application/json"): HttpExchange {
@@ -64,5 +65,22 @@ describe("graphqlAnswer", () => {
       exchange(200, JSON.stringify([{ data: { a1: "Query" } }, { errors: [{ message: "no" }] }])),
     );
     expect(answers.map((answer) => answer.failed)).toEqual([false, true]);
+  });
+});
+
+describe("graphqlEffect", () => {
+  it("judges an operation by its kind and by what its name says it does", () => {
+    expect(graphqlEffect({ kind: "query", field: "pastes" })).toBe("read");
+    expect(graphqlEffect({ kind: "query", field: "deleteAllPastes" })).toBe("destructive");
+    expect(graphqlEffect({ kind: "query", field: "importData" })).toBe("write");
+    expect(graphqlEffect({ kind: "mutation", field: "createPaste" })).toBe("write");
+    expect(graphqlEffect({ kind: "mutation", field: "login" })).toBe("write");
+    expect(graphqlEffect({ kind: "mutation", field: "removeUser" })).toBe("destructive");
+    expect(graphqlEffect({ kind: "subscription", field: "pasteAdded" })).toBe("read");
+    // A verb is a whole word of the name: settings and addresses are read.
+    expect(graphqlEffect({ kind: "query", field: "settings" })).toBe("read");
+    expect(graphqlEffect({ kind: "query", field: "addresses" })).toBe("read");
+    expect(graphqlEffect({ kind: "query", field: "set_role" })).toBe("write");
+    expect(graphqlEffect({ kind: "query", field: "ResetAll" })).toBe("destructive");
   });
 });
