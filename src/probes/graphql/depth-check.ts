@@ -1,0 +1,203 @@
+import type { IntrospectionField, IntrospectionSchema, IntrospectionType } from "graphql";
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import { buildFinding } from "../evidence/finding.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { severityFor } from "../severity.ts";
+import { endpointLocation, type GraphqlEndpoint, methodsFor, sendFor, stepOf } from "./finding-support.ts";
+import { askGraphql, type GraphqlAsked } from "./graphql-transport.ts";
+import { fieldsOf, isRequiredInput, namedTypeOf, rootTypeNames, typeIndex } from "./type-refs.ts";
+
+// Unbounded query depth: a circular query (`pastes { owner { pastes { owner … } } }`) accepted however
+// deep it goes lets one request multiply the server's work. Kept small and bounded: lists are asked for
+// one item where the field takes a limit, leaves are `__typename`, the first query is 4 levels deep, and
+// the deeper confirmation is only sent when the first answer projects it to a few hundred objects at most.
+
+const FIRST_DEPTH = 4;
+const MIN_CONFIRM_DEPTH = 7;
+const MAX_CONFIRM_DEPTH = 10;
+const MAX_PROJECTED_OBJECTS = 300;
+const CANDIDATE_ROOTS = 3;
+const LIMIT_ARGUMENT = /^(first|last|limit|take|size|count|top|per_?page|page_?size|max|max_?results)$/i;
+
+interface Step {
+  field: IntrospectionField;
+  to: string;
+}
+
+export interface CircularPath {
+  root: IntrospectionField;
+  /** Edges from the root's type to where the cycle starts, then the cycle's edges (repeated as needed). */
+  prefix: Step[];
+  cycle: Step[];
+}
+
+export async function checkQueryDepth(
+  run: ProbeRun,
+  endpoint: GraphqlEndpoint,
+): Promise<EnvelopeDraft | undefined> {
+  if (!endpoint.schema) return undefined;
+  const send = sendFor(run, undefined);
+  for (const path of circularPaths(endpoint.schema).slice(0, CANDIDATE_ROOTS)) {
+    const first = await ask(send, endpoint.url, circularQuery(path, FIRST_DEPTH), methodsFor(run));
+    if (!first) continue;
+    const perLevel = objectsPerLevel(first.answer?.data, FIRST_DEPTH);
+    const depth = confirmDepth(perLevel);
+    if (depth === undefined) return undefined;
+    const second = await ask(send, endpoint.url, circularQuery(path, depth), methodsFor(run));
+    if (!second) return undefined;
+    const chain = fieldChain(path, depth).join(" → ");
+    return buildFinding(run, {
+      domain: "security",
+      defectClass: "misconfiguration",
+      title: `GraphQL endpoint ${endpoint.path} accepts circular queries ${depth} levels deep (no depth limit)`,
+      summary: `A circular query ${FIRST_DEPTH} levels deep was executed at ${endpoint.path}, and so was the same cycle ${depth} levels deep (${chain}), without any error: no depth limit applies. Lists were asked for one item where the field takes a limit and every leaf was __typename.`,
+      impact:
+        "Each extra level of a circular query multiplies the objects the server loads: a single small request can exhaust its database and CPU (denial of service).",
+      location: endpointLocation(endpoint.path),
+      severity: severityFor("misconfiguration"),
+      confidence: 0.8,
+      discriminator: "graphql-depth",
+      exchanges: [
+        { label: `depth-${FIRST_DEPTH}`, exchange: first.exchange },
+        { label: `depth-${depth}`, exchange: second.exchange },
+      ],
+      repro: {
+        title: `GraphQL endpoint ${endpoint.path} refuses a circular query ${depth} levels deep`,
+        steps: [stepOf("deep", second.exchange)],
+        assertions: [
+          {
+            kind: "json_has",
+            step: "deep",
+            path: "errors",
+            message: `a query ${depth} levels deep must be refused by a depth limit`,
+          },
+        ],
+      },
+      suggestedFixArea: "the GraphQL server's validation rules (add a query depth or cost limit)",
+    });
+  }
+  return undefined;
+}
+
+async function ask(
+  send: ReturnType<typeof sendFor>,
+  url: string,
+  query: string,
+  methods: ReturnType<typeof methodsFor>,
+): Promise<GraphqlAsked | undefined> {
+  const asked = await askGraphql(send, url, { query, operationName: "QaasDepth" }, methods);
+  const data = asked?.answer?.data;
+  return asked?.answer && !asked.answer.failed && data && typeof data === "object" ? asked : undefined;
+}
+
+/**
+ * The deepest confirmation the first answer allows: objects per level grow by the worst ratio seen; an
+ * answer whose deep levels are empty was still validated at that depth, so going deeper costs nothing.
+ */
+export function confirmDepth(perLevel: readonly number[]): number | undefined {
+  let growth = 1;
+  for (let level = 1; level < perLevel.length; level += 1) {
+    const before = perLevel[level - 1] ?? 0;
+    const after = perLevel[level] ?? 0;
+    if (before > 0) growth = Math.max(growth, after / before);
+  }
+  let total = perLevel.reduce((sum, count) => sum + count, 0);
+  let current = perLevel.at(-1) ?? 0;
+  let depth = perLevel.length;
+  while (depth < MAX_CONFIRM_DEPTH) {
+    current *= growth;
+    if (total + current > MAX_PROJECTED_OBJECTS) break;
+    total += current;
+    depth += 1;
+  }
+  return depth >= MIN_CONFIRM_DEPTH ? depth : undefined;
+}
+
+/** Objects answered at each nesting level of `data` (level 1: what the root field answered). */
+export function objectsPerLevel(data: unknown, depth: number): number[] {
+  const counts = Array.from({ length: depth }, () => 0);
+  const walk = (value: unknown, level: number) => {
+    if (level >= depth || value === null || value === undefined) return;
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item, level);
+      return;
+    }
+    if (typeof value !== "object") return;
+    counts[level] = (counts[level] ?? 0) + 1;
+    for (const child of Object.values(value as Record<string, unknown>)) walk(child, level + 1);
+  };
+  for (const root of Object.values((data ?? {}) as Record<string, unknown>)) walk(root, 0);
+  return counts;
+}
+
+/** Root query fields (no required argument) from whose type a cycle of object fields can be walked. */
+export function circularPaths(schema: IntrospectionSchema): CircularPath[] {
+  const types = typeIndex(schema);
+  const root = rootTypeNames(schema).query;
+  const paths: CircularPath[] = [];
+  for (const field of fieldsOf(root ? types.get(root) : undefined)) {
+    if (field.name.startsWith("__") || !usable(field)) continue;
+    const start = namedTypeOf(field.type);
+    if (!start || !isComposite(types.get(start))) continue;
+    const found = shortestCycle(start, types);
+    if (found) paths.push({ root: field, ...found });
+  }
+  return paths.sort((a, b) => a.prefix.length + a.cycle.length - (b.prefix.length + b.cycle.length));
+}
+
+function shortestCycle(
+  start: string,
+  types: ReadonlyMap<string, IntrospectionType>,
+): { prefix: Step[]; cycle: Step[] } | undefined {
+  const queue: Array<{ at: string; visited: string[]; steps: Step[] }> = [
+    { at: start, visited: [start], steps: [] },
+  ];
+  while (queue.length > 0) {
+    const { at, visited, steps } = queue.shift()!;
+    if (steps.length >= 4) continue;
+    for (const field of fieldsOf(types.get(at))) {
+      if (field.name.startsWith("__") || !usable(field)) continue;
+      const to = namedTypeOf(field.type);
+      if (!to || !isComposite(types.get(to))) continue;
+      const next = [...steps, { field, to }];
+      const loopsTo = visited.indexOf(to);
+      if (loopsTo >= 0) return { prefix: next.slice(0, loopsTo), cycle: next.slice(loopsTo) };
+      queue.push({ at: to, visited: [...visited, to], steps: next });
+    }
+  }
+  return undefined;
+}
+
+/** The field names from the root down to `depth` levels: the prefix once, then the cycle repeated. */
+function fieldChain(path: CircularPath, depth: number): string[] {
+  const chain = [path.root.name];
+  const steps = [...path.prefix];
+  while (chain.length + steps.length < depth) steps.push(...path.cycle);
+  for (const step of steps.slice(0, depth - 1)) chain.push(step.field.name);
+  return chain;
+}
+
+/** `query QaasDepth { pastes(limit: 1) { owner { pastes(limit: 1) { __typename } } } }`, `depth` fields deep. */
+export function circularQuery(path: CircularPath, depth: number): string {
+  const steps = [...path.prefix];
+  while (steps.length < depth - 1) steps.push(...path.cycle);
+  const fields = [path.root, ...steps.slice(0, depth - 1).map((step) => step.field)];
+  let body = "__typename";
+  for (const field of [...fields].reverse()) body = `${field.name}${limitArguments(field)} { ${body} }`;
+  return `query QaasDepth { ${body} }`;
+}
+
+function limitArguments(field: IntrospectionField): string {
+  const limit = (field.args ?? []).find(
+    (argument) => LIMIT_ARGUMENT.test(argument.name) && namedTypeOf(argument.type) === "Int",
+  );
+  return limit ? `(${limit.name}: 1)` : "";
+}
+
+function usable(field: IntrospectionField): boolean {
+  return !(field.args ?? []).some(isRequiredInput);
+}
+
+function isComposite(type: IntrospectionType | undefined): boolean {
+  return type?.kind === "OBJECT" || type?.kind === "INTERFACE";
+}

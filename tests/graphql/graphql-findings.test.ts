@@ -1,0 +1,198 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import type { IntrospectionSchema } from "graphql";
+import { afterEach, describe, expect, it } from "vitest";
+import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
+import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
+import { composeInventory } from "../../src/map/inventory.ts";
+import type { SystemMap } from "../../src/map/system-map.ts";
+import { checkGraphql, type GraphqlCheckOptions } from "../../src/probes/graphql/check-graphql.ts";
+import { circularPaths, circularQuery, confirmDepth } from "../../src/probes/graphql/depth-check.ts";
+import { operationsFromSchema } from "../../src/probes/graphql/schema-operations.ts";
+import { schemaFromSdl } from "../../src/probes/graphql/sdl-schema.ts";
+import { openProbeRun } from "../../src/probes/session/probe-run.ts";
+import { probeContext, profileFor } from "../fixtures/probe-harness.ts";
+import type { FakeRunContext } from "../support/fake-run-context.ts";
+import {
+  FIXTURE_SDL,
+  type GraphqlServer,
+  type GraphqlServerOptions,
+  startGraphqlServer,
+} from "./graphql-server.ts";
+
+const execute = promisify(execFile);
+const servers: GraphqlServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+const schema = (): IntrospectionSchema => schemaFromSdl([{ origin: "fixture", text: FIXTURE_SDL }])!.schema;
+
+/** A started fixture and an AUDITOR context whose map holds its GraphQL endpoint and operations. */
+async function fixture(
+  options: GraphqlServerOptions,
+  mode: "managed" | "external" = "managed",
+): Promise<{ server: GraphqlServer; context: FakeRunContext }> {
+  const server = await startGraphqlServer(options);
+  servers.push(server);
+  const map: SystemMap = {
+    map_version: 1,
+    target: "fixture-graphql",
+    created_at: new Date().toISOString(),
+    commit: null,
+    base_url: server.baseUrl,
+    openapi: null,
+    operations: composeInventory([], operationsFromSchema(schema(), "/graphql")),
+    routes: [],
+    pages: [],
+    channels: [],
+    graphql: [{ path: "/graphql", source: "sdl", schema: schema() as unknown as Record<string, unknown> }],
+    database: null,
+    ownership: [],
+    notes: [],
+  };
+  const profile = profileFor({
+    name: "fixture-graphql",
+    source: {},
+    environment: { mode, base_url: server.baseUrl },
+  });
+  return { server, context: probeContext({ profile, map, agent: "AUDITOR" }) };
+}
+
+async function check(context: FakeRunContext, options: GraphqlCheckOptions = {}) {
+  const run = openProbeRun(context, "check_graphql");
+  if (typeof run === "string") throw new Error(run);
+  const outcome = await checkGraphql(run, options);
+  for (const candidate of outcome.candidates) EnvelopeDraftSchema.parse(candidate);
+  return { ...outcome, requests: run.client.stats.sent };
+}
+
+const kinds = (candidates: EnvelopeDraft[]) =>
+  candidates.map((candidate) => `${candidate.dedupe?.discriminator} ${candidate.location.value}`);
+
+/** Runs the candidates' generated tests against `baseUrl` in one `node --test`: test title → passed. */
+async function generatedTests(
+  context: FakeRunContext,
+  drafts: EnvelopeDraft[],
+  baseUrl: string,
+): Promise<Record<string, boolean>> {
+  const files = drafts.map((draft) => {
+    const item = draft.evidence.find((evidence) => evidence.kind === "failing_test")!;
+    return path.join(context.artifactsDir, item.uri!.replace(/^artifact:\/\/[^/]+\//, ""));
+  });
+  let output: string;
+  try {
+    output = (
+      await execute(process.execPath, ["--test", "--test-reporter=tap", ...files], {
+        env: { ...process.env, QAAS_BASE_URL: baseUrl },
+        timeout: 60_000,
+      })
+    ).stdout;
+  } catch (error) {
+    output = (error as { stdout?: string }).stdout ?? "";
+  }
+  const results: Record<string, boolean> = {};
+  for (const match of output.matchAll(/^(not ok|ok) \d+ - (.+)$/gm)) results[match[2]!] = match[1] === "ok";
+  return results;
+}
+
+const VULNERABLE: GraphqlServerOptions = { batching: true };
+const HARDENED: GraphqlServerOptions = {
+  introspection: "refused",
+  suggestions: false,
+  batching: false,
+  maxDepth: 6,
+};
+
+describe("GraphQL checks", () => {
+  it("finds open introspection, suggestions, unlimited batching and unbounded depth, each with a test that fails", async () => {
+    const { server, context } = await fixture(VULNERABLE);
+    const { candidates, requests } = await check(context);
+    expect(kinds(candidates)).toEqual([
+      "graphql-introspection POST /graphql",
+      "graphql-field-suggestions POST /graphql",
+      "graphql-batching POST /graphql",
+      "graphql-depth POST /graphql",
+    ]);
+    for (const candidate of candidates) {
+      expect(candidate).toMatchObject({
+        domain: "security",
+        defect_class: "misconfiguration",
+        severity: "low",
+      });
+      expect(candidate.evidence.filter((item) => item.kind === "exchange")).toHaveLength(2);
+    }
+    expect(candidates[1]?.summary).toMatch(/pastess[\s\S]*pastes/);
+    expect(candidates[3]?.title).toMatch(/10 levels deep/);
+    // Small and bounded: a handful of requests, no batch beyond 10, nothing written.
+    expect(requests).toBeLessThanOrEqual(12);
+    const batchSizes = server.requests
+      .filter((request) => request.body.startsWith("["))
+      .map((request) => JSON.parse(request.body).length);
+    expect(batchSizes).toEqual([3, 10]);
+    expect(server.pastes).toHaveLength(2);
+
+    const hardened = await startGraphqlServer(HARDENED);
+    servers.push(hardened);
+    const titles = candidates.map((candidate) => {
+      const test = candidate.evidence.find((item) => item.kind === "failing_test");
+      return test?.test?.name ?? "";
+    });
+    const [againstVulnerable, againstHardened] = await Promise.all([
+      generatedTests(context, candidates, server.baseUrl),
+      generatedTests(context, candidates, hardened.baseUrl),
+    ]);
+    expect(againstVulnerable).toEqual(Object.fromEntries(titles.map((title) => [title, false])));
+    expect(againstHardened).toEqual(Object.fromEntries(titles.map((title) => [title, true])));
+  }, 120_000);
+
+  it("reports nothing against a hardened server that serves the same schema", async () => {
+    const { context } = await fixture(HARDENED);
+    const { candidates, stats } = await check(context);
+    expect(candidates).toEqual([]);
+    expect(stats.checked).toEqual({ "/graphql": ["introspection", "suggestions", "batching", "depth"] });
+  });
+
+  it("does not report introspection or suggestions for an API the profile calls public", async () => {
+    const { context } = await fixture(VULNERABLE);
+    const { candidates } = await check(context, { api_public: true });
+    expect(kinds(candidates)).toEqual(["graphql-batching POST /graphql", "graphql-depth POST /graphql"]);
+  });
+
+  it("leaves a capped batch and a depth limit above the first query alone", async () => {
+    const { context } = await fixture({ batching: true, batchLimit: 5, maxDepth: 8 });
+    const { candidates } = await check(context, { checks: ["batching", "depth"] });
+    expect(candidates).toEqual([]);
+  });
+
+  it("only reads an external target: GET for introspection, no batch at all", async () => {
+    const { server, context } = await fixture(VULNERABLE, "external");
+    const { candidates, stats } = await check(context);
+    expect(kinds(candidates)).toEqual([
+      "graphql-introspection POST /graphql",
+      "graphql-field-suggestions POST /graphql",
+      "graphql-depth POST /graphql",
+    ]);
+    expect(server.requests.every((request) => request.method === "GET")).toBe(true);
+    expect(JSON.stringify(stats)).toMatch(/batching not tried/);
+  });
+});
+
+describe("circular queries", () => {
+  it("walks the shortest cycle from a root field, asking lists for one item where a limit exists", () => {
+    const [first] = circularPaths(schema());
+    expect(first?.root.name).toBe("pastes");
+    expect(circularQuery(first!, 4)).toBe(
+      "query QaasDepth { pastes(limit: 1) { owner { pastes(limit: 1) { owner { __typename } } } } }",
+    );
+  });
+
+  it("goes deeper only while the projected answer stays small", () => {
+    // Empty deep levels: validated at that depth, nothing loaded, so the deepest confirmation is free.
+    expect(confirmDepth([1, 0, 0, 0])).toBe(10);
+    expect(confirmDepth([1, 1, 1, 1])).toBe(10);
+    // Growing fivefold per level: 5^5 objects would follow at depth 6, far past the cap.
+    expect(confirmDepth([1, 5, 25, 125])).toBeUndefined();
+  });
+});
