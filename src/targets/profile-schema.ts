@@ -108,6 +108,8 @@ export const TargetProfileSchema = z.strictObject({
       /** A file relative to the source root, or a URL path/absolute URL served by the target. */
       openapi: z.string().optional(),
       base_path: z.string().optional(),
+      /** The API is public by design (its schema is published): introspection and suggestions are no defect. */
+      public: z.boolean().default(false),
       /** `METHOD /path` operations no probe may send (a test-only reset, a logout, a payment capture). */
       exclude: z.array(z.string().regex(/^[A-Za-z]+ \/\S*$/, "METHOD /path")).default([]),
     })

@@ -4,7 +4,15 @@
 export const TOOL_CATALOG = {
   envelope: ["emit_envelope", "get_system_map", "put_artifact", "list_findings", "get_finding"],
   defect_memory: ["fingerprint_envelope", "search_similar", "record_occurrence", "get_occurrences"],
-  map: ["map_openapi", "map_source_routes", "map_pages", "map_database", "map_ownership", "save_system_map"],
+  map: [
+    "map_openapi",
+    "map_source_routes",
+    "map_pages",
+    "map_graphql",
+    "map_database",
+    "map_ownership",
+    "save_system_map",
+  ],
   http: ["http_request", "sign_in"],
   contract: [
     "check_contract",
@@ -14,7 +22,7 @@ export const TOOL_CATALOG = {
     "generate_contract_test",
   ],
   authz: ["authz_matrix"],
-  security: ["probe_injection", "probe_xss", "scan_exposure", "check_misconfiguration"],
+  security: ["probe_injection", "probe_xss", "scan_exposure", "check_misconfiguration", "check_graphql"],
   deps: ["audit_dependencies"],
   db: [
     "db_schema",

@@ -22,3 +22,19 @@ describe("writes a probe may send", () => {
     expect(isSafeWrite(operation("GET", "/api/admin/settings"))).toBe(true);
   });
 });
+
+describe("GraphQL fields a probe may send", () => {
+  const field = (kind: "query" | "mutation", name: string): Operation => ({
+    ...operation("POST", "/graphql"),
+    graphql: { kind, field: name, arguments: [], selection: "" },
+  });
+
+  it("sends reads and creations, never updates, actions or destruction, whatever the schema calls them", () => {
+    expect(isSafeWrite(field("query", "pastes"))).toBe(true);
+    expect(isSafeWrite(field("mutation", "createPaste"))).toBe(true);
+    expect(isSafeWrite(field("mutation", "editPaste"))).toBe(false);
+    expect(isSafeWrite(field("mutation", "setRole"))).toBe(false);
+    expect(isSafeWrite(field("query", "deleteAllPastes"))).toBe(false);
+    expect(isSafeWrite(field("query", "systemUpdate"))).toBe(false);
+  });
+});

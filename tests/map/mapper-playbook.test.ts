@@ -94,6 +94,7 @@ describe("MAPPER playbook with the map tools", () => {
       "map_openapi",
       "map_source_routes",
       "map_pages",
+      "map_graphql",
       "map_database",
       "map_ownership",
       "save_system_map",
@@ -166,7 +167,7 @@ describe("MAPPER playbook with the map tools", () => {
       target: { profile, file: path.join(root, "p.yaml"), root, goldenLedger: undefined },
     });
     const calls = await runPlaybookDirectly(mapperPlaybook, mapTools, context);
-    expect(calls.map((call) => call.result.ok)).toEqual([true, true, true, true, true, true]);
+    expect(calls.map((call) => call.result.ok)).toEqual([true, true, true, true, true, true, true]);
     const map = SystemMapSchema.parse(context.systemMap());
     expect(map.openapi).toBeNull();
     expect(map.database).toBeNull();
@@ -176,6 +177,8 @@ describe("MAPPER playbook with the map tools", () => {
     expect(map.notes).toEqual([
       "the profile names no OpenAPI document (api.openapi)",
       "the target is not live (environment.mode none or no base_url): pages not crawled",
+      "no GraphQL endpoint found (source, frontend, usual paths)",
+      "GraphQL not tried live: the target profile's environment.mode is none: there is no live target to probe",
       "the profile has no database section: schema not read",
       "no CODEOWNERS file and not a git repository: no owners",
     ]);
@@ -183,7 +186,7 @@ describe("MAPPER playbook with the map tools", () => {
 
   it("keeps going when a part fails, and save_system_map answers field errors for an invalid draft", async () => {
     const target = fixtureTarget();
-    target.profile.api = { openapi: "docs/missing.yaml", exclude: [] };
+    target.profile.api = { openapi: "docs/missing.yaml", exclude: [], public: false };
     const context = fakeRunContext({ target });
     const calls = await runPlaybookDirectly(mapperPlaybook, mapTools, context);
     expect(calls[0]?.result).toMatchObject({ ok: false });

@@ -11,6 +11,7 @@ const PROBES = [
   "probe_xss",
   "scan_exposure",
   "check_misconfiguration",
+  "check_graphql",
   "audit_dependencies",
 ];
 

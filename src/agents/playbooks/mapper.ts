@@ -10,6 +10,8 @@ const STEPS: Array<{ tool: string; what: string }> = [
   { tool: "map_openapi", what: "OpenAPI document" },
   { tool: "map_source_routes", what: "source routes" },
   { tool: "map_pages", what: "pages" },
+  // After routes and pages: GraphQL endpoints are looked for in what they found first.
+  { tool: "map_graphql", what: "GraphQL" },
   { tool: "map_database", what: "database schema" },
   { tool: "map_ownership", what: "ownership" },
 ];

@@ -1,4 +1,5 @@
 import type { Operation, SystemMap } from "../../map/system-map.ts";
+import { graphqlEffect } from "../graphql/graphql-effect.ts";
 import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
 
 /** `GET /items/{id}`: the ledger's endpoint form, used as every finding's location. */
@@ -124,6 +125,7 @@ const DANGEROUS_SEGMENT =
 
 /** Whether a write may be sent at all (dangerous paths never; DELETE only on an item of the probe's). */
 export function isSafeWrite(operation: Operation): boolean {
+  if (operation.graphql) return isSafeGraphqlField(operation.graphql);
   const method = operation.method.toUpperCase();
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
   const segments = toTemplateForm(operation.path).split("/").filter(Boolean);
@@ -133,6 +135,22 @@ export function isSafeWrite(operation: Operation): boolean {
   if ((method === "DELETE" || method === "PUT" || method === "PATCH") && !isItemPath(operation.path))
     return false;
   return true;
+}
+
+// Every GraphQL field travels as a POST: its kind and leading verb say what it does. Reads are safe; of the
+// writes only those that create something new are, since an update or an action may change what others own.
+// A verb anywhere in the name counts (`systemUpdate`, `pasteDelete`): names put it first or last.
+const CREATING_FIELD = /^(create|add|insert|register|signup|upload|submit|post|new)(?=[A-Z0-9_]|$)/;
+const ACTION_WORD =
+  /^(update|delete|remove|destroy|drop|purge|reset|wipe|truncate|clear|erase|revoke|deactivate|disable|ban|shutdown|restart|reboot|kill|terminate|cancel|set|edit|change|modify|patch|put|replace|import|restore|migrate|run|exec|execute|trigger|transfer|pay|charge|refund|grant|approve)$/i;
+
+function isSafeGraphqlField(graphql: NonNullable<Operation["graphql"]>): boolean {
+  const effect = graphqlEffect(graphql);
+  if (effect === "destructive") return false;
+  const words = graphql.field.split(/_|(?=[A-Z])/).filter(Boolean);
+  if (words.some((word) => ACTION_WORD.test(word))) return false;
+  if (effect === "read") return true;
+  return CREATING_FIELD.test(`${graphql.field.charAt(0).toLowerCase()}${graphql.field.slice(1)}`);
 }
 
 const AUTH_SEGMENT =

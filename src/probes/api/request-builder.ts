@@ -1,4 +1,5 @@
 import type { Operation } from "../../map/system-map.ts";
+import { graphqlRequestBody } from "../graphql/graphql-request.ts";
 import type { HttpRequestSpec } from "../http/http-types.ts";
 import { buildQuery, fillPath, joinUrl, pathParameterNames } from "../http/target-url.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
@@ -134,6 +135,10 @@ export function serializeRequestBody(prepared: PreparedRequest): { body?: string
     prepared.body !== null && typeof prepared.body === "object" && !Array.isArray(prepared.body);
   if (isObject && type.startsWith("application/x-www-form-urlencoded")) {
     return { body: encodeUrlencoded(formPairs(prepared.body as Record<string, unknown>)), contentType };
+  }
+  // A GraphQL field's body is its variables: probes fill and mutate them like any body, sent in the document.
+  if (prepared.operation.graphql && isObject) {
+    return { body: JSON.stringify(graphqlRequestBody(prepared.operation, prepared.body)), contentType };
   }
   if (isObject && type.startsWith("multipart/form-data")) {
     const pairs = formPairs(prepared.body as Record<string, unknown>);

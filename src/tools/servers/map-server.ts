@@ -19,6 +19,7 @@ import type { LoadedTarget, ToolContext } from "../context.ts";
 import { err, ok, type ToolResult } from "../result.ts";
 import { defineTool, type ToolDefinition } from "../tool.ts";
 import { composeOperations, composeSystemMap, liveBaseUrl, type MapPart, mapDraft } from "./map-draft.ts";
+import { mapGraphqlTools } from "./map-graphql-tools.ts";
 
 // MAPPER's tools. Each reads one part of the target into the run's draft map and answers a summary
 // (counts, a few examples), never the whole part: a model seat's context stays small, and the full map
@@ -312,6 +313,7 @@ export const mapTools: ToolDefinition[] = [
   mapOpenApi,
   mapSourceRoutes,
   mapPages,
+  ...mapGraphqlTools,
   mapDatabase,
   mapOwnership,
   saveSystemMap,

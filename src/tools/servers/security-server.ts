@@ -3,6 +3,7 @@ import { scanExposure } from "../../probes/auditor/exposure-scan.ts";
 import { checkMisconfiguration } from "../../probes/auditor/misconfiguration.ts";
 import { probeInjection } from "../../probes/auditor/sql-injection.ts";
 import { probeXss } from "../../probes/auditor/xss.ts";
+import { checkGraphql, GRAPHQL_CHECKS } from "../../probes/graphql/check-graphql.ts";
 import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
 import type { ToolDefinition } from "../tool.ts";
 import { defineTool } from "../tool.ts";
@@ -65,9 +66,27 @@ export const checkMisconfigurationTool = defineTool({
     ),
 });
 
+export const checkGraphqlTool = defineTool({
+  name: "check_graphql",
+  server: "security",
+  description:
+    'GraphQL endpoints in the map: schema introspection answered to anonymous callers and field suggestions ("Did you mean") that leak the schema (both skipped when the profile says the API is public), batches of queries accepted without a cap (3, then 10 `__typename` queries), and circular queries accepted without a depth limit (bounded by the projected answer size). Each confirmed by two requests, with a generated test.',
+  input: z.strictObject({
+    max_requests: ProbeFilter.max_requests,
+    endpoint: z.string().min(1).optional(),
+    checks: z.array(z.enum(GRAPHQL_CHECKS)).optional(),
+  }),
+  actions: (_input, context) => probeActions(context),
+  run: (input, context) =>
+    runProbeTool(context, "check_graphql", { max_requests: input.max_requests ?? 100 }, (run) =>
+      checkGraphql(run, { ...input, api_public: context.target?.profile.api?.public ?? false }),
+    ),
+});
+
 export const securityTools: ToolDefinition[] = [
   probeInjectionTool,
   probeXssTool,
   scanExposureTool,
   checkMisconfigurationTool,
+  checkGraphqlTool,
 ];
