@@ -192,7 +192,7 @@ describe("the socket.io apps the probe tests run", () => {
         path: "/live",
         seen_in: ["source"],
         protocol: "socket.io",
-        namespaces: ["/", "/leaky", "/open", "/shuffled", "/forgetful"],
+        namespaces: ["/", "/leaky", "/open", "/shuffled", "/forgetful", "/direct"],
         events: ["hello", "welcome"],
       },
     ]);

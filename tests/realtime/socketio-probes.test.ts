@@ -102,6 +102,26 @@ describe("over Node socket.io, streams", () => {
     expect(answer.stats.channels[0]).toMatchObject({ resume_param: "since", missed: 3, replayed: 0 });
   }, 30_000);
 
+  it("holds the server to its connection state recovery: nothing where rooms replay what a dropped client missed", async () => {
+    const context = socketIoContext(app.baseUrl, NODE_APP_ROOT);
+    const answer = await probe(app, "ws_probe_reconnect", { channel: "/live", namespace: "/" }, context);
+    expect(answer.candidates).toEqual([]);
+    expect(answer.stats.channels[0]).toMatchObject({
+      resume_param: "socket.io connection state recovery",
+      missed: 3,
+      replayed: 3,
+      duplicated_seen_event: false,
+    });
+  }, 30_000);
+
+  it("reports recovery that replays nothing because events went to sockets tracked as online", async () => {
+    const context = socketIoContext(app.baseUrl, NODE_APP_ROOT);
+    const answer = await probe(app, "ws_probe_reconnect", { channel: "/direct" }, context);
+    expect(summary(answer)).toEqual({ filed: ["ws-reconnect /live /direct"], held: [] });
+    expect(answer.candidates[0]!.summary).toMatch(/promises socket.io connection state recovery/);
+    expect(answer.stats.channels[0]).toMatchObject({ missed: 3, replayed: 0 });
+  }, 30_000);
+
   it("leaves no connection open on the server after the probes", async () => {
     const context = socketIoContext(app.baseUrl, NODE_APP_ROOT);
     await probe(app, "ws_probe_backpressure", { namespace: "/", events: 5 }, context);

@@ -4,12 +4,15 @@ import type { Socket } from "socket.io";
 import { Server } from "socket.io";
 
 // A small multi-tenant notes service written for these tests, with a socket.io server at /live whose
-// namespaces each behave one way: planted defects next to the correct main namespace.
+// namespaces each behave one way: planted defects next to the correct main namespace. The server turns on
+// connection state recovery, which replays what a dropped client missed if it went to a room.
 //   /           token in the handshake auth, events to the user's tenant room only   correct
 //   /leaky      token required, but every tenant's notes to every socket              (ws-authorization)
 //   /open       no authentication, every tenant's notes to everyone                   (ws-unauthenticated)
 //   /shuffled   tenant-scoped and numbered, every third event sent late               (ws-ordering)
 //   /forgetful  promises resuming with `since`, replays nothing                       (ws-reconnect)
+//   /direct     emits to the sockets it tracks as online, so recovery has nothing     (ws-reconnect)
+//               to replay after a drop
 // The HTTP API is the same as the Flask-SocketIO app's (tests/realtime/apps/flask-socketio/app.py).
 
 export const PASSWORDS = { alice: "alice-pass-1", bob: "bob-pass-2" };
@@ -101,7 +104,11 @@ export async function startSocketIoApp(): Promise<SocketIoApp> {
     return reply(404, { error: "not found" });
   });
 
-  const io = new Server(server, { path: "/live", serveClient: false });
+  const io = new Server(server, {
+    path: "/live",
+    serveClient: false,
+    connectionStateRecovery: { maxDisconnectionDuration: 60_000 },
+  });
   const requireToken = (socket: Socket, next: (error?: Error) => void): void => {
     const user = tokens.get(String(socket.handshake.auth.token ?? ""));
     if (!user) {
@@ -130,6 +137,15 @@ export async function startSocketIoApp(): Promise<SocketIoApp> {
     socket.emit("hello", { resume: { param: "since" } });
   });
 
+  const direct = io.of("/direct");
+  const online = new Map<string, Set<Socket>>();
+  direct.use(requireToken);
+  direct.on("connection", (socket) => {
+    const tenant = (socket.data.user as User).tenant;
+    online.set(tenant, (online.get(tenant) ?? new Set()).add(socket));
+    socket.on("disconnect", () => online.get(tenant)?.delete(socket));
+  });
+
   const nextSeq = (key: string): number => {
     const value = (sequences.get(key) ?? 0) + 1;
     sequences.set(key, value);
@@ -143,6 +159,7 @@ export async function startSocketIoApp(): Promise<SocketIoApp> {
     const seq = nextSeq(`shuffled:${note.tenant}`);
     setTimeout(() => shuffled.to(room).emit(event, { seq, ...note }), seq % 3 === 0 ? 40 : 0);
     forgetful.to(room).emit(event, { seq: nextSeq(`forgetful:${note.tenant}`), ...note });
+    for (const socket of online.get(note.tenant) ?? []) socket.emit(event, note);
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
