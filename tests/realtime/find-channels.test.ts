@@ -135,7 +135,7 @@ def authenticate(data):
     expect(found!.declaredIn).toEqual(["app/__init__.py:6"]);
   });
 
-  it("finds python-socketio behind an ASGI app, its class namespaces, and plain websockets and Starlette endpoints", () => {
+  it("finds python-socketio behind an ASGI app, its class namespaces, and plain websockets, Starlette and flask_sockets endpoints", () => {
     const root = writeTree({
       "realtime.py": `
 import socketio
@@ -168,6 +168,18 @@ async def main():
 
 app = Starlette(routes=[WebSocketRoute("/ws/feed", Feed)])
 `,
+      "legacy.py": `
+from flask import Flask
+from flask_sockets import Sockets
+
+app = Flask(__name__)
+sockets = Sockets(app)
+
+
+@sockets.route("/echo")
+def echo(ws):
+    ws.send(ws.receive())
+`,
     });
     const channels = scanChannels(root).channels;
     expect(channels.map((found) => found.channel)).toEqual([
@@ -180,6 +192,7 @@ app = Starlette(routes=[WebSocketRoute("/ws/feed", Feed)])
       },
       { path: "/", seen_in: ["source"], protocol: "websocket" },
       { path: "/ws/feed", seen_in: ["source"], protocol: "websocket" },
+      { path: "/echo", seen_in: ["source"], protocol: "websocket" },
     ]);
     expect(channels[0]!.credentials).toEqual(["header:cookie"]);
   });

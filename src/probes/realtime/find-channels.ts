@@ -10,7 +10,8 @@ import { DEFAULT_SOCKET_IO_PATH, socketIoFileFacts } from "./socketio-javascript
 
 // Realtime channels a target's source declares beyond plain `ws` servers (which the route scanner
 // reports): socket.io servers in Node and Python (Flask-SocketIO, python-socketio) with their Engine.IO
-// path, namespaces and event names, and plain WebSocket endpoints of Python's `websockets` and Starlette.
+// path, namespaces and event names, and plain WebSocket endpoints of Python's `websockets`, Starlette and
+// flask_sockets.
 // Each channel also says where the server reads a client's credential, for the probes that connect.
 
 export interface FoundChannel {
@@ -105,7 +106,7 @@ function pythonParts(
   notes: string[],
 ): { parts: SocketIoPart[]; plain: FoundChannel[] } {
   const files = listSourceFiles(root, PYTHON, options).files.filter((file) =>
-    /socketio|websockets|WebSocketRoute|add_websocket_route|add_api_websocket_route/.test(
+    /socketio|websockets|flask_sockets|WebSocketRoute|add_websocket_route|add_api_websocket_route/.test(
       readTreeFile(root, file) ?? "",
     ),
   );

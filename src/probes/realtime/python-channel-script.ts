@@ -1,7 +1,7 @@
 // Realtime channels in Python source, read with Python's own `ast` (run once with `python3 -c` over every
 // .py file): Flask-SocketIO and python-socketio servers with their path, namespaces, events and where they
-// read a client's credential; plain WebSocket endpoints of `websockets.serve(...)` and Starlette/FastAPI
-// `WebSocketRoute`/`add_websocket_route`. Input on stdin: {"root": str, "files": [str]}; output: JSON
+// read a client's credential; plain WebSocket endpoints of `websockets.serve(...)`, Starlette/FastAPI
+// `WebSocketRoute`/`add_websocket_route` and flask_sockets' `@sockets.route`. Input on stdin: {"root": str, "files": [str]}; output: JSON
 // {"files": {rel: facts}, "errors": [str]}.
 
 export const PYTHON_CHANNEL_SCRIPT = String.raw`
@@ -83,6 +83,8 @@ class File:
         self.middleware = False
         self.root_namespace = False
         self.instances = set()
+        self.plain_instances = set()
+        self.flask_sockets = False
 
     def add(self, bucket, value):
         if value is not None and value not in bucket:
@@ -113,16 +115,19 @@ class File:
                         self.websockets = True
             elif isinstance(node, ast.ImportFrom) and node.module:
                 top = node.module.split(".")[0]
+                if top == "flask_sockets":
+                    self.flask_sockets = True
                 if top in SOCKETIO_MODULES:
                     self.socketio = True
                 if top == "websockets":
                     self.websockets = True
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                names = [target.id for target in node.targets if isinstance(target, ast.Name)]
                 if call_name(node.value) in SERVER_CLASSES and self.socketio:
-                    for target in node.targets:
-                        if isinstance(target, ast.Name):
-                            self.instances.add(target.id)
+                    self.instances.update(names)
+                if call_name(node.value) == "Sockets" and self.flask_sockets:
+                    self.plain_instances.update(names)
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Call):
                 self.call(node)
@@ -173,6 +178,13 @@ class File:
 
     def function(self, node):
         for decorator in node.decorator_list:
+            # flask_sockets: @sockets.route("/path") on a plain WebSocket handler.
+            if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+                    and decorator.func.attr == "route" and root_name(decorator.func) in self.plain_instances):
+                path = string(decorator.args[0]) if decorator.args else None
+                if path and path.startswith("/"):
+                    self.channels.append({"path": path, "line": decorator.lineno, "framework": "flask-sockets"})
+                continue
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             if not isinstance(target, ast.Attribute) or not self.is_instance(target):
                 continue
