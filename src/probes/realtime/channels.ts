@@ -118,7 +118,7 @@ export function channelsOf(
           run,
           protocol,
           events,
-          source.found.find((found) => found.channel.path === path),
+          source.find((found) => found.channel.path === path),
         ),
       });
     }
@@ -127,7 +127,7 @@ export function channelsOf(
 }
 
 /** The profile's paths, the map's channels and the source's socket.io servers, merged by path. */
-function knownChannels(run: ProbeRun, source: SourceChannels): Channel[] {
+function knownChannels(run: ProbeRun, source: readonly FoundChannel[]): Channel[] {
   const byPath = new Map<string, Channel>();
   const merge = (channel: Channel): void => {
     const path = normalize(channel.path);
@@ -148,8 +148,9 @@ function knownChannels(run: ProbeRun, source: SourceChannels): Channel[] {
   };
   for (const path of run.target.profile?.websocket?.paths ?? []) merge({ path, seen_in: ["profile"] });
   for (const channel of run.map.channels) merge(channel);
-  for (const found of source.found) merge(found.channel);
-  if (byPath.size === 0) for (const path of source.plainPaths) merge({ path, seen_in: ["source"] });
+  for (const found of source) merge(found.channel);
+  if (byPath.size === 0)
+    for (const path of plainSourcePaths(run.context)) merge({ path, seen_in: ["source"] });
   return [...byPath.values()];
 }
 
@@ -185,24 +186,30 @@ function placementsFor(
   return placements;
 }
 
-interface SourceChannels {
-  found: FoundChannel[];
-  plainPaths: string[];
+/** The target's source read once per run: socket.io servers and other channels the route scanner misses. */
+function sourceChannels(context: ToolContext): FoundChannel[] {
+  return cachedScan(context, "found", (root, exclude) => scanChannels(root, { exclude }).channels);
 }
 
-/** The target's source read once per run: socket.io and other channels, and plain `ws` paths. */
-function sourceChannels(context: ToolContext): SourceChannels {
+/** Plain `ws` paths from the route scanner: only asked for when nothing else lists a channel (it is slow). */
+function plainSourcePaths(context: ToolContext): string[] {
+  return cachedScan(context, "plain", (root, exclude) => [
+    ...new Set(findWebSocketPaths(root, { exclude }).map((channel) => channel.path)),
+  ]);
+}
+
+function cachedScan<Value>(
+  context: ToolContext,
+  name: string,
+  scan: (root: string, exclude: string[]) => Value[],
+): Value[] {
   const root = context.target?.root;
-  if (root === undefined) return { found: [], plainPaths: [] };
-  const key = `realtime:source-channels:${root}`;
-  let channels = context.shared.get(key) as SourceChannels | undefined;
-  if (!channels) {
-    const exclude = context.target?.goldenLedger ? [context.target.goldenLedger] : [];
-    channels = {
-      found: scanChannels(root, { exclude }).channels,
-      plainPaths: [...new Set(findWebSocketPaths(root, { exclude }).map((channel) => channel.path))],
-    };
-    context.shared.set(key, channels);
+  if (root === undefined) return [];
+  const key = `realtime:source-channels:${name}:${root}`;
+  let value = context.shared.get(key) as Value[] | undefined;
+  if (!value) {
+    value = scan(root, context.target?.goldenLedger ? [context.target.goldenLedger] : []);
+    context.shared.set(key, value);
   }
-  return channels;
+  return value;
 }
