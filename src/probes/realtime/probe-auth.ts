@@ -78,7 +78,7 @@ async function probeChannel(
     .filter((observer) => !observer.socket.isOpen)
     .map(
       (observer) =>
-        `${observer.label}: ${observer.socket.outcome.rejectedStatus ?? observer.socket.outcome.closeCode ?? observer.socket.outcome.error ?? "closed"}`,
+        `${observer.label}: ${observer.socket.outcome.rejectedStatus ?? observer.socket.outcome.closeCode ?? observer.socket.outcome.error ?? observer.socket.outcome.closeReason ?? "closed"}`,
     );
   if (!owner || !ownerSession) {
     realtime.run.notes.push(`${channel.name}: no profile user could sign in, so no event could be caused`);
