@@ -33,10 +33,10 @@ export function socketContext(
 
 /** Runs one ws tool on one channel (short waits: the fixture answers on loopback) and checks its drafts. */
 export async function probe(
-  app: FixtureApp,
+  app: Pick<FixtureApp, "baseUrl">,
   tool: string,
   input: Record<string, unknown>,
-  context: FakeRunContext = socketContext(app),
+  context: FakeRunContext = socketContext(app as FixtureApp),
 ): Promise<ProbeAnswer> {
   const definition = wsTools.find((candidate) => candidate.name === tool)!;
   const result = await callTool(definition, { wait_ms: 300, ...input }, context);
@@ -56,9 +56,14 @@ export async function probe(
   return answer;
 }
 
-/** `class channel` of each fileable candidate, and of the held ones apart. */
+/** `class channel` of each fileable candidate (and its related places), and of the held ones apart. */
 export function summary(answer: ProbeAnswer): { filed: string[]; held: string[] } {
-  const line = (draft: EnvelopeDraft) => `${draft.defect_class} ${draft.location.value}`;
+  const line = (draft: EnvelopeDraft) =>
+    [
+      draft.defect_class,
+      draft.location.value,
+      ...(draft.location.related ?? []).map((place) => place.value),
+    ].join(" ");
   return {
     filed: answer.candidates.filter((draft) => draft.confidence >= 0.7).map(line),
     held: answer.candidates.filter((draft) => draft.confidence < 0.7).map(line),

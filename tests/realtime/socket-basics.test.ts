@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { Frame } from "../../src/probes/realtime/connection.ts";
 import {
   detectSequenceField,
   identityNeedles,
@@ -11,10 +12,9 @@ import { resumeHintFromDocument, resumeHintFromFrames } from "../../src/probes/r
 import {
   connectionRequest,
   expiredToken,
-  parsePlacement,
+  parsePlacements,
   socketUrl,
 } from "../../src/probes/realtime/socket-auth.ts";
-import type { Frame } from "../../src/probes/realtime/socket-client.ts";
 import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
 import { serverOfTool, TOOL_CATALOG } from "../../src/tools/catalog.ts";
 import { codeTools } from "../../src/tools/servers/code-server.ts";
@@ -43,34 +43,50 @@ describe("token placement", () => {
   it("puts the credential where the profile says, and nothing at all for an anonymous socket", () => {
     const url = socketUrl("https://app.test/base/", "/ws/live");
     expect(url).toBe("wss://app.test/base/ws/live");
-    expect(connectionRequest(url, parsePlacement("query:access_token"), { token: "t 1" }, profile())).toEqual(
-      {
-        url: "wss://app.test/base/ws/live?access_token=t%201",
-        headers: {},
-      },
-    );
     expect(
-      connectionRequest(url, parsePlacement("header:Authorization"), { token: "abc" }, profile()),
-    ).toMatchObject({
-      headers: { authorization: "Token abc" },
+      connectionRequest(url, parsePlacements("query:access_token"), { token: "t 1" }, profile()),
+    ).toEqual({
+      url: "wss://app.test/base/ws/live?access_token=t%201",
+      headers: {},
+      query: { access_token: "t 1" },
     });
+    expect(
+      connectionRequest(url, parsePlacements("header:Authorization"), { token: "abc" }, profile()),
+    ).toMatchObject({ headers: { authorization: "Token abc" } });
     expect(
       connectionRequest(
         url,
-        parsePlacement("header:Cookie"),
+        parsePlacements("header:Cookie"),
         { token: "abc", cookies: { csrf: "z" } },
         profile("cookie:sid"),
       ),
     ).toMatchObject({ headers: { cookie: "csrf=z; sid=abc" } });
     expect(
-      connectionRequest(url, parsePlacement("message:auth.token"), { token: "abc" }, profile()),
-    ).toMatchObject({
-      firstMessage: { auth: { token: "abc" } },
-    });
-    expect(connectionRequest(url, parsePlacement(undefined), undefined, profile())).toEqual({
+      connectionRequest(url, parsePlacements("message:auth.token"), { token: "abc" }, profile()),
+    ).toMatchObject({ firstMessage: { payload: { auth: { token: "abc" } } } });
+    expect(connectionRequest(url, parsePlacements(undefined), undefined, profile())).toEqual({
       url,
       headers: {},
+      query: {},
     });
+  });
+
+  it("places a socket.io credential in the handshake auth, a first event, and the web session's cookies", () => {
+    const url = socketUrl("http://app.test", "/socket.io");
+    const placements = parsePlacements("auth:session.token, event:authenticate:jwt, query:t, nonsense");
+    expect(placements.map((placement) => placement.kind)).toEqual(["auth", "event", "query"]);
+    const request = connectionRequest(url, placements, { token: "abc", cookies: { sid: "s1" } }, profile(), {
+      sendCookies: true,
+    });
+    expect(request).toMatchObject({
+      auth: { session: { token: "abc" } },
+      query: { t: "abc" },
+      headers: { cookie: "sid=s1" },
+      firstMessage: { event: "authenticate", payload: { jwt: "abc" } },
+    });
+    expect(
+      connectionRequest(url, parsePlacements("event:login"), { token: "abc" }, profile()).firstMessage,
+    ).toEqual({ event: "login", payload: "abc" });
   });
 
   it("forges an expired JWT from a real one, and an unrelated string for an opaque token", () => {

@@ -1,8 +1,9 @@
 import type { PlaybookSession } from "../playbook.ts";
 import { definePlaybook } from "../playbook.ts";
 
-// SOCKET without a model: read the channels from the pinned map, run each WebSocket probe once over all of
-// them, and emit every candidate. The probes confirm before they answer (the owner's socket as control, the
+// SOCKET without a model: read the channels from the pinned map, run each realtime probe once over all of
+// them (plain WebSocket and socket.io alike; the probes add the profile's paths and the socket.io servers
+// the source declares), and emit every candidate. The probes confirm before they answer (the owner's socket as control, the
 // HTTP API as the judge of who may read what, a second burst for ordering) and hold what they cannot
 // confirm below the filing threshold; the playbook adds no judgement of its own.
 
@@ -14,13 +15,20 @@ const PROBES = [
   "ws_probe_backpressure",
 ] as const;
 
+function describe(channel: { path: string; protocol?: string; namespaces?: string[] }): string {
+  if (channel.protocol !== "socket.io") return channel.path;
+  return `${channel.path} (socket.io${channel.namespaces?.length ? ` ${channel.namespaces.join(" ")}` : ""})`;
+}
+
 interface ProbeAnswer {
   candidates: unknown[];
   stats?: Record<string, unknown>;
 }
 
 export default definePlaybook(async (session: PlaybookSession) => {
-  const map = await session.call<{ channels: Array<{ path: string }> }>("get_system_map", {
+  const map = await session.call<{
+    channels: Array<{ path: string; protocol?: string; namespaces?: string[] }>;
+  }>("get_system_map", {
     section: "channels",
   });
   if (!map.ok) {
@@ -28,7 +36,7 @@ export default definePlaybook(async (session: PlaybookSession) => {
     return;
   }
   session.log(
-    `SOCKET: channels in the map: ${map.data.channels.map((channel) => channel.path).join(", ") || "(none; the profile's websocket.paths are used)"}`,
+    `SOCKET: channels in the map: ${map.data.channels.map(describe).join(", ") || "(none; the profile's websocket.paths and the source are used)"}`,
   );
 
   for (const probe of PROBES) {

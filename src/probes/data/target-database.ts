@@ -4,24 +4,65 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { Table } from "../../map/system-map.ts";
-import type { ToolContext } from "../../tools/context.ts";
+import type { LoadedTarget, ToolContext } from "../../tools/context.ts";
+import { type FoundDatabase, findDatabase } from "../schema/find-database.ts";
 import { readPostgresSchema } from "../schema/read-postgres-schema.ts";
 import { readSqliteSchema } from "../schema/read-sqlite-schema.ts";
 import { secretVariableName } from "../session/secret-reference.ts";
 
-// The target's database as the DBA and LOAD probes see it: read-only on the live data, and a disposable
-// copy (SQLite) or a rolled-back transaction (PostgreSQL, only where the target allows writes) for trials.
+// The target's database as the DBA and LOAD probes see it (the profile's, else the one its source shows):
+// read-only on the live data, and a disposable copy (SQLite) or a rolled-back transaction (PostgreSQL, only
+// where the target allows writes) for trials.
 
 export type DatabaseHandle =
   | { kind: "sqlite"; file: string; relative: string }
   | { kind: "postgres"; url: string; variable: string };
 
-/** Where the database is, or why it cannot be reached. `sqlitePath` overrides the profile (target-relative). */
+/**
+ * The database DBA and LOAD work on: the profile's `database` section when it has one, else the one the
+ * target's source and configuration show (`findDatabase`). A PostgreSQL database is reachable only through
+ * an environment variable qaas has: the profile's `secret_ref`, or the variable the source reads the URL
+ * from. `found` says where the source showed it (for the map's `database.found`).
+ */
+export type EffectiveDatabase =
+  | { kind: "sqlite"; path?: string; from: "profile" | "source"; found?: FoundDatabase }
+  | { kind: "postgres"; variable?: string; from: "profile" | "source"; found?: FoundDatabase };
+
+export function effectiveDatabase(
+  target: LoadedTarget | undefined,
+  cache?: Map<string, unknown>,
+): EffectiveDatabase | undefined {
+  const database = target?.profile.database;
+  if (database?.kind === "sqlite") return { kind: "sqlite", path: database.path, from: "profile" };
+  if (database?.kind === "postgres") {
+    return {
+      kind: "postgres",
+      variable: database.url ? secretVariableName(database.url) : undefined,
+      from: "profile",
+    };
+  }
+  const root = target?.root;
+  if (!root) return undefined;
+  const key = `database:found:${root}`;
+  let found = cache?.get(key) as FoundDatabase | null | undefined;
+  if (found === undefined) {
+    const exclude = target.goldenLedger ? [target.goldenLedger] : [];
+    found = findDatabase(root, { exclude }) ?? null;
+    cache?.set(key, found);
+  }
+  if (!found) return undefined;
+  return found.kind === "sqlite"
+    ? { kind: "sqlite", path: found.path, from: "source", found }
+    : { kind: "postgres", variable: found.url_env, from: "source", found };
+}
+
+/** Where the database is, or why it cannot be reached. `sqlitePath` overrides it (target-relative). */
 export function databaseOf(context: ToolContext, sqlitePath?: string): DatabaseHandle | string {
-  const database = context.target?.profile.database;
+  const database = sqlitePath === undefined ? effectiveDatabase(context.target, context.shared) : undefined;
   const root = context.target?.root;
+  const shownBy = database?.found ? ` (found in ${database.found.in})` : "";
   if (sqlitePath !== undefined || database?.kind === "sqlite") {
-    const relative = sqlitePath ?? database?.path;
+    const relative = sqlitePath ?? (database?.kind === "sqlite" ? database.path : undefined);
     if (!relative) return "database.kind is sqlite but database.path is missing from the target profile";
     const file = root ? path.resolve(root, relative) : path.resolve(relative);
     if (root && !isInside(root, file)) return `${relative} is outside the target's source root`;
@@ -29,18 +70,21 @@ export function databaseOf(context: ToolContext, sqlitePath?: string): DatabaseH
       return `${relative} is not readable by any agent`;
     }
     if (!fs.existsSync(file))
-      return `SQLite file ${relative} does not exist (start or seed the target first)`;
+      return `SQLite file ${relative}${shownBy} does not exist (start or seed the target first)`;
     return { kind: "sqlite", file, relative };
   }
   if (database?.kind === "postgres") {
-    const variable = database.url ? secretVariableName(database.url) : undefined;
+    const variable = database.variable;
     const url = variable ? process.env[variable] : undefined;
-    if (!variable || !url) {
-      return `PostgreSQL URL not available: set ${variable ?? "database.url (secret_ref:NAME)"} in the environment`;
+    if (!variable) {
+      return database.from === "profile"
+        ? "PostgreSQL URL not available: set database.url (secret_ref:NAME) in the target profile"
+        : `a PostgreSQL URL is written in the source${shownBy}; qaas uses only one from its environment: set database.url (secret_ref:NAME) in the target profile`;
     }
+    if (!url) return `PostgreSQL URL not available${shownBy}: set ${variable} in the environment`;
     return { kind: "postgres", url, variable };
   }
-  return "the target profile has no database section";
+  return "the target profile has no database section and its source shows none";
 }
 
 function isInside(root: string, file: string): boolean {

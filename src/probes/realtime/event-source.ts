@@ -1,9 +1,11 @@
 import type { ResourceFamily } from "../api/operation-index.ts";
+import type { ProbedChannel } from "./channels.ts";
+import { channelWords } from "./channels.ts";
+import type { Frame, RealtimeConnection } from "./connection.ts";
 import type { DrivenEvent } from "./event-driver.ts";
 import type { EventNeedles } from "./frames.ts";
 import { mentions } from "./frames.ts";
 import type { RealtimeRun } from "./realtime-run.ts";
-import type { Frame, ObservedSocket } from "./socket-client.ts";
 
 // Which write makes a channel speak: creates of candidate resource families, one at a time, until the
 // owner's own socket receives a frame about the created resource. The owner receiving it is the control
@@ -20,14 +22,14 @@ export const MAX_FAMILIES = 4;
 /** Families tried to find those sources: some creates are refused to the owner (admin-only collections). */
 const MAX_TRIES = 8;
 
-function cacheKey(realtime: RealtimeRun, channel: string): string {
-  return `realtime:source:${realtime.run.target.baseUrl}${channel}`;
+function cacheKey(realtime: RealtimeRun, channel: ProbedChannel): string {
+  return `realtime:source:${realtime.run.target.baseUrl}${channel.name}`;
 }
 
 export async function causeObservedEvent(
   realtime: RealtimeRun,
-  channel: string,
-  owner: { user: string | undefined; socket: ObservedSocket },
+  channel: ProbedChannel,
+  owner: { user: string | undefined; socket: RealtimeConnection },
 ): Promise<EventSource | undefined> {
   const [first] = await causeObservedEvents(realtime, channel, owner, 1);
   return first;
@@ -39,14 +41,16 @@ export async function causeObservedEvent(
  */
 export async function causeObservedEvents(
   realtime: RealtimeRun,
-  channel: string,
-  owner: { user: string | undefined; socket: ObservedSocket },
+  channel: ProbedChannel,
+  owner: { user: string | undefined; socket: RealtimeConnection },
   limit: number,
 ): Promise<EventSource[]> {
   const stats: string[] = [];
   if (!realtime.driver.writesAllowed) return [];
   const preferred = realtime.context.shared.get(cacheKey(realtime, channel)) as string | undefined;
-  const families = realtime.driver.families(channel, preferred).slice(0, Math.max(limit, MAX_TRIES));
+  const families = realtime.driver
+    .families(channelWords(channel), preferred)
+    .slice(0, Math.max(limit, MAX_TRIES));
   const sources: EventSource[] = [];
   for (const family of families) {
     if (!owner.socket.isOpen || sources.length >= limit) break;
@@ -69,7 +73,7 @@ export async function causeObservedEvents(
   }
   if (sources.length === 0) {
     realtime.run.notes.push(
-      `${channel}: no write the probe may send made the owner's socket receive an event (${stats.join("; ") || "no creatable resource"})`,
+      `${channel.name}: no write the probe may send made the owner's socket receive an event (${stats.join("; ") || "no creatable resource"})`,
     );
   }
   return sources;
@@ -77,18 +81,18 @@ export async function causeObservedEvents(
 
 /** Waits (in parallel) until each socket received a frame about `needles`, or the wait ends. */
 export async function whoReceived(
-  sockets: readonly ObservedSocket[],
+  sockets: readonly RealtimeConnection[],
   needles: EventNeedles,
   since: number,
   waitMs: number,
-): Promise<Map<ObservedSocket, Frame>> {
+): Promise<Map<RealtimeConnection, Frame>> {
   const found = await Promise.all(
     sockets.map(
       async (socket) =>
         [socket, await socket.waitFor((frame) => mentions(frame, needles), waitMs, since)] as const,
     ),
   );
-  const received = new Map<ObservedSocket, Frame>();
+  const received = new Map<RealtimeConnection, Frame>();
   for (const [socket, frame] of found) if (frame) received.set(socket, frame);
   return received;
 }

@@ -1,4 +1,4 @@
-import type { Frame } from "./socket-client.ts";
+import type { Frame } from "./connection.ts";
 
 // Reading frames: whether one is about an event the probe caused (it carries a unique marker the probe
 // planted, or the id of the resource it created), which field numbers the events, and who a signed-in user

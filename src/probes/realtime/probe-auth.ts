@@ -3,13 +3,15 @@ import type { ToolContext } from "../../tools/context.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isAdminLike, outsidersOf } from "../session/roles.ts";
+import type { ProbedChannel } from "./channels.ts";
+import { describeChannel } from "./channels.ts";
+import type { Frame } from "./connection.ts";
+import { delay } from "./connection.ts";
 import { causeObservedEvent, whoReceived } from "./event-source.ts";
 import { canRead } from "./privacy.ts";
 import type { Observer, RealtimeInput, RealtimeRun } from "./realtime-run.ts";
 import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
 import { expiredToken, garbageToken } from "./socket-auth.ts";
-import type { Frame } from "./socket-client.ts";
-import { delay } from "./socket-client.ts";
 
 // ws-unauthenticated: sockets with no token, a random token and an expired one listen while a signed-in
 // owner connects and then causes an event through the API. A finding needs all of:
@@ -34,10 +36,10 @@ export async function probeAuthentication(context: ToolContext, input: RealtimeI
 
 async function probeChannel(
   realtime: RealtimeRun,
-  channel: string,
+  channel: ProbedChannel,
   candidates: EnvelopeDraft[],
 ): Promise<void> {
-  const stats: Record<string, unknown> = { channel };
+  const stats: Record<string, unknown> = { channel: channel.name };
   realtime.channelStats.push(stats);
   const owner = realtime.users.find((user) => !isAdminLike(user.role)) ?? realtime.users[0];
   const ownerSession = owner ? await credentialOf(realtime, owner) : undefined;
@@ -76,10 +78,10 @@ async function probeChannel(
     .filter((observer) => !observer.socket.isOpen)
     .map(
       (observer) =>
-        `${observer.label}: ${observer.socket.outcome.rejectedStatus ?? observer.socket.outcome.closeCode ?? observer.socket.outcome.error ?? "closed"}`,
+        `${observer.label}: ${observer.socket.outcome.rejectedStatus ?? observer.socket.outcome.closeCode ?? observer.socket.outcome.error ?? observer.socket.outcome.closeReason ?? "closed"}`,
     );
   if (!owner || !ownerSession) {
-    realtime.run.notes.push(`${channel}: no profile user could sign in, so no event could be caused`);
+    realtime.run.notes.push(`${channel.name}: no profile user could sign in, so no event could be caused`);
     return;
   }
 
@@ -96,8 +98,8 @@ async function probeChannel(
   const ownerSocket = await connect(realtime, channel, `owner (${owner.name})`, ownerSession.credential);
   const ownerObserver: Observer = { label: `owner (${owner.name})`, user: owner.name, socket: ownerSocket };
   // Coming online may be announced by another channel than the one a client watches (presence).
-  for (const other of realtime.allChannels.filter((path) => path !== channel)) {
-    await connect(realtime, other, `owner (${owner.name}) on ${other}`, ownerSession.credential);
+  for (const other of realtime.allChannels.filter((known) => known.name !== channel.name)) {
+    await connect(realtime, other, `owner (${owner.name}) on ${other.name}`, ownerSession.credential);
   }
   await delay(Math.min(realtime.waitMs, 400));
   stats.owner_accepted = ownerSocket.isOpen;
@@ -168,7 +170,7 @@ async function probeChannel(
     );
     if (read.verdict === "allowed") {
       realtime.run.notes.push(
-        `${channel}: unauthenticated sockets receive ${source.family.collection} events, but ${read.how}: public data, not a finding`,
+        `${channel.name}: unauthenticated sockets receive ${source.family.collection} events, but ${read.how}: public data, not a finding`,
       );
     } else if (read.verdict === "denied") {
       eventConfidence = eventLeakFound.observers.length >= 2 ? 0.9 : 0.85;
@@ -229,9 +231,9 @@ async function probeChannel(
     realtimeFinding(realtime, {
       defectClass: "ws-unauthenticated",
       channel,
-      title: `WebSocket ${channel} accepts connections without a valid token and sends them private events`,
+      title: `${describeChannel(channel)} accepts connections without a valid token and sends them private events`,
       summary:
-        `Sockets opened on ${channel} with ${[...new Set(shown.map((item) => item.label))].join(", ")} were accepted and received ${what}; ` +
+        `Sockets opened on ${channel.name} with ${[...new Set(shown.map((item) => item.label))].join(", ")} were accepted and received ${what}; ` +
         `${privacy}. The channel must refuse the upgrade (401) or close the connection until a valid token is presented.`,
       impact:
         "Anyone who can reach the server can listen to other users' data in real time, without an account.",
@@ -240,7 +242,7 @@ async function probeChannel(
       transcriptUri,
       exchanges,
       steps: [
-        `Open ${channel} with no token (also with an invalid or expired one): the server accepts the connection.`,
+        `Open ${channel.name} with no token (also with an invalid or expired one): the server accepts the connection.`,
         first.kind === "event"
           ? `As ${owner.name}, ${source?.event.exchange.request.method} ${source?.family.collection} (a record of the probe's own).`
           : `Connect ${owner.name} (signed in) to the application's channels.`,

@@ -2,11 +2,13 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isAdminLike, outsidersOf } from "../session/roles.ts";
+import type { ProbedChannel } from "./channels.ts";
+import { describeChannel } from "./channels.ts";
+import type { Frame } from "./connection.ts";
 import { causeObservedEvents, type EventSource, MAX_FAMILIES, whoReceived } from "./event-source.ts";
 import { canRead } from "./privacy.ts";
 import type { Observer, RealtimeInput, RealtimeRun } from "./realtime-run.ts";
 import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
-import type { Frame } from "./socket-client.ts";
 
 // ws-authorization: signed-in users who should not see an owner's record (another tenant, a peer, a lower
 // role) listen on the channel while the owner creates a record of the probe's own. A finding needs all of:
@@ -25,16 +27,16 @@ export async function probeAuthorization(context: ToolContext, input: RealtimeIn
 
 async function probeChannel(
   realtime: RealtimeRun,
-  channel: string,
+  channel: ProbedChannel,
   candidates: EnvelopeDraft[],
 ): Promise<void> {
-  const stats: Record<string, unknown> = { channel };
+  const stats: Record<string, unknown> = { channel: channel.name };
   realtime.channelStats.push(stats);
   const owner = realtime.users.find((user) => !isAdminLike(user.role)) ?? realtime.users[0];
   const outsiders = owner ? outsidersOf(owner, realtime.users) : [];
   if (!owner || outsiders.length === 0) {
     realtime.run.notes.push(
-      `${channel}: authorization needs two users who should not see each other's records (profile users with tenants or roles)`,
+      `${channel.name}: authorization needs two users who should not see each other's records (profile users with tenants or roles)`,
     );
     return;
   }
@@ -113,7 +115,7 @@ async function probeChannel(
     realtimeFinding(realtime, {
       defectClass: "ws-authorization",
       channel,
-      title: `WebSocket ${channel} sends users events about records they may not read`,
+      title: `${describeChannel(channel)} sends users events about records they may not read`,
       summary:
         `${owner.name} created a ${source.family.collection} record; its event reached ${owner.name}'s socket and also ` +
         `${leaked.map((leak) => `${leak.observer.label} (${leak.how})`).join(", ")}. The channel must deliver an event only to ` +
@@ -125,7 +127,7 @@ async function probeChannel(
       transcriptUri,
       exchanges,
       steps: [
-        `Connect ${first!.observer.user} and ${owner.name} to ${channel} with their own tokens.`,
+        `Connect ${first!.observer.user} and ${owner.name} to ${channel.name} with their own tokens.`,
         `As ${owner.name}, ${source.event.exchange.request.method} ${source.family.collection} (a record of the probe's own).`,
         `${owner.name}'s socket receives the event, and so does ${first!.observer.user}'s: ${realtime.run.masker.maskText(first!.frame.text.slice(0, 300))}`,
         `Yet for ${first!.observer.user}, ${first!.how}.`,
@@ -139,7 +141,7 @@ type Leak = { observer: Observer & { relation: string }; frame: Frame; how: stri
 /** Who of the observers received an event about this record although the API refuses them the record. */
 async function leaksOf(
   realtime: RealtimeRun,
-  channel: string,
+  channel: ProbedChannel,
   observers: Array<Observer & { relation: string }>,
   source: EventSource,
 ): Promise<{ leaked: Leak[]; exchanges: Array<{ label: string; exchange: HttpExchange }> }> {
@@ -172,7 +174,7 @@ async function leaksOf(
       });
     } else {
       realtime.run.notes.push(
-        `${channel}: ${observer.label} receives ${source.family.collection} events and ${read.how}: allowed`,
+        `${channel.name}: ${observer.label} receives ${source.family.collection} events and ${read.how}: allowed`,
       );
     }
   }

@@ -5,10 +5,12 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { joinUrl } from "../http/target-url.ts";
 import { send } from "../session/probe-run.ts";
 import { isAdminLike } from "../session/roles.ts";
+import type { ProbedChannel } from "./channels.ts";
+import { describeChannel } from "./channels.ts";
+import { delay } from "./connection.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import type { RealtimeInput, RealtimeRun } from "./realtime-run.ts";
 import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
-import { delay } from "./socket-client.ts";
 
 // ws-backpressure: a subscriber that stops reading (its socket paused) while a bounded burst of events
 // flows, next to one that reads normally. Server memory cannot be seen from outside, so only two clear
@@ -44,12 +46,12 @@ export async function probeBackpressure(context: ToolContext, input: Backpressur
 
 async function probeChannel(
   realtime: RealtimeRun,
-  channel: string,
+  channel: ProbedChannel,
   count: number,
   minBacklog: number,
   candidates: EnvelopeDraft[],
 ): Promise<void> {
-  const stats: Record<string, unknown> = { channel };
+  const stats: Record<string, unknown> = { channel: channel.name };
   realtime.channelStats.push(stats);
   const owner = realtime.users.find((user) => !isAdminLike(user.role)) ?? realtime.users[0];
   const credential = owner ? (await credentialOf(realtime, owner)).credential : undefined;
@@ -114,7 +116,7 @@ async function probeChannel(
   });
   if (traffic < minBacklog && !degraded) {
     realtime.run.notes.push(
-      `${channel}: ${traffic} bytes of events is too little to fill a stalled client's buffers (needs ${minBacklog}): not judged`,
+      `${channel.name}: ${traffic} bytes of events is too little to fill a stalled client's buffers (needs ${minBacklog}): not judged`,
     );
     return;
   }
@@ -153,9 +155,9 @@ async function probeChannel(
     realtimeFinding(realtime, {
       defectClass: "ws-backpressure",
       channel,
-      title: `WebSocket ${channel} buffers without bound for a client that stops reading`,
+      title: `${describeChannel(channel)} buffers without bound for a client that stops reading`,
       summary:
-        `A subscriber of ${channel} stopped reading while ${count} events (${traffic} bytes) were sent: ${signs.join("; ")}. ` +
+        `A subscriber of ${channel.name} stopped reading while ${count} events (${traffic} bytes) were sent: ${signs.join("; ")}. ` +
         "A server should cap what it queues per connection (check the buffered amount, drop or close slow consumers), " +
         "or a few stalled clients exhaust its memory.",
       impact:
@@ -165,7 +167,7 @@ async function probeChannel(
       transcriptUri,
       exchanges,
       steps: [
-        `Connect two subscribers to ${channel}; stop reading on one (pause its socket).`,
+        `Connect two subscribers to ${channel.name}; stop reading on one (pause its socket).`,
         `Cause ${count} events (${source.family.collection} creations).`,
         `Resume the stalled socket: ${backlog} bytes arrive and it was never closed; health ${baselineMs} ms before, ${duringMs} ms during.`,
       ],

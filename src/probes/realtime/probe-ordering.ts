@@ -2,14 +2,16 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import { isAdminLike } from "../session/roles.ts";
+import type { ProbedChannel } from "./channels.ts";
+import { describeChannel } from "./channels.ts";
+import type { Frame, RealtimeConnection } from "./connection.ts";
+import { delay } from "./connection.ts";
 import type { DrivenEvent } from "./event-driver.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import type { SequenceProblem } from "./frames.ts";
 import { detectSequenceField, isControlFrame, mentions, sequenceProblems } from "./frames.ts";
 import type { RealtimeInput, RealtimeRun } from "./realtime-run.ts";
 import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
-import type { Frame, ObservedSocket } from "./socket-client.ts";
-import { delay } from "./socket-client.ts";
 
 // ws-ordering, for one subscriber (the owner's socket) and a bounded burst of events the probe causes:
 //   - when frames carry a numbering field (seq, sequence, offset, version…), it must only go up: a value
@@ -42,11 +44,11 @@ export async function probeOrdering(context: ToolContext, input: OrderingInput) 
 
 async function probeChannel(
   realtime: RealtimeRun,
-  channel: string,
+  channel: ProbedChannel,
   count: number,
   candidates: EnvelopeDraft[],
 ): Promise<void> {
-  const stats: Record<string, unknown> = { channel };
+  const stats: Record<string, unknown> = { channel: channel.name };
   realtime.channelStats.push(stats);
   const owner = realtime.users.find((user) => !isAdminLike(user.role)) ?? realtime.users[0];
   const credential = owner ? (await credentialOf(realtime, owner)).credential : undefined;
@@ -127,7 +129,7 @@ async function probeChannel(
     realtimeFinding(realtime, {
       defectClass: "ws-ordering",
       channel,
-      title: `WebSocket ${channel} delivers events out of order`,
+      title: `${describeChannel(channel)} delivers events out of order`,
       summary:
         `During a ${first.kind} burst of ${first.events.length} ${mode === "update" ? "updates of one record" : "creations"}, ` +
         `one subscriber saw: ${first.problems.slice(0, 4).join("; ")}` +
@@ -144,7 +146,7 @@ async function probeChannel(
       transcriptUri,
       exchanges: [{ label: "first-event", exchange: source.event.exchange }],
       steps: [
-        `Connect to ${channel}${owner ? ` as ${owner.name}` : ""}.`,
+        `Connect to ${channel.name}${owner ? ` as ${owner.name}` : ""}.`,
         `Cause ${count} events ${first.kind === "sequential" ? "one after another" : "at once"}: ${mode === "update" ? `update one ${source.family.collection} record` : `create ${source.family.collection} records`}.`,
         `Compare the order of the frames received${field ? ` (field ${field})` : ""} with the order of the changes.`,
       ],
@@ -154,7 +156,7 @@ async function probeChannel(
 }
 
 function judge(
-  socket: ObservedSocket,
+  socket: RealtimeConnection,
   since: number,
   events: readonly DrivenEvent[],
   field: string | undefined,

@@ -2,19 +2,24 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isAdminLike } from "../session/roles.ts";
+import type { ProbedChannel } from "./channels.ts";
+import { describeChannel } from "./channels.ts";
+import type { Frame } from "./connection.ts";
+import { delay } from "./connection.ts";
 import type { DrivenEvent } from "./event-driver.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import { detectSequenceField, mentions, sequenceOf } from "./frames.ts";
-import type { RealtimeInput, RealtimeRun } from "./realtime-run.ts";
+import type { RealtimeInput, RealtimeRun, ResumeValues } from "./realtime-run.ts";
 import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
-import type { Frame } from "./socket-client.ts";
-import { delay } from "./socket-client.ts";
+import { ObservedSocketIo } from "./socketio-client.ts";
 
-// ws-reconnect: only for channels that promise to resume. The promise is read from the first frames of a
+// ws-reconnect: only for channels that promise to resume. The promise is read from the first messages of a
 // connection (`resume: { param: "since" }`, a `last_event_id` field), from the API document (`?since=`
-// next to the channel), or given by the caller. Then: receive one event, disconnect, cause a few more,
-// reconnect with the last seen number, and expect exactly the missed ones. Missed events not replayed, or
-// the already seen one sent again, is a finding. A channel that promises nothing is not judged.
+// next to the channel), given by the caller, or (socket.io) made by a server with connection state
+// recovery, which gives each session an id. Then: receive one event, drop the connection, cause a few
+// more, reconnect with the last seen number (socket.io: the session id and last offset in the handshake)
+// and expect exactly the missed ones. Missed events not replayed, or the already seen one sent again, is a
+// finding. A channel that promises nothing is not judged.
 
 export interface ReconnectInput extends RealtimeInput {
   resume_param?: string;
@@ -64,14 +69,22 @@ export async function probeReconnect(context: ToolContext, input: ReconnectInput
   );
 }
 
+/** What the channel promised, and how the probe holds it to that promise. */
+interface ResumePromise {
+  advertised: string;
+  seen: string;
+  how: string;
+  resume: ResumeValues;
+}
+
 async function probeChannel(
   realtime: RealtimeRun,
-  channel: string,
+  channel: ProbedChannel,
   given: string | undefined,
   missedCount: number,
   candidates: EnvelopeDraft[],
 ): Promise<void> {
-  const stats: Record<string, unknown> = { channel };
+  const stats: Record<string, unknown> = { channel: channel.name };
   realtime.channelStats.push(stats);
   const owner = realtime.users.find((user) => !isAdminLike(user.role)) ?? realtime.users[0];
   const credential = owner ? (await credentialOf(realtime, owner)).credential : undefined;
@@ -82,26 +95,47 @@ async function probeChannel(
   const param =
     given ??
     resumeHintFromFrames(first.received()) ??
-    resumeHintFromDocument(realtime.run.map.openapi?.document, channel);
-  stats.resume_param = param ?? null;
-  if (!param) {
+    resumeHintFromDocument(realtime.run.map.openapi?.document, channel.path);
+  // A socket.io server with connection state recovery gives each session an id when it connects.
+  const recovers = first instanceof ObservedSocketIo && first.recovery !== undefined;
+  stats.resume_param = param ?? (recovers ? "socket.io connection state recovery" : null);
+  if (!param && !recovers) {
     realtime.run.notes.push(
-      `${channel}: the channel does not say it can resume (no resume parameter in its greeting or the API document): not judged`,
+      `${channel.name}: the channel does not say it can resume (no resume parameter in its greeting or the API document): not judged`,
     );
     return;
   }
   const source = await causeObservedEvent(realtime, channel, { user: owner?.name, socket: first });
   if (!source) return;
   await delay(100);
-  const field = detectSequenceField(first.received());
-  const lastSeen = field ? sequenceOf(source.frame, field)?.value : undefined;
-  stats.sequence_field = field ?? null;
-  if (field === undefined || lastSeen === undefined) {
-    realtime.run.notes.push(`${channel}: its events carry no sequence number to resume from: not judged`);
-    return;
+  let promise: ResumePromise;
+  if (param) {
+    const field = detectSequenceField(first.received());
+    const lastSeen = field ? sequenceOf(source.frame, field)?.value : undefined;
+    stats.sequence_field = field ?? null;
+    if (field === undefined || lastSeen === undefined) {
+      realtime.run.notes.push(
+        `${channel.name}: its events carry no sequence number to resume from: not judged`,
+      );
+      return;
+    }
+    promise = {
+      advertised: `resuming with ${param}`,
+      seen: `event ${field} ${lastSeen}`,
+      how: `?${param}=${lastSeen}`,
+      resume: { query: { [param]: String(lastSeen) } },
+    };
+  } else {
+    const state = (first as ObservedSocketIo).recovery!;
+    promise = {
+      advertised: "socket.io connection state recovery (a session id on connecting)",
+      seen: `the event at offset ${state.offset ?? "(none)"}`,
+      how: "its session id and last offset in the handshake",
+      resume: { auth: { pid: state.pid, ...(state.offset ? { offset: state.offset } : {}) } },
+    };
   }
-  // Whatever arrived on the first connection counts as seen, up to the last frame before disconnecting.
-  await first.close();
+  // Whatever arrived on the first connection counts as seen, up to the last frame before the drop.
+  await first.drop();
 
   const missed: DrivenEvent[] = [];
   for (let index = 0; index < missedCount; index += 1) {
@@ -109,13 +143,12 @@ async function probeChannel(
     if (event) missed.push(event);
   }
   if (missed.length === 0) return;
-  const query = `?${encodeURIComponent(param)}=${encodeURIComponent(String(lastSeen))}`;
   const second = await connect(
     realtime,
     channel,
     `reconnection (${owner?.name ?? "anonymous"})`,
     credential,
-    query,
+    promise.resume,
   );
   await delay(realtime.waitMs);
   await second.settle(150, realtime.waitMs);
@@ -126,7 +159,9 @@ async function probeChannel(
   stats.replayed = replayed.length;
   stats.duplicated_seen_event = duplicate !== undefined;
   if (!second.isOpen && second.outcome.rejectedStatus) {
-    realtime.run.notes.push(`${channel}: the reconnection was refused (${second.outcome.rejectedStatus})`);
+    realtime.run.notes.push(
+      `${channel.name}: the reconnection was refused (${second.outcome.rejectedStatus})`,
+    );
     return;
   }
   if (replayed.length === missed.length && !duplicate) return;
@@ -150,16 +185,16 @@ async function probeChannel(
       { label: `reconnection (${owner?.name ?? "anonymous"})`, user: owner?.name, socket: second },
     ],
     exchanges,
-    { resume_param: param, resumed_from: lastSeen, problems },
+    { promise: promise.advertised, resumed_with: promise.how, problems },
   );
   candidates.push(
     realtimeFinding(realtime, {
       defectClass: "ws-reconnect",
       channel,
-      title: `WebSocket ${channel} does not resume as it promises after a reconnect`,
+      title: `${describeChannel(channel)} does not resume as it promises after a reconnect`,
       summary:
-        `The channel advertises resuming with ${param}. After receiving event ${field} ${lastSeen}, the client disconnected, ` +
-        `${missed.length} more events happened, and it reconnected with ?${param}=${lastSeen}: ${problems.join(", and ")}. ` +
+        `The channel promises ${promise.advertised}. After receiving ${promise.seen}, the client's connection dropped, ` +
+        `${missed.length} more events happened, and it reconnected with ${promise.how}: ${problems.join(", and ")}. ` +
         "Clients relying on the promise silently lose (or double-apply) updates after every network drop.",
       impact:
         "Users who lose the connection briefly miss updates, or see them twice, without any sign of it.",
@@ -168,10 +203,10 @@ async function probeChannel(
       transcriptUri,
       exchanges,
       steps: [
-        `Connect to ${channel}${owner ? ` as ${owner.name}` : ""}; the greeting says to resume with ${param}.`,
-        `Cause one event (${source.event.label}); note its ${field} (${lastSeen}); disconnect.`,
+        `Connect to ${channel.name}${owner ? ` as ${owner.name}` : ""}; it promises ${promise.advertised}.`,
+        `Cause one event (${source.event.label}); note ${promise.seen}; drop the connection.`,
         `Cause ${missed.length} more events while disconnected.`,
-        `Reconnect with ?${param}=${lastSeen}: expected exactly the ${missed.length} missed events; ${problems.join(", ")}.`,
+        `Reconnect with ${promise.how}: expected exactly the ${missed.length} missed events; ${problems.join(", ")}.`,
       ],
     }),
   );

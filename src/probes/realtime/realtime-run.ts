@@ -4,22 +4,27 @@ import type { ToolContext } from "../../tools/context.ts";
 import { buildFinding, candidateKey } from "../evidence/finding.ts";
 import { maskedExchange } from "../http/exchange-record.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { findWebSocketPaths } from "../routes/find-source-routes.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { baseStats, openProbeRun, untilBudget, usableUsers } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
+import type { ProbedChannel } from "./channels.ts";
+import { channelsOf } from "./channels.ts";
+import type { RealtimeConnection } from "./connection.ts";
 import { EventDriver } from "./event-driver.ts";
 import { identityNeedles } from "./frames.ts";
-import type { Placement, SocketCredential } from "./socket-auth.ts";
-import { connectionRequest, describePlacement, parsePlacement, socketUrl } from "./socket-auth.ts";
+import type { SocketCredential } from "./socket-auth.ts";
+import { connectionRequest, describePlacement, socketUrl } from "./socket-auth.ts";
 import { ObservedSocket } from "./socket-client.ts";
+import { ObservedSocketIo } from "./socketio-client.ts";
 
 // What every realtime probe shares: the live target and its sessions (through the HTTP probe run), the
-// channels to probe, a socket registry that guarantees every socket is closed, the event driver, and the
-// evidence: a masked transcript of every socket plus the HTTP exchanges that caused and checked events.
+// channels to probe (plain WebSocket or socket.io), a connection registry that guarantees every connection
+// is closed, the event driver, and the evidence: a masked transcript of every connection plus the HTTP
+// exchanges that caused and checked events.
 
 export interface RealtimeInput {
   channel?: string;
+  namespace?: string;
   wait_ms?: number;
   max_requests?: number;
 }
@@ -27,15 +32,14 @@ export interface RealtimeInput {
 export interface RealtimeRun {
   run: ProbeRun;
   context: ToolContext;
-  placement: Placement;
   clock: () => number;
   driver: EventDriver;
   waitMs: number;
   timeoutMs: number;
-  sockets: ObservedSocket[];
-  channels: string[];
-  /** Every known channel (the profile's and the map's), probed or not. */
-  allChannels: string[];
+  sockets: RealtimeConnection[];
+  channels: ProbedChannel[];
+  /** Every known channel (the profile's, the map's and the source's), probed or not. */
+  allChannels: ProbedChannel[];
   users: ProfileUser[];
   channelStats: Array<Record<string, unknown>>;
 }
@@ -44,49 +48,10 @@ export interface Observer {
   label: string;
   /** Profile user name; undefined for the unauthenticated observers. */
   user?: string;
-  socket: ObservedSocket;
+  socket: RealtimeConnection;
 }
 
 const DEFAULT_WAIT_MS = 700;
-
-/**
- * The channels to probe: the one asked for, else the profile's paths and the map's channels, else (when
- * neither lists any) the WebSocket endpoints the target's source declares.
- */
-export function channelsOf(
-  run: ProbeRun,
-  wanted: string | undefined,
-): { channels: string[]; skipped: string[] } {
-  let listed = wanted
-    ? [wanted]
-    : [...(run.target.profile?.websocket?.paths ?? []), ...run.map.channels.map((channel) => channel.path)];
-  if (listed.length === 0) listed = sourceChannels(run.context);
-  const seen = new Set<string>();
-  const channels: string[] = [];
-  const skipped: string[] = [];
-  for (const raw of listed) {
-    const path = raw.trim().replace(/\/+$/, "") || "/";
-    if (seen.has(path)) continue;
-    seen.add(path);
-    // A channel per record (`/ws/projects/{id}`) needs a record of the probe's own: given by the caller.
-    if (/\{[^}]+\}|\/:[A-Za-z_]|<[^>]+>/.test(path)) skipped.push(path);
-    else channels.push(path);
-  }
-  return { channels, skipped };
-}
-
-function sourceChannels(context: ToolContext): string[] {
-  const root = context.target?.root;
-  if (root === undefined) return [];
-  const key = `realtime:source-channels:${root}`;
-  let paths = context.shared.get(key) as string[] | undefined;
-  if (!paths) {
-    const exclude = context.target?.goldenLedger ? [context.target.goldenLedger] : [];
-    paths = [...new Set(findWebSocketPaths(root, { exclude }).map((channel) => channel.path))];
-    context.shared.set(key, paths);
-  }
-  return paths;
-}
 
 export async function openRealtimeRun(
   context: ToolContext,
@@ -95,25 +60,27 @@ export async function openRealtimeRun(
 ): Promise<RealtimeRun | string> {
   const run = openProbeRun(context, tool, { max_requests: input.max_requests ?? 400, timeout_ms: 5000 });
   if (typeof run === "string") return run;
-  const { channels, skipped } = channelsOf(run, input.channel);
+  const { channels, skipped } = channelsOf(run, { channel: input.channel, namespace: input.namespace });
   for (const path of skipped)
     run.notes.push(`${path}: a channel per record is probed only when given concretely (channel input)`);
   if (channels.length === 0) {
-    return "no WebSocket channel to probe: list websocket.paths in the target profile, or give channel";
+    return "no WebSocket or socket.io channel to probe: none in the map, the profile (websocket.paths) or the source; give channel";
   }
   const started = performance.now();
   const clock = () => Math.round(performance.now() - started);
   const realtime: RealtimeRun = {
     run,
     context,
-    placement: parsePlacement(run.target.profile?.websocket?.auth),
     clock,
     driver: new EventDriver(run, clock),
     waitMs: input.wait_ms ?? DEFAULT_WAIT_MS,
     timeoutMs: 3000,
     sockets: [],
     channels,
-    allChannels: [...new Set([...channels, ...channelsOf(run, undefined).channels])],
+    allChannels: [
+      ...channels,
+      ...channelsOf(run).channels.filter((other) => !channels.some((channel) => channel.name === other.name)),
+    ],
     users: [],
     channelStats: [],
   };
@@ -140,24 +107,57 @@ export async function credentialOf(
   };
 }
 
-/** Opens (and registers) one observer's socket; message-placed credentials go in the first frame. */
+/**
+ * What a reconnecting client sends to resume: query values (`since=12`; socket.io gets them in its
+ * handshake auth too) and socket.io handshake auth values (a recovery session id and offset).
+ */
+export interface ResumeValues {
+  query?: Record<string, string>;
+  auth?: Record<string, unknown>;
+}
+
+/**
+ * Opens (and registers) one observer's connection with `credential` where the channel reads it; a
+ * credential placed in a message goes in the first frame (socket.io: the first event).
+ */
 export async function connect(
   realtime: RealtimeRun,
-  channel: string,
+  channel: ProbedChannel,
   label: string,
   credential: SocketCredential | undefined,
-  query = "",
-): Promise<ObservedSocket> {
-  const base = socketUrl(realtime.run.target.baseUrl, channel) + query;
-  const request = connectionRequest(base, realtime.placement, credential, realtime.run.target.profile);
-  const socket = await ObservedSocket.open(request.url, {
-    label,
-    headers: request.headers,
-    timeoutMs: realtime.timeoutMs,
-    clock: realtime.clock,
+  resume: ResumeValues = {},
+): Promise<RealtimeConnection> {
+  const target = realtime.run.target;
+  const url = socketUrl(target.baseUrl, channel.path);
+  const request = connectionRequest(url, channel.placements, credential, target.profile, {
+    sendCookies: channel.protocol === "socket.io",
   });
+  Object.assign(request.query, resume.query);
+  const options = { label, headers: request.headers, timeoutMs: realtime.timeoutMs, clock: realtime.clock };
+  let socket: RealtimeConnection;
+  if (channel.protocol === "socket.io") {
+    const engine = new URL(url);
+    socket = await ObservedSocketIo.open(
+      `${engine.protocol === "wss:" ? "https:" : "http:"}//${engine.host}`,
+      {
+        ...options,
+        path: engine.pathname,
+        namespace: channel.namespace,
+        query: request.query,
+        auth:
+          resume.query || resume.auth ? { ...request.auth, ...resume.query, ...resume.auth } : request.auth,
+      },
+    );
+  } else {
+    const query = Object.entries(resume.query ?? {})
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+      .join("&");
+    const separator = request.url.includes("?") ? "&" : "?";
+    socket = await ObservedSocket.open(query ? `${request.url}${separator}${query}` : request.url, options);
+  }
   realtime.sockets.push(socket);
-  if (socket.outcome.opened && request.firstMessage) socket.send(request.firstMessage);
+  if (socket.outcome.opened && request.firstMessage)
+    socket.send(request.firstMessage.payload, request.firstMessage.event);
   return socket;
 }
 
@@ -180,7 +180,7 @@ export async function probeEachChannel(
   context: ToolContext,
   tool: string,
   input: RealtimeInput,
-  probeChannel: (realtime: RealtimeRun, channel: string, candidates: EnvelopeDraft[]) => Promise<void>,
+  probeChannel: (realtime: RealtimeRun, channel: ProbedChannel, candidates: EnvelopeDraft[]) => Promise<void>,
 ): Promise<string | { candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
   const realtime = await openRealtimeRun(context, tool, input);
   if (typeof realtime === "string") return realtime;
@@ -204,7 +204,7 @@ function slug(text: string): string {
 /** Writes the masked transcript of `observers` and `exchanges`; answers its URI. */
 export function writeTranscript(
   realtime: RealtimeRun,
-  channel: string,
+  channel: ProbedChannel,
   name: string,
   observers: readonly Observer[],
   exchanges: ReadonlyArray<{ label: string; exchange: HttpExchange }>,
@@ -212,8 +212,10 @@ export function writeTranscript(
 ): string {
   const masker = realtime.run.masker;
   const transcript = {
-    channel,
-    token_placement: describePlacement(realtime.placement),
+    channel: channel.name,
+    protocol: channel.protocol,
+    ...(channel.protocol === "socket.io" ? { namespace: channel.namespace } : {}),
+    token_placement: describePlacement(channel.placements),
     clock: "milliseconds since the probe started",
     observers: observers.map((observer) => ({
       label: observer.label,
@@ -224,6 +226,7 @@ export function writeTranscript(
       frames: observer.socket.frames.slice(0, 300).map((frame) => ({
         at: frame.at,
         direction: frame.direction,
+        ...(frame.event !== undefined ? { event: frame.event } : {}),
         bytes: frame.bytes,
         text: masker.maskText(frame.text.length > 4000 ? `${frame.text.slice(0, 4000)}…` : frame.text),
       })),
@@ -232,14 +235,14 @@ export function writeTranscript(
     verdict,
   };
   return realtime.context.putArtifact(
-    `${realtime.run.tool}/${slug(channel)}-${name}.json`,
+    `${realtime.run.tool}/${slug(channel.name)}-${name}.json`,
     `${JSON.stringify(transcript, null, 2)}\n`,
   );
 }
 
 export interface RealtimeFindingInput {
   defectClass: Extract<DefectClass, `ws-${string}`>;
-  channel: string;
+  channel: ProbedChannel;
   title: string;
   summary: string;
   impact: string;
@@ -252,22 +255,31 @@ export interface RealtimeFindingInput {
   discriminator?: string;
 }
 
-/** An envelope draft at `channel: <path>` with the transcript first among its evidence. */
+/**
+ * An envelope draft at `channel: <path>` with the transcript first among its evidence. A socket.io namespace
+ * is a related place of its server's path (and tells findings on two namespaces apart).
+ */
 export function realtimeFinding(realtime: RealtimeRun, input: RealtimeFindingInput): EnvelopeDraft {
+  const channel = input.channel;
+  const namespaced = channel.protocol === "socket.io" && channel.namespace !== "/";
+  const discriminator = [namespaced ? channel.namespace : undefined, input.discriminator]
+    .filter(Boolean)
+    .join(" ");
   const draft = buildFinding(realtime.run, {
     domain: "realtime",
     defectClass: input.defectClass,
     title: input.title,
     summary: input.summary,
     impact: input.impact,
-    location: { kind: "channel", value: input.channel },
+    location: { kind: "channel", value: channel.path },
+    ...(namespaced ? { related: [{ kind: "channel" as const, value: channel.namespace }] } : {}),
     severity: input.severity,
     confidence: input.confidence,
-    discriminator: input.discriminator,
+    ...(discriminator ? { discriminator } : {}),
     exchanges: input.exchanges,
     steps: input.steps,
     notes: input.notes,
-    suggestedFixArea: input.channel,
+    suggestedFixArea: channel.name,
   });
   draft.evidence.unshift({
     kind: "artifact",
@@ -295,7 +307,9 @@ export function answer(
     stats: baseStats(realtime.run, {
       channels: realtime.channelStats,
       users: realtime.users.map((user) => user.name),
-      token_placement: describePlacement(realtime.placement),
+      token_placement: Object.fromEntries(
+        realtime.channels.map((channel) => [channel.name, describePlacement(channel.placements)]),
+      ),
       events_caused: realtime.driver.events.length,
       sockets_opened: realtime.sockets.length,
       sockets_left_open: realtime.sockets.filter((socket) => socket.isOpen).length,

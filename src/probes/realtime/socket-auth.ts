@@ -1,13 +1,17 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 
-// How a socket carries its credential (profile `websocket.auth`): `query:<name>` in the URL, `header:<Name>`
-// on the upgrade request, or `message:<field>` in the first frame after the connection opens. Also the
-// credentials that must NOT work: a random string and a well-formed token that expired long ago.
+// How a connection carries its credential. Plain WebSocket (profile `websocket.auth`): `query:<name>` in the
+// URL, `header:<Name>` on the upgrade request, or `message:<field>` in the first frame after it opens.
+// socket.io adds `auth:<field>` (the handshake's auth payload) and `event:<name>[:<field>]` (a first event).
+// Several may be given, comma-separated; a connection then carries the credential in every one of them.
+// Also the credentials that must NOT work: a random string and a well-formed token that expired long ago.
 
 export type Placement =
   | { kind: "query"; name: string }
   | { kind: "header"; name: string }
-  | { kind: "message"; field: string };
+  | { kind: "message"; field: string }
+  | { kind: "auth"; field: string }
+  | { kind: "event"; event: string; field?: string };
 
 export interface SocketCredential {
   token: string;
@@ -15,23 +19,60 @@ export interface SocketCredential {
 }
 
 export interface ConnectionRequest {
+  /** The URL with query-placed credentials appended (what a plain WebSocket connects to). */
   url: string;
   headers: Record<string, string>;
-  /** Sent right after the socket opens (message placement). */
-  firstMessage?: Record<string, unknown>;
+  /** Query-placed credentials (socket.io passes them to its client as an object). */
+  query: Record<string, string>;
+  /** socket.io: the handshake's auth payload. */
+  auth?: Record<string, unknown>;
+  /** Sent right after the connection opens: a frame, or a socket.io event of that name. */
+  firstMessage?: { event?: string; payload: unknown };
 }
 
-export function parsePlacement(auth: string | undefined): Placement {
-  const match = /^(query|header|message):(.+)$/.exec((auth ?? "query:token").trim());
-  if (!match) return { kind: "query", name: "token" };
-  const [, kind, name] = match as unknown as [string, Placement["kind"], string];
-  return kind === "message" ? { kind, field: name.trim() } : { kind, name: name.trim() };
+const PLACEMENT = /^(query|header|message|auth|event):(.+)$/;
+
+/** Placements from a profile's `websocket.auth` (`query:token` when it says nothing or nothing usable). */
+export function parsePlacements(auth: string | undefined): Placement[] {
+  const parsed = (auth ?? "")
+    .split(",")
+    .map((part) => parsePlacement(part.trim()))
+    .filter((placement): placement is Placement => placement !== undefined);
+  return parsed.length > 0 ? parsed : [{ kind: "query", name: "token" }];
 }
 
-export function describePlacement(placement: Placement): string {
-  return placement.kind === "message"
-    ? `message field ${placement.field}`
-    : `${placement.kind} ${placement.name}`;
+export function parsePlacement(text: string): Placement | undefined {
+  const match = PLACEMENT.exec(text.trim());
+  if (!match) return undefined;
+  const kind = match[1] as Placement["kind"];
+  const name = match[2]!.trim();
+  switch (kind) {
+    case "message":
+    case "auth":
+      return { kind, field: name };
+    case "event": {
+      const [event, field] = name.split(":", 2).map((part) => part.trim());
+      return field ? { kind, event: event!, field } : { kind, event: event! };
+    }
+    default:
+      return { kind, name };
+  }
+}
+
+export function describePlacement(placements: readonly Placement[]): string {
+  const one = (placement: Placement): string => {
+    switch (placement.kind) {
+      case "message":
+        return `message field ${placement.field}`;
+      case "auth":
+        return `handshake auth ${placement.field}`;
+      case "event":
+        return `event ${placement.event}${placement.field ? ` field ${placement.field}` : ""}`;
+      default:
+        return `${placement.kind} ${placement.name}`;
+    }
+  };
+  return placements.map(one).join(", ");
 }
 
 /** ws:// or wss:// for an http(s) base URL and a channel path (base path kept). */
@@ -59,36 +100,55 @@ function nested(path: string, value: string): Record<string, unknown> {
   return root;
 }
 
+function cookieHeader(jar: Record<string, string>): string {
+  return Object.entries(jar)
+    .map(([key, value]) => `${key}=${value}`)
+    .join("; ");
+}
+
 /**
- * The upgrade request for one observer. `credential` undefined connects with nothing at all. A header named
- * Authorization gets the login recipe's scheme; a Cookie header gets the recipe's cookie name.
+ * What one observer sends when it connects. `credential` undefined connects with nothing at all. A header
+ * named Authorization gets the login recipe's scheme; a Cookie header gets the recipe's cookie name.
+ * `sendCookies` sends the sign-in's cookies whatever the placements (socket.io servers often read the web
+ * session itself).
  */
 export function connectionRequest(
   url: string,
-  placement: Placement,
+  placements: readonly Placement[],
   credential: SocketCredential | undefined,
   profile: TargetProfile | undefined,
+  options: { sendCookies?: boolean } = {},
 ): ConnectionRequest {
-  const request: ConnectionRequest = { url, headers: {} };
+  const request: ConnectionRequest = { url, headers: {}, query: {} };
   if (!credential) return request;
   const login = profile?.auth?.login;
-  if (placement.kind === "query") {
-    const separator = url.includes("?") ? "&" : "?";
-    request.url = `${url}${separator}${encodeURIComponent(placement.name)}=${encodeURIComponent(credential.token)}`;
-  } else if (placement.kind === "header") {
-    const name = placement.name.toLowerCase();
-    if (name === "authorization")
-      request.headers.authorization = `${login?.scheme ?? "Bearer"} ${credential.token}`;
-    else if (name === "cookie") {
-      const cookieName = /^cookie:(.+)$/.exec(login?.apply_as ?? "")?.[1] ?? "token";
-      const jar = { ...(credential.cookies ?? {}), [cookieName]: credential.token };
-      request.headers.cookie = Object.entries(jar)
-        .map(([key, value]) => `${key}=${value}`)
-        .join("; ");
-    } else request.headers[name] = credential.token;
-  } else {
-    request.firstMessage = nested(placement.field, credential.token);
+  const jar: Record<string, string> = options.sendCookies ? { ...(credential.cookies ?? {}) } : {};
+  for (const placement of placements) {
+    if (placement.kind === "query") request.query[placement.name] = credential.token;
+    else if (placement.kind === "header") {
+      const name = placement.name.toLowerCase();
+      if (name === "authorization")
+        request.headers.authorization = `${login?.scheme ?? "Bearer"} ${credential.token}`;
+      else if (name === "cookie") {
+        const cookieName = /^cookie:(.+)$/.exec(login?.apply_as ?? "")?.[1] ?? "token";
+        Object.assign(jar, credential.cookies ?? {}, { [cookieName]: credential.token });
+      } else request.headers[name] = credential.token;
+    } else if (placement.kind === "auth") {
+      request.auth = { ...request.auth, ...nested(placement.field, credential.token) };
+    } else if (placement.kind === "message") {
+      request.firstMessage = { payload: nested(placement.field, credential.token) };
+    } else {
+      request.firstMessage = {
+        event: placement.event,
+        payload: placement.field ? nested(placement.field, credential.token) : credential.token,
+      };
+    }
   }
+  if (Object.keys(jar).length > 0) request.headers.cookie = cookieHeader(jar);
+  const query = Object.entries(request.query)
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+    .join("&");
+  if (query) request.url = `${url}${url.includes("?") ? "&" : "?"}${query}`;
   return request;
 }
 

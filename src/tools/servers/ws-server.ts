@@ -9,10 +9,11 @@ import type { ToolContext } from "../context.ts";
 import { fromProbe } from "../result.ts";
 import { defineTool } from "../tool.ts";
 
-// The `ws` server: live WebSocket probes. Each connects to the target's channels (profile websocket.paths
-// and the map's channels, or the one `channel` given), causes events through the API with data of its own,
-// and answers `{ candidates: EnvelopeDraft[], stats }` with socket transcripts stored as artifacts. Every
-// socket is closed before the call returns. Writes are skipped on targets that do not allow them.
+// The `ws` server: live realtime probes over plain WebSocket and socket.io. Each connects to the target's
+// channels (profile websocket.paths, the map's channels and the socket.io servers its source declares, or
+// the one `channel` given), causes events through the API with data of its own, and answers
+// `{ candidates: EnvelopeDraft[], stats }` with transcripts stored as artifacts. Every connection is closed
+// before the call returns. Writes are skipped on targets that do not allow them.
 
 const common = {
   channel: z
@@ -20,7 +21,15 @@ const common = {
     .min(1)
     .max(300)
     .optional()
-    .describe("one channel path, e.g. /ws/updates; default: every known channel"),
+    .describe(
+      "one channel: a WebSocket path (/ws/updates), a socket.io path (/socket.io) or namespace (/chat); default: every known channel",
+    ),
+  namespace: z
+    .string()
+    .regex(/^\//)
+    .max(200)
+    .optional()
+    .describe("socket.io only: probe this namespace of the channel (default: every namespace known)"),
   wait_ms: z
     .number()
     .int()
