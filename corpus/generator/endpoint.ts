@@ -1,0 +1,107 @@
+import type { CorpusServer, Stack } from "../model/servers.ts";
+import type { Oracle } from "../oracles/oracle.ts";
+
+// What a family builder hands the generator for one row: the operation (its code in both stacks and its
+// documented contract), what it needs around it, its ledger wording and the oracle that proves its label.
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type JsonSchema = Record<string, unknown>;
+export type ParamLocation = "query" | "path" | "header" | "cookie";
+
+export interface Param {
+  name: string;
+  in: ParamLocation;
+  required?: boolean;
+  schema: JsonSchema;
+  description?: string;
+}
+
+export interface DocResponse {
+  description: string;
+  contentType?: string;
+  schema?: JsonSchema;
+  headers?: Record<string, JsonSchema>;
+}
+
+export interface Endpoint {
+  method: Method;
+  /** OpenAPI template (`/api/stock/{id}`); the generator turns it into each framework's form. */
+  path: string;
+  summary: string;
+  description?: string;
+  /** What the document promises about credentials; the code may break the promise (that is a variant). */
+  access: "user" | "public" | "admin";
+  parameters?: Param[];
+  body?: { contentType: string; schema: JsonSchema; required?: boolean };
+  responses: Record<string, DocResponse>;
+  /** The route registration in the generated Fastify app. */
+  node: string;
+  /** The decorated view function in the generated Flask app. */
+  python: string;
+  /** A partial document keeps this operation whatever the coin says (contract families need a document). */
+  alwaysDocumented?: boolean;
+  /** The handler takes body fields of any JSON type (the flaw is that it does); no type guard runs. */
+  looseBody?: boolean;
+}
+
+export interface RecordSeed {
+  kind: string;
+  title?: string;
+  /** The record's free-form profile (stored as JSON text in `attrs`). */
+  attrs?: Record<string, unknown>;
+  owners?: Array<"alice" | "bruno" | "dana">;
+  count?: number;
+}
+
+export interface Built {
+  /** The variant's own operation: the ledger location. */
+  endpoint: Endpoint;
+  /** Operations the variant needs to be exercised (create, list); correct code, listed as not_defects. */
+  support?: Endpoint[];
+  /** Further operations that are also the flaw's location (the write half of stored XSS). */
+  alsoAt?: Endpoint[];
+  records?: RecordSeed[];
+  /** Files written beside the generated app, relative to the server folder. */
+  files?: Record<string, string>;
+  /** Top-level declarations the handler needs, per stack. */
+  top?: Partial<Record<Stack, string>>;
+  /** Ledger title: the defect (vulnerable) or what looks suspicious (safe). */
+  title: string;
+  /** Safe rows: why the look-alike is correct. */
+  why?: string;
+  /**
+   * A second, real defect the vulnerable flaw causes at the same operation in the api domain: a 5xx on an
+   * unusual input (unhandled-error), or fields the document does not declare (contract-drift).
+   */
+  collateral?: { class: "unhandled-error" | "contract-drift"; title: string };
+  /** Overrides the family's ledger class (a family straddling two classes). */
+  ledgerClass?: string;
+  /** Cookie-session servers: the view is exempt from the CSRF check (the csrf family's flaw). */
+  csrfExempt?: boolean;
+  oracle: Oracle;
+}
+
+export interface BuildContext {
+  server: CorpusServer;
+  /** The variant's neutral name and path prefix. */
+  place: Place;
+  /** The dialect's placeholder for the n-th parameter (1-based): `?`, `$1` or `%s`. */
+  ph: (index: number) => string;
+}
+
+export interface Place {
+  /** `/api/catalog/parcels`: the variant's operations all live under it. */
+  base: string;
+  group: string;
+  plural: string;
+  singular: string;
+  /** The records kind the variant reads and writes (`catalog-parcels`). */
+  kind: string;
+  /** A unique identifier fragment for generated function names. */
+  slug: string;
+}
+
+export function placeholderFor(server: CorpusServer): (index: number) => string {
+  if (server.database === "sqlite") return () => "?";
+  return server.stack === "node" ? (index) => `$${index}` : () => "%s";
+}

@@ -1,0 +1,57 @@
+import type { FamilyName } from "../model/families.ts";
+import type { Row } from "../model/row.ts";
+import type { CorpusServer } from "../model/servers.ts";
+import type { Oracle } from "../oracles/oracle.ts";
+import type { Built, Endpoint, RecordSeed } from "./endpoint.ts";
+
+// What the generator knows about one server once every row is built: the operations in order, the
+// records to seed, the files to write. The emitters (app, document, ledger, profile) read only this.
+
+export interface BuiltVariant {
+  row: Row;
+  family: FamilyName;
+  built: Built;
+  /** `METHOD /path` of the variant's own operation. */
+  location: string;
+  documented: boolean;
+}
+
+export interface SupportOperation {
+  /** Stable id of the supporting operation (`SUP-...`). */
+  id: string;
+  endpoint: Endpoint;
+  /** The variant that brought it, or undefined for the server's own (sign-in, health). */
+  variantId?: string;
+  documented: boolean;
+  /** Ledger class the not_defect names, when the operation looks like a family's context (a sign-in). */
+  looksLike?: { domain: "security" | "api"; class: string; why: string };
+}
+
+export interface ServerModel {
+  server: CorpusServer;
+  variants: BuiltVariant[];
+  support: SupportOperation[];
+  records: RecordSeed[];
+  files: Record<string, string>;
+  /** Python view names exempt from the cookie server's CSRF check. */
+  csrfExempt: string[];
+}
+
+export interface OracleCase {
+  server: CorpusServer;
+  row: Row;
+  location: string;
+  oracle: Oracle;
+}
+
+export function endpointKey(endpoint: Pick<Endpoint, "method" | "path">): string {
+  return `${endpoint.method} ${endpoint.path}`;
+}
+
+/** Every operation a server registers, in a stable order: supporting ones, then each variant's. */
+export function allEndpoints(model: ServerModel): Endpoint[] {
+  return [
+    ...model.support.map((op) => op.endpoint),
+    ...model.variants.flatMap((variant) => [variant.built.endpoint, ...(variant.built.alsoAt ?? [])]),
+  ];
+}

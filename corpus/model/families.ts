@@ -1,0 +1,246 @@
+import type { Domain } from "../../src/envelope/taxonomy.ts";
+
+// The corpus measures techniques per *family*: a flaw as the public catalogues name it (CWE, OWASP Top 10,
+// OWASP API Top 10), finer than the ledger's closed class list. Each family says which ledger domain and
+// class its defects are filed under, so `qaas score` matches them like any target's, and which public
+// entries describe it, so a reader can check a variant against the catalogue rather than against qaas.
+
+export interface Family {
+  name: string;
+  domain: Domain;
+  /** The ledger class (spec/golden-ledger.md). A row may override it when the family straddles two. */
+  ledgerClass: string;
+  /** Public catalogue entries the variants follow. */
+  references: string[];
+  summary: string;
+}
+
+const family = (
+  name: string,
+  domain: Domain,
+  ledgerClass: string,
+  references: string[],
+  summary: string,
+): Family => ({ name, domain, ledgerClass, references, summary });
+
+export const FAMILIES = [
+  family("sql-injection", "security", "injection", ["CWE-89", "OWASP A03:2021"], "input reaches SQL text"),
+  family(
+    "nosql-injection",
+    "security",
+    "injection",
+    ["CWE-943", "OWASP A03:2021"],
+    "a JSON operator object reaches a document filter",
+  ),
+  family(
+    "command-injection",
+    "security",
+    "injection",
+    ["CWE-78", "OWASP A03:2021"],
+    "input reaches a shell command line",
+  ),
+  family(
+    "template-injection",
+    "security",
+    "injection",
+    ["CWE-1336", "OWASP A03:2021"],
+    "input is compiled as a server-side template",
+  ),
+  family(
+    "path-traversal",
+    "security",
+    "injection",
+    ["CWE-22", "OWASP A01:2021"],
+    "input names a file outside the folder it should stay in",
+  ),
+  family("xxe", "security", "xxe", ["CWE-611", "OWASP A05:2021"], "an XML parser resolves external entities"),
+  family(
+    "ssrf",
+    "security",
+    "ssrf",
+    ["CWE-918", "OWASP A10:2021"],
+    "the server fetches a URL the client chose",
+  ),
+  family("xss", "security", "xss", ["CWE-79", "OWASP A03:2021"], "input lands unescaped in an HTML answer"),
+  family(
+    "open-redirect",
+    "security",
+    "open-redirect",
+    ["CWE-601"],
+    "a redirect target comes from the request unchecked",
+  ),
+  family(
+    "insecure-deserialization",
+    "security",
+    "insecure-deserialization",
+    ["CWE-502", "OWASP A08:2021"],
+    "a client-supplied blob is deserialised by a format that runs code",
+  ),
+  family(
+    "object-authorization",
+    "security",
+    "missing-authorization",
+    ["CWE-639", "OWASP API1:2023"],
+    "one user reaches another user's object by its id",
+  ),
+  family(
+    "function-authorization",
+    "security",
+    "missing-authorization",
+    ["CWE-285", "OWASP API5:2023"],
+    "a role-restricted operation answers a lower role",
+  ),
+  family(
+    "mass-assignment",
+    "api",
+    "validation-missing",
+    ["CWE-915", "OWASP API3:2023"],
+    "a body sets a field the client must not control (role, owner, price)",
+  ),
+  family(
+    "missing-authentication",
+    "security",
+    "missing-authentication",
+    ["CWE-306", "OWASP API2:2023"],
+    "an operation meant for signed-in users answers anyone",
+  ),
+  family(
+    "token-forgery",
+    "security",
+    "broken-authentication",
+    ["CWE-347", "CWE-613", "OWASP API2:2023"],
+    "a JWT is accepted unsigned, forged with a common secret, expired or tampered",
+  ),
+  family(
+    "user-enumeration",
+    "security",
+    "broken-authentication",
+    ["CWE-204", "OWASP A07:2021"],
+    "sign-in or reset answers tell existing accounts from unknown ones",
+  ),
+  family(
+    "brute-force",
+    "security",
+    "broken-authentication",
+    ["CWE-307", "OWASP A07:2021"],
+    "repeated failed sign-ins are never limited",
+  ),
+  family(
+    "reset-token-exposure",
+    "security",
+    "broken-authentication",
+    ["CWE-640", "OWASP A07:2021"],
+    "a password-reset answer hands back the reset token",
+  ),
+  family(
+    "password-hash-exposure",
+    "security",
+    "sensitive-data-exposure",
+    ["CWE-200", "CWE-916", "OWASP API3:2023"],
+    "an answer carries password hashes",
+  ),
+  family(
+    "secret-in-response",
+    "security",
+    "secret-exposure",
+    ["CWE-200", "CWE-522"],
+    "an answer carries live tokens, API keys or private keys",
+  ),
+  family(
+    "excessive-data-exposure",
+    "security",
+    "sensitive-data-exposure",
+    ["CWE-213", "OWASP API3:2023"],
+    "an answer carries private fields the document does not declare",
+  ),
+  family(
+    "error-disclosure",
+    "security",
+    "misconfiguration",
+    ["CWE-209", "CWE-497"],
+    "an error answer carries a stack trace, a traceback or a connection string",
+  ),
+  family(
+    "debug-exposure",
+    "security",
+    "misconfiguration",
+    ["CWE-489", "CWE-215"],
+    "a debug page answers in production",
+  ),
+  family(
+    "exposed-file",
+    "security",
+    "misconfiguration",
+    ["CWE-538", "CWE-530", "CWE-527"],
+    "VCS metadata, environment files or backups are served",
+  ),
+  family("directory-listing", "security", "misconfiguration", ["CWE-548"], "a folder's index is listed"),
+  family("cors", "security", "misconfiguration", ["CWE-942"], "any origin may read credentialed answers"),
+  family(
+    "security-headers",
+    "security",
+    "misconfiguration",
+    ["CWE-693", "CWE-1021", "OWASP Secure Headers"],
+    "an HTML answer lacks the usual protective headers",
+  ),
+  family(
+    "csrf",
+    "security",
+    "csrf",
+    ["CWE-352"],
+    "a cookie-authenticated state change accepts a forged form",
+  ),
+  family(
+    "wrong-status",
+    "api",
+    "wrong-status",
+    ["RFC 9110 §15"],
+    "an error answered 200, or a client error answered 5xx",
+  ),
+  family(
+    "undocumented-status",
+    "api",
+    "contract-drift",
+    ["OpenAPI 3.0 responses"],
+    "a status the document does not list",
+  ),
+  family(
+    "contract-drift",
+    "api",
+    "contract-drift",
+    ["OpenAPI 3.0 schema"],
+    "a field renamed, retyped, null or missing against the document",
+  ),
+  family("unhandled-error", "api", "unhandled-error", ["CWE-755"], "a 5xx for a valid but unusual input"),
+  family(
+    "validation-missing",
+    "api",
+    "validation-missing",
+    ["CWE-20", "CWE-1284"],
+    "wrong types, negative quantities or values outside an enum are stored",
+  ),
+  family(
+    "http-semantics",
+    "api",
+    "contract-drift",
+    ["RFC 9110 §9.2"],
+    "GET with side effects, a second DELETE answered 5xx, a PUT that is not idempotent",
+  ),
+] as const satisfies readonly Family[];
+
+export type FamilyName = (typeof FAMILIES)[number]["name"];
+
+/** Defects the corpus did not seed as variants but which its own structure makes real (see README). */
+export const DERIVED_FAMILIES = {
+  /** A 5xx answer a security variant gives to an unusual input: a real unhandled error beside the flaw. */
+  collateral: "collateral",
+  /** An operation a partial document leaves out. */
+  undocumentedEndpoint: "undocumented-endpoint",
+} as const;
+
+export function familyOf(name: string): Family {
+  const found = FAMILIES.find((candidate) => candidate.name === name);
+  if (!found)
+    throw new Error(`unknown corpus family "${name}" (known: ${FAMILIES.map((f) => f.name).join(", ")})`);
+  return found;
+}
