@@ -179,7 +179,7 @@ describe("MAPPER playbook with the map tools", () => {
       "the target is not live (environment.mode none or no base_url): pages not crawled",
       "no GraphQL endpoint found (source, frontend, usual paths)",
       "GraphQL not tried live: the target profile's environment.mode is none: there is no live target to probe",
-      "the profile has no database section: schema not read",
+      "no database: the profile has no database section and the source shows none",
       "no CODEOWNERS file and not a git repository: no owners",
     ]);
   });

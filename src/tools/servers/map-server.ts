@@ -4,7 +4,8 @@ import path from "node:path";
 import { z } from "zod";
 import { QaasError } from "../../errors.ts";
 import type { GuardedAction } from "../../guardrails/actions.ts";
-import { SystemMapSchema } from "../../map/system-map.ts";
+import { type SystemMap, SystemMapSchema } from "../../map/system-map.ts";
+import { effectiveDatabase } from "../../probes/data/target-database.ts";
 import {
   loadOpenApi,
   operationsFromOpenApi,
@@ -12,7 +13,9 @@ import {
 } from "../../probes/openapi/load-openapi.ts";
 import { findOwnership } from "../../probes/ownership/ownership.ts";
 import { crawlPages } from "../../probes/pages/crawl-pages.ts";
+import { scanChannels } from "../../probes/realtime/find-channels.ts";
 import { scanSourceRoutes } from "../../probes/routes/find-source-routes.ts";
+import type { FoundDatabase } from "../../probes/schema/find-database.ts";
 import { readPostgresSchema } from "../../probes/schema/read-postgres-schema.ts";
 import { readSqliteSchema } from "../../probes/schema/read-sqlite-schema.ts";
 import type { LoadedTarget, ToolContext } from "../context.ts";
@@ -107,7 +110,11 @@ const mapSourceRoutes = defineTool({
       prefix ? { ...route, file: `${prefix}/${route.file}` } : route,
     );
     draft.sourceChannels = [...new Set(scan.channels.map((channel) => channel.path))];
-    const notes = [...scan.notes];
+    const channelScan = scanChannels(scanRoot, {
+      exclude: context.target?.goldenLedger ? [context.target.goldenLedger] : [],
+    });
+    draft.channels = channelScan.channels.map((found) => found.channel);
+    const notes = [...scan.notes, ...channelScan.notes];
     if (scan.routes.length === 0)
       notes.push("no routes found in the source (framework not recognised, or none)");
     setNotes(context, "source", notes);
@@ -118,7 +125,7 @@ const mapSourceRoutes = defineTool({
       files_read: scan.files,
       routes: draft.routes.length,
       by_framework: countBy(draft.routes.map((route) => route.framework)),
-      channels: draft.sourceChannels,
+      channels: [...new Set([...draft.sourceChannels, ...draft.channels.map((channel) => channel.path)])],
       undocumented_operations: draft.openapi ? undocumented.length : undefined,
       examples: (draft.openapi ? undocumented : draft.routes)
         .slice(0, EXAMPLES)
@@ -184,20 +191,25 @@ const mapDatabase = defineTool({
     "Read the target database's schema (tables, columns, primary and foreign keys, unique and plain indexes, CHECK constraints) read-only into the draft map. SQLite from the profile's path (or `path`, under the target root); PostgreSQL from the profile's secret_ref URL.",
   input: z.strictObject({ path: z.string().min(1).optional() }),
   actions: (input, context) => {
-    const database = context.target?.profile.database;
+    const database = effectiveDatabase(context.target, context.shared);
     const file = input.path ?? (database?.kind === "sqlite" ? database.path : undefined);
     return file ? [{ kind: "read_file", path: file }] : [];
   },
   async run(input, context) {
     const draft = mapDraft(context);
-    const database = context.target?.profile.database;
+    const database = effectiveDatabase(context.target, context.shared);
     const kind = input.path ? "sqlite" : database?.kind;
-    if (!kind) return skipped(context, "database", "the profile has no database section: schema not read");
+    if (!kind)
+      return skipped(
+        context,
+        "database",
+        "no database: the profile has no database section and the source shows none",
+      );
     try {
       let tables: NonNullable<typeof draft.database>["tables"];
       if (kind === "sqlite") {
         const root = context.target?.root;
-        const relative = input.path ?? database?.path;
+        const relative = input.path ?? (database?.kind === "sqlite" ? database.path : undefined);
         if (!relative)
           return skipped(context, "database", "database.kind is sqlite but database.path is missing");
         const file = root ? path.resolve(root, relative) : path.resolve(relative);
@@ -211,7 +223,7 @@ const mapDatabase = defineTool({
         }
         tables = readSqliteSchema(file);
       } else {
-        const variable = database?.url?.replace(/^secret_ref:/, "");
+        const variable = database?.kind === "postgres" ? database.variable : undefined;
         const url = variable ? process.env[variable] : undefined;
         if (!url)
           return skipped(
@@ -221,10 +233,12 @@ const mapDatabase = defineTool({
           );
         tables = await readPostgresSchema(url);
       }
-      draft.database = { kind, tables };
+      const found = input.path ? undefined : database?.found;
+      draft.database = { kind, tables, ...(found ? { found: foundOf(found) } : {}) };
       setNotes(context, "database", tables.length === 0 ? ["the database has no tables yet"] : []);
       return ok({
         kind,
+        ...(found ? { found_in: found.in } : {}),
         tables: tables.length,
         foreign_keys: tables.reduce((sum, table) => sum + table.foreign_keys.length, 0),
         indexes: tables.reduce((sum, table) => sum + table.indexes.length, 0),
@@ -318,6 +332,13 @@ export const mapTools: ToolDefinition[] = [
   mapOwnership,
   saveSystemMap,
 ];
+
+/** Where the source showed the database, in the map's shape. */
+function foundOf(found: FoundDatabase): NonNullable<NonNullable<SystemMap["database"]>["found"]> {
+  return found.kind === "sqlite"
+    ? { path: found.path, in: found.in }
+    : { url_env: found.url_env, in: found.in };
+}
 
 function openApiOptions(target: LoadedTarget | undefined): { root?: string; baseUrl?: string } {
   return { root: target?.root, baseUrl: liveBaseUrl(target) };
