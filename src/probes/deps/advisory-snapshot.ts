@@ -176,6 +176,14 @@ export function compareAdvisories(a: SnapshotAdvisory, b: SnapshotAdvisory): num
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+function isVersion2Header(line: string): boolean {
+  try {
+    return (JSON.parse(line) as { snapshot_version?: unknown } | null)?.snapshot_version === 2;
+  } catch {
+    return false;
+  }
+}
+
 /** Reads a snapshot: JSON Lines (version 2) or the earlier single JSON document (version 1). */
 export function readSnapshot(file: string): AdvisorySnapshot {
   let text: string;
@@ -187,15 +195,7 @@ export function readSnapshot(file: string): AdvisorySnapshot {
       `cannot read the advisory snapshot ${file}: ${error instanceof Error ? error.message : String(error)}; rebuild it with scripts/advisories/build.ts (see data/advisories/README.md)`,
     );
   }
-  const firstLine = text.slice(0, text.indexOf("\n") >= 0 ? text.indexOf("\n") : undefined);
-  let header: unknown;
-  try {
-    header = JSON.parse(firstLine);
-  } catch {
-    header = undefined;
-  }
-  if ((header as { snapshot_version?: unknown } | undefined)?.snapshot_version === 2)
-    return parseJsonLines(file, text);
+  if (isVersion2Header(text.split("\n", 1)[0] ?? "")) return parseJsonLines(file, text);
   let whole: Record<string, unknown>;
   try {
     whole = JSON.parse(text) as Record<string, unknown>;
