@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findApiCalls } from "../../src/probes/frontend/api-calls.ts";
+import { readFrontend } from "../../src/probes/frontend/read-frontend.ts";
+import { scriptProgram } from "../../src/probes/frontend/script-program.ts";
+import { urlTemplate } from "../../src/probes/frontend/url-template.ts";
+import { ANONYMOUS, crawlAsRoles } from "../../src/probes/pages/crawl-pages.ts";
+import { type SpaServer, startSpaServer } from "./frontend-spa-server.ts";
+
+let spa: SpaServer;
+
+beforeAll(async () => {
+  spa = await startSpaServer();
+});
+
+afterAll(() => spa.close());
+
+/** Every request the storefront's code sends, whatever its parameters are called. */
+const STOREFRONT = [
+  "DELETE /api/basket/{}",
+  "GET /api/basket",
+  "GET /api/orders",
+  "GET /api/orders/{}",
+  "GET /api/products",
+  "GET /api/products/{}",
+  "GET /api/search",
+  "GET /api/session",
+  "PATCH /api/orders/{}/cancel",
+  "POST /api/analytics/view",
+  "POST /api/basket",
+  "POST /api/feedback",
+  "POST /api/newsletter",
+  "POST /rest/user/login",
+  "PUT /api/basket/{}",
+];
+
+const shapes = (calls: Array<{ method: string; path: string }>): string[] =>
+  [...new Set(calls.map((call) => `${call.method} ${call.path.replace(/\{[^}]*\}/g, "{}")}`))].sort();
+
+async function readFrom(entry: string) {
+  const crawl = await crawlAsRoles(spa.baseUrl, entry, [ANONYMOUS]);
+  return readFrontend(spa.baseUrl, crawl.pages);
+}
+
+describe("readFrontend", () => {
+  it("reads the source map's original file when it is served: every call, with the authors' names", async () => {
+    spa.serveMap = true;
+    const reading = await readFrom("/");
+    expect(reading.loaded.scripts).toEqual([
+      {
+        path: "/static/app.min.js",
+        status: 200,
+        chars: expect.any(Number),
+        map: { path: "/static/app.min.js.map", status: 200, sources: 1, used: 1 },
+      },
+    ]);
+    expect(reading.calls.every((call) => call.where.startsWith("/map/src/app.js:"))).toBe(true);
+    expect(shapes(reading.calls)).toEqual(STOREFRONT);
+    const paths = reading.calls.map((call) => call.path);
+    expect(paths).toContain("/api/products/{productId}");
+    expect(paths).toContain("/api/basket/{itemId}");
+    expect(paths).toContain("/api/orders/{orderId}/cancel");
+  });
+
+  it("reads the minified bundle itself when there is no map, and finds the same calls", async () => {
+    spa.serveMap = false;
+    try {
+      const reading = await readFrom("/");
+      expect(reading.loaded.scripts[0]?.map).toEqual({
+        path: "/static/app.min.js.map",
+        status: 404,
+        sources: 0,
+        used: 0,
+      });
+      expect(reading.calls.every((call) => /^\/static\/app\.min\.js:\d+$/.test(call.where))).toBe(true);
+      expect(shapes(reading.calls)).toEqual(STOREFRONT);
+    } finally {
+      spa.serveMap = true;
+    }
+  });
+
+  it("reads plain scripts and inline ones, resolving a relative script path against its page", async () => {
+    const reading = await readFrom("/plain");
+    expect(reading.loaded.scripts.map((script) => script.path)).toEqual(["/static/app.js"]);
+    expect(reading.loaded.inline).toBe(1);
+    expect(shapes(reading.calls)).toEqual([...STOREFRONT, "DELETE /api/inline/ping"].sort());
+  });
+
+  it("turns calls into candidates with methods, query parameters and typed body fields", async () => {
+    const { candidates } = await readFrom("/");
+    const byKey = new Map(
+      candidates.map((candidate) => [`${candidate.method} ${candidate.path}`, candidate]),
+    );
+    expect(candidates.every((candidate) => candidate.provenance === "frontend")).toBe(true);
+    expect(byKey.get("POST /rest/user/login")?.request_body).toEqual({
+      content_type: "application/json",
+      required: true,
+      schema: {
+        type: "object",
+        properties: { email: {}, password: {}, remember: { type: "boolean" } },
+      },
+    });
+    // An axios-like instance's baseURL prefixes its paths; jQuery posts a form.
+    expect(byKey.get("POST /api/basket")?.request_body?.schema).toEqual({
+      type: "object",
+      properties: { productId: {}, quantity: {} },
+    });
+    expect(byKey.get("POST /api/newsletter")?.request_body).toMatchObject({
+      content_type: "application/x-www-form-urlencoded",
+      schema: { properties: { email: {}, source: { type: "string" } } },
+    });
+    expect(byKey.get("PATCH /api/orders/{orderId}/cancel")?.request_body?.schema).toEqual({
+      type: "object",
+      properties: { reason: { type: "string" } },
+    });
+    expect(byKey.get("GET /api/search")?.parameters).toEqual([
+      { name: "q", in: "query", required: false, schema: { type: "string" } },
+    ]);
+    expect(byKey.get("GET /api/products")?.parameters).toEqual([
+      { name: "limit", in: "query", required: false, schema: { type: "string" }, example: "20" },
+    ]);
+    expect(byKey.get("GET /api/products/{productId}")?.concrete).toBe(false);
+    expect(byKey.get("GET /api/basket")?.concrete).toBe(true);
+  });
+});
+
+describe("findApiCalls", () => {
+  const calls = (code: string) =>
+    findApiCalls(scriptProgram([{ name: "/bundle.js", text: code, page: "/app/" }]), {
+      baseUrl: "http://shop.test",
+    });
+
+  it("follows a wrapper's callers, constants, imports of objects and FormData fields", () => {
+    const found = calls(`
+      const BASE = "/api/v1";
+      const settings = { endpoints: { users: BASE + "/users" } };
+      function call(method, path, body) {
+        return fetch(BASE + path, { method, body: body && JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+      }
+      export const createTeam = (name) => call("POST", "/teams", { name, private: false });
+      export const team = (teamId) => call("GET", \`/teams/\${teamId}\`);
+      export const users = () => fetch(settings.endpoints.users);
+      export function upload(file) {
+        const form = new FormData();
+        form.append("file", file);
+        form.append("title", "x");
+        return fetch("upload", { method: "POST", body: form });
+      }
+    `);
+    expect(
+      found.map((call) => [
+        call.method,
+        call.path,
+        call.body?.contentType,
+        JSON.stringify(call.body?.schema ?? null),
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        [
+          "POST",
+          "/api/v1/teams",
+          "application/json",
+          '{"type":"object","properties":{"name":{},"private":{"type":"boolean"}}}',
+        ],
+        ["GET", "/api/v1/teams/{teamId}", undefined, "null"],
+        ["GET", "/api/v1/users", undefined, "null"],
+        // A relative URL resolves against the page that loads the script.
+        [
+          "POST",
+          "/app/upload",
+          "multipart/form-data",
+          '{"type":"object","properties":{"file":{"type":"string"},"title":{"type":"string"}}}',
+        ],
+      ]),
+    );
+    expect(found).toHaveLength(4);
+  });
+
+  it("leaves out what is not the target's API: other sites, map lookups, bare words", () => {
+    const found = calls(`
+      fetch("https://analytics.example.com/collect", { method: "POST" });
+      const cache = new Map(); cache.get("/api/not-a-request-but-looks-like-one".length ? "key" : "x");
+      new URLSearchParams(location.search).get("q");
+      headers.delete("content-type");
+      router.get("home");
+      fetch(somewhere);
+      fetch("http://localhost:3000/api/dev-host");
+    `);
+    expect(found.map((call) => `${call.method} ${call.path}`)).toEqual(["GET /api/dev-host"]);
+  });
+});
+
+describe("urlTemplate", () => {
+  const page = new URL("http://shop.test/");
+  it("drops a leading unknown base, names holes, and keeps the query's names", () => {
+    expect(
+      urlTemplate([{ hole: "hostServer" }, { literal: "/rest/products/search?q=" }, { hole: "q" }], page),
+    ).toEqual({
+      path: "/rest/products/search",
+      query: [{ name: "q" }],
+    });
+    expect(
+      urlTemplate([{ literal: "/api/users/" }, { hole: "e" }, { literal: "/posts/" }, { hole: "t" }], page),
+    ).toEqual({
+      path: "/api/users/{id}/posts/{id2}",
+      query: [],
+    });
+    expect(urlTemplate([{ literal: "/api/items" }, { hole: "queryString" }], page)?.path).toBe("/api/items");
+    expect(urlTemplate([{ literal: "/api/users/:userId" }], page)?.path).toBe("/api/users/{userId}");
+    expect(urlTemplate([{ hole: "base" }], page)).toBeUndefined();
+    expect(urlTemplate([{ literal: "/static/logo.png" }], page)).toBeUndefined();
+  });
+});
