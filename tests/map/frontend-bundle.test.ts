@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findApiCalls } from "../../src/probes/frontend/api-calls.ts";
+import { candidatesFromApiCalls } from "../../src/probes/frontend/frontend-candidates.ts";
 import { readFrontend } from "../../src/probes/frontend/read-frontend.ts";
 import { scriptProgram } from "../../src/probes/frontend/script-program.ts";
 import { urlTemplate } from "../../src/probes/frontend/url-template.ts";
@@ -186,6 +187,72 @@ describe("findApiCalls", () => {
       fetch("http://localhost:3000/api/dev-host");
     `);
     expect(found.map((call) => `${call.method} ${call.path}`)).toEqual(["GET /api/dev-host"]);
+  });
+});
+
+describe("candidatesFromApiCalls", () => {
+  it("gives a call that sends a page's form that form's fields, page, CSRF field and roles", () => {
+    const program = scriptProgram([
+      {
+        name: "/checkout#inline-1",
+        page: "/checkout",
+        text: `
+          $("#order-form").submit(function (event) {
+            event.preventDefault();
+            $.ajax({ method: "post", url: "/orders", data: $("#order-form").serialize() });
+          });
+          document.getElementById("upload-form").onsubmit = () =>
+            fetch("/avatar", { method: "POST", body: new FormData(document.getElementById("upload-form")) });
+        `,
+      },
+    ]);
+    const calls = findApiCalls(program, { baseUrl: "http://shop.test" });
+    const form = (id: string, inputs: Array<{ name: string; type: string; required: boolean }>) => ({
+      id,
+      action: "/checkout",
+      method: "GET",
+      fields: inputs.map((input) => input.name),
+      inputs,
+    });
+    const candidates = candidatesFromApiCalls(calls, [
+      {
+        path: "/checkout",
+        roles: ["customer"],
+        forms: [
+          form("order-form", [
+            { name: "_csrf", type: "hidden", required: false },
+            { name: "quantity", type: "number", required: true },
+          ]),
+          form("upload-form", [{ name: "picture", type: "file", required: true }]),
+        ],
+      },
+    ]);
+    expect(candidates.find((candidate) => candidate.path === "/orders")).toEqual({
+      method: "POST",
+      path: "/orders",
+      provenance: "frontend",
+      concrete: true,
+      roles: ["customer"],
+      form: { page: "/checkout", enctype: "application/x-www-form-urlencoded", csrf_field: "_csrf" },
+      request_body: {
+        content_type: "application/x-www-form-urlencoded",
+        required: true,
+        schema: {
+          type: "object",
+          properties: { _csrf: { type: "string" }, quantity: { type: "number" } },
+          required: ["quantity"],
+        },
+      },
+    });
+    expect(candidates.find((candidate) => candidate.path === "/avatar")?.request_body).toEqual({
+      content_type: "multipart/form-data",
+      required: true,
+      schema: {
+        type: "object",
+        properties: { picture: { type: "string", format: "binary" } },
+        required: ["picture"],
+      },
+    });
   });
 });
 

@@ -11,6 +11,8 @@ export type BodyEncoding = "json" | "form" | "multipart" | "text";
 export interface BodyShape {
   contentType: string;
   schema?: Record<string, unknown>;
+  /** The page form whose fields are sent (`$("#buy").serialize()`, `new FormData(getElementById("buy"))`), by id. */
+  formId?: string;
 }
 
 const CONTENT_TYPES: Record<BodyEncoding, string> = {
@@ -76,6 +78,10 @@ export class BodyReader {
         ...(data ? { schema: this.schemaOf(data, env) } : {}),
       };
     }
+    if (value.kind === "call" && (value.name === "serialize" || value.name === "serializeArray")) {
+      const formId = this.formIdOf(value.node.expression, env);
+      return { contentType: CONTENT_TYPES.form, ...(formId ? { formId } : {}) };
+    }
     if (
       value.kind === "new" &&
       (value.constructor === "FormData" || value.constructor === "URLSearchParams")
@@ -83,6 +89,7 @@ export class BodyReader {
       const encoding: BodyEncoding = value.constructor === "FormData" ? "multipart" : "form";
       const properties: Record<string, unknown> = {};
       const initial = value.node.arguments?.[0];
+      const formId = initial && encoding === "multipart" ? this.formIdOf(initial, env) : undefined;
       if (initial && encoding === "form") {
         const seed = this.evaluator.evaluate(initial, env);
         if (seed.kind === "object")
@@ -91,6 +98,7 @@ export class BodyReader {
       for (const name of this.appendedFields(expression)) properties[name] ??= { type: "string" };
       return {
         contentType: CONTENT_TYPES[encoding],
+        ...(formId ? { formId } : {}),
         ...(Object.keys(properties).length > 0 ? { schema: { type: "object", properties } } : {}),
       };
     }
@@ -137,6 +145,44 @@ export class BodyReader {
       properties[name] = this.schemaOf(this.evaluator.evaluate(initializer, env), env, depth + 1);
     }
     return { type: "object", properties };
+  }
+
+  /**
+   * The id of the form an expression designates: `$("#buy")` / `jQuery("form#buy")` (a serialize call's
+   * receiver), `document.getElementById("buy")`, `document.querySelector("#buy")`, `document.forms.buy`.
+   */
+  private formIdOf(expression: ts.Expression, env: Env): string | undefined {
+    let target = skipOuter(expression);
+    if (
+      ts.isPropertyAccessExpression(target) &&
+      (target.name.text === "serialize" || target.name.text === "serializeArray")
+    )
+      target = skipOuter(target.expression);
+    if (
+      ts.isPropertyAccessExpression(target) &&
+      ts.isPropertyAccessExpression(target.expression) &&
+      target.expression.name.text === "forms"
+    )
+      return target.name.text;
+    if (!ts.isCallExpression(target)) {
+      const value = this.evaluator.evaluate(target, env);
+      if (value.kind !== "call") return undefined;
+      target = value.node;
+    }
+    const call = target as ts.CallExpression;
+    const first = call.arguments[0];
+    const argument = first ? literalOf(this.evaluator.evaluate(first, env)) : undefined;
+    if (!argument) return undefined;
+    const callee = skipOuter(call.expression);
+    const name = ts.isIdentifier(callee)
+      ? callee.text
+      : ts.isPropertyAccessExpression(callee)
+        ? callee.name.text
+        : "";
+    if (name === "getElementById") return argument;
+    if (name === "$" || name === "jQuery" || name === "querySelector")
+      return argument.match(/^(?:form)?#([\w-]+)$/)?.[1];
+    return undefined;
   }
 
   /** Field names added with `.append("name", …)` / `.set("name", …)` to the FormData a variable holds. */

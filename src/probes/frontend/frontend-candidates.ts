@@ -1,13 +1,20 @@
 import type { OperationCandidate } from "../../map/inventory.ts";
 import type { Parameter } from "../../map/system-map.ts";
+import type { CrawledPage } from "../pages/crawl-pages.ts";
+import { csrfFieldOf, formBodySchema } from "../pages/page-candidates.ts";
 import type { ApiCall } from "./api-calls.ts";
 
 // The frontend's requests as inventory candidates: one per method and path template (parameter names
-// aside), with the query parameters and body fields every call to it showed.
+// aside), with the query parameters and body fields every call to it showed. A call that sends a page's
+// form (`$("#buy-form").serialize()`) takes that form's fields, page and CSRF field from the crawl.
 
-export function candidatesFromApiCalls(calls: readonly ApiCall[]): OperationCandidate[] {
+export function candidatesFromApiCalls(
+  calls: readonly ApiCall[],
+  pages: readonly Pick<CrawledPage, "path" | "forms" | "roles">[] = [],
+): OperationCandidate[] {
   const byKey = new Map<string, OperationCandidate>();
-  for (const call of calls) {
+  for (const original of calls) {
+    const call = withFormFields(original, pages);
     const key = `${call.method} ${call.path.replace(/\{[^}]*\}/g, "{}")}`;
     const candidate = byKey.get(key) ?? {
       method: call.method,
@@ -30,6 +37,8 @@ export function candidatesFromApiCalls(calls: readonly ApiCall[]): OperationCand
       if (entry.example !== undefined) parameter.example = entry.example;
       parameters.push(parameter);
     }
+    if (call.form && !candidate.form) candidate.form = call.form;
+    if (call.roles?.length) candidate.roles = [...new Set([...(candidate.roles ?? []), ...call.roles])];
     if (call.body) {
       const current = candidate.request_body;
       if (!current) {
@@ -56,4 +65,33 @@ function unionSchemas(
     ...(first.properties as Record<string, unknown> | undefined),
   };
   return { ...first, properties };
+}
+
+/** A call sending a page's form, with that form's fields and where to load it for a fresh token. */
+function withFormFields(
+  call: ApiCall,
+  pages: readonly Pick<CrawledPage, "path" | "forms" | "roles">[],
+): ApiCall & { form?: OperationCandidate["form"]; roles?: string[] } {
+  const formId = call.body?.formId;
+  if (!call.body || !formId) return call;
+  for (const page of pages) {
+    const form = page.forms.find((candidate) => candidate.id === formId && candidate.inputs);
+    if (!form?.inputs) continue;
+    const csrfField = csrfFieldOf(form.inputs, page as CrawledPage);
+    return {
+      ...call,
+      body: { ...call.body, schema: formBodySchema(form.inputs) },
+      form: {
+        page: page.path,
+        enctype: call.body.contentType,
+        ...(csrfField ? { csrf_field: csrfField } : {}),
+      },
+      // Whoever is served the form is offered the call that sends it.
+      roles: pages
+        .filter((other) => other.forms.some((candidate) => candidate.id === formId))
+        .flatMap((other) => other.roles ?? [])
+        .filter((role, index, all) => all.indexOf(role) === index),
+    };
+  }
+  return call;
 }

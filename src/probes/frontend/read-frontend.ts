@@ -18,7 +18,7 @@ export interface FrontendReading {
 
 export async function readFrontend(
   baseUrl: string,
-  pages: readonly Pick<CrawledPage, "path" | "scripts" | "inline_scripts">[],
+  pages: readonly Pick<CrawledPage, "path" | "scripts" | "inline_scripts" | "forms" | "roles">[],
   options: LoadScriptsOptions & { maxAnalysisMs?: number; maxCalls?: number } = {},
 ): Promise<FrontendReading> {
   const loaded = await loadScripts(baseUrl, pages, options);
@@ -31,7 +31,7 @@ export async function readFrontend(
   });
   return {
     calls,
-    candidates: candidatesFromApiCalls(calls),
+    candidates: candidatesFromApiCalls(calls, pages),
     loaded,
     analysisSeconds: Math.round((performance.now() - started) / 10) / 100,
   };

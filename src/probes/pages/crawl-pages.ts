@@ -2,7 +2,7 @@ import type { Page } from "../../map/system-map.ts";
 import { CookieJar } from "./cookie-jar.ts";
 import type { CsrfMeta } from "./csrf.ts";
 import { CrawlBudgetSpent, fetchPage, type PageFetcher } from "./page-fetcher.ts";
-import { parsePage } from "./parse-page.ts";
+import { type PageForm, parsePage } from "./parse-page.ts";
 import { joinEntry, mayFollow, pathOf, sameOriginPath } from "./urls.ts";
 
 // A breadth-first walk of the target's HTML pages from its UI entry, once per role: what each kind of user
@@ -31,6 +31,7 @@ export interface CrawlOptions {
 
 /** A page as the crawl saw it: the map's page plus what the frontend reader wants and the map does not keep. */
 export interface CrawledPage extends Page {
+  forms: PageForm[];
   /** The page's `<meta>` anti-forgery token, when it carries one. */
   csrf?: CsrfMeta;
   inline_scripts?: string[];
@@ -145,12 +146,19 @@ async function crawlRole(
       break;
     }
     let response: Awaited<ReturnType<PageFetcher>>;
-    try {
-      response = await fetcher({
+    const get = () =>
+      fetcher({
         url: url.href,
         headers: { accept: ACCEPT_HTML, ...jar.decorate(roleHeaders) },
-        timeoutMs: Math.min(options.timeoutMs ?? 10_000, left),
+        timeoutMs: Math.min(options.timeoutMs ?? 10_000, Math.max(1, deadline - Date.now())),
         signal: options.signal,
+      });
+    try {
+      // One retry: a page that failed to answer once (a dropped connection, a stalled query) often answers next.
+      response = await get().catch((error) => {
+        if (error instanceof CrawlBudgetSpent || options.signal.aborted || Date.now() >= deadline)
+          throw error;
+        return get();
       });
     } catch (error) {
       if (error instanceof CrawlBudgetSpent) {
@@ -229,7 +237,7 @@ function union(lists: readonly (readonly string[])[]): string[] {
   return [...new Set(lists.flat())];
 }
 
-function uniqueForms(forms: Page["forms"]): Page["forms"] {
+function uniqueForms(forms: PageForm[]): PageForm[] {
   const seen = new Set<string>();
   return forms.filter((form) => {
     const key = `${form.method} ${form.action} ${[...form.fields].sort().join(",")}`;

@@ -7,7 +7,8 @@ import { pathOf, sameOriginPath } from "./urls.ts";
 // sends (type, constraints, hidden and pre-filled values), the scripts it loads and what it says about its
 // anti-forgery token. Reading only: nothing here fetches or submits.
 
-export type PageForm = Page["forms"][number];
+/** A form as the map keeps it, plus its `id` (how scripts that submit it find it; not kept in the map). */
+export type PageForm = Page["forms"][number] & { id?: string };
 
 export interface ParsedPage {
   title?: string;
@@ -310,6 +311,7 @@ function formsOf(form: OpenForm): PageForm[] {
       variants.push(variant);
   }
   return variants.map((variant) => ({
+    ...(form.id ? { id: form.id } : {}),
     action: variant.action,
     method: variant.method,
     enctype: variant.enctype,
