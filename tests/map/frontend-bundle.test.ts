@@ -176,6 +176,36 @@ describe("findApiCalls", () => {
     expect(found).toHaveLength(4);
   });
 
+  it("reads an Angular production chunk: class fields, a service method named like the client's, webpack modules", () => {
+    const found = calls(
+      `"use strict";(self.webpackChunkfrontend=self.webpackChunkfrontend||[]).push([[179],{1234:(e,t,n)=>{n.d(t,{N:()=>o});const o={production:!0,hostServer:".",port:3e3}},5678:(e,t,n)=>{n.d(t,{K:()=>a});var i=n(1234),r=n(9999);let a=(()=>{class s{http;hostServer=i.N.hostServer;host=this.hostServer+"/api/Users";constructor(c){this.http=c}find(c){return this.http.get(this.hostServer+"/rest/user/authentication-details/",{params:c}).pipe((0,r.U)(l=>l.data))}get(c){return this.http.get(\`\${this.host}/\${c}\`).pipe((0,r.U)(l=>l.data))}save(c){return this.http.post(this.host+"/",c).pipe((0,r.U)(l=>l.data))}changePassword(c){return this.http.get(this.hostServer+"/rest/user/change-password?current="+c.current+"&new="+c.new)}static \\u0275fac=function(l){return new(l||s)(r.LFG(r.eN))}}return s})()}}]);`,
+    );
+    expect(
+      found.map((call) => `${call.method} ${call.path} ${call.query.map((entry) => entry.name).join(",")}`),
+    ).toEqual([
+      "GET /rest/user/authentication-details/ ",
+      "GET /api/Users/{id} ",
+      "GET /rest/user/change-password current,new",
+      "POST /api/Users/ ",
+    ]);
+  });
+
+  it("reads a React production bundle: a webpack-imported axios, its instance's baseURL, concat templates", () => {
+    const found = calls(
+      `(()=>{var e={1:(e,t,n)=>{e.exports=n(2)}},t={};function n(r){return t[r]||e[r](t[r]={exports:{}},t[r].exports,n),t[r].exports}var r=n(1),o=n.n(r);const a=o().create({baseURL:"/api/v1"});function s(e){return a.get("/todos/".concat(e))}function u(e){return a.post("/todos",{title:e.title,done:!1})}function l(){return fetch("/api/v1/me",{credentials:"include"}).then(e=>e.json())}function c(e){return o().delete("/api/v1/todos/"+e)}})();`,
+    );
+    expect(found.map((call) => `${call.method} ${call.path}`).sort()).toEqual([
+      "DELETE /api/v1/todos/{id}",
+      "GET /api/v1/me",
+      "GET /api/v1/todos/{id}",
+      "POST /api/v1/todos",
+    ]);
+    expect(found.find((call) => call.method === "POST")?.body?.schema).toEqual({
+      type: "object",
+      properties: { title: {}, done: { type: "boolean" } },
+    });
+  });
+
   it("leaves out what is not the target's API: other sites, map lookups, bare words", () => {
     const found = calls(`
       fetch("https://analytics.example.com/collect", { method: "POST" });

@@ -1,6 +1,25 @@
 import ts from "typescript";
 import { calleeName } from "./evaluate.ts";
 
+/**
+ * Names HTTP clients' own methods carry: a wrapper method with one of these names is only followed to
+ * calls the checker resolves to it, never by name (`this.http.get` is not a call of `UserService.get`).
+ */
+const CLIENT_METHODS = new Set([
+  "get",
+  "post",
+  "put",
+  "patch",
+  "delete",
+  "head",
+  "options",
+  "request",
+  "fetch",
+  "open",
+  "send",
+  "ajax",
+]);
+
 // Every call in the program by the name it calls (`fetch`, `get`, `request`…), built once: the reader finds
 // the calls that send requests, and the callers of a wrapper function whose arguments make its URL.
 
@@ -55,8 +74,13 @@ export class CallIndex {
       ts.isPropertyAssignment(holder) ||
       ts.isPropertyDeclaration(holder) ||
       ts.isPropertyAccessExpression(holder);
-    const unique = member && (this.functionNames.get(name) ?? 0) === 1 && name.length >= 3;
+    const unique =
+      member && (this.functionNames.get(name) ?? 0) === 1 && name.length >= 3 && !CLIENT_METHODS.has(name);
+    const variadic = fn.parameters.some((parameter) => parameter.dotDotDotToken);
     return this.named(name).filter((call) => {
+      // A function calling itself, or a call passing more than it takes, is not the caller being looked for.
+      if (call.pos >= fn.pos && call.end <= fn.end) return false;
+      if (!variadic && call.arguments.length > fn.parameters.length) return false;
       const property = ts.isPropertyAccessExpression(call.expression);
       const callee = property ? (call.expression as ts.PropertyAccessExpression).name : call.expression;
       const symbol = this.symbolAt(callee);
