@@ -106,6 +106,21 @@ describe("map_pages", () => {
   });
 });
 
+describe("a static target", () => {
+  it("is skipped by every web reader with the reason in the map's notes", async () => {
+    const context = fakeRunContext({ target: target({ name: "static", environment: { mode: "none" } }) });
+    for (const name of ["map_pages", "map_frontend", "map_traffic"]) {
+      const result = await callTool(tool(name), {}, context);
+      expect(result).toMatchObject({ ok: true, data: { skipped: true } });
+    }
+    expect([...mapDraft(context).notes.values()].flat()).toEqual([
+      "the target is not live (environment.mode none or no base_url): pages not crawled",
+      "the target is not live (environment.mode none or no base_url): frontend scripts not read",
+      "the target is not live (environment.mode none or no base_url): traffic not recorded",
+    ]);
+  });
+});
+
 describe("map_frontend and map_traffic", () => {
   it("read the crawled pages' bundle and the requests they make in Chromium", async () => {
     const context = fakeRunContext({

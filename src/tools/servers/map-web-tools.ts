@@ -63,7 +63,7 @@ export async function runMapPages(
 ): Promise<ToolResult> {
   const target = probeTargetOf(context);
   const entry = input.entry ?? context.target?.profile.ui?.entry;
-  if (typeof target === "string") return skipped(context, "pages", `pages not crawled: ${target}`);
+  if (typeof target === "string") return skipped(context, "pages", notLive("pages not crawled"));
   if (entry === undefined)
     return skipped(context, "pages", "the profile has no ui section: pages not crawled");
   try {
@@ -122,7 +122,7 @@ export async function runMapFrontend(
   context: ToolContext,
 ): Promise<ToolResult> {
   const target = probeTargetOf(context);
-  if (typeof target === "string") return skipped(context, "frontend", `frontend not read: ${target}`);
+  if (typeof target === "string") return skipped(context, "frontend", notLive("frontend scripts not read"));
   try {
     const { fetcher } = webFetcher(context, target, (input.max_scripts ?? 40) * 2 + 5);
     const pages = await pagesToRead(context, target.baseUrl, fetcher);
@@ -168,7 +168,7 @@ export async function runMapTraffic(
   context: ToolContext,
 ): Promise<ToolResult> {
   const target = probeTargetOf(context);
-  if (typeof target === "string") return skipped(context, "traffic", `traffic not recorded: ${target}`);
+  if (typeof target === "string") return skipped(context, "traffic", notLive("traffic not recorded"));
   const crawl = context.shared.get(WEB_CRAWL_KEY) as CrawlResult | undefined;
   const entry = context.target?.profile.ui?.entry ?? "/";
   const entryPath = new URL(joinEntry(target.baseUrl, entry)).pathname;
@@ -290,6 +290,10 @@ function entryActions(context: ToolContext, entry?: string): GuardedAction[] {
   if (typeof target === "string") return [];
   const path = entry ?? context.target?.profile.ui?.entry ?? "/";
   return [{ kind: "http_request", method: "GET", url: joinEntry(target.baseUrl, path) }];
+}
+
+function notLive(what: string): string {
+  return `the target is not live (environment.mode none or no base_url): ${what}`;
 }
 
 function setNotes(context: ToolContext, part: MapPart, notes: string[]): void {
