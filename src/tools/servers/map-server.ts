@@ -12,7 +12,6 @@ import {
   resolveOpenApiLocation,
 } from "../../probes/openapi/load-openapi.ts";
 import { findOwnership } from "../../probes/ownership/ownership.ts";
-import { crawlPages } from "../../probes/pages/crawl-pages.ts";
 import { scanChannels } from "../../probes/realtime/find-channels.ts";
 import { scanSourceRoutes } from "../../probes/routes/find-source-routes.ts";
 import type { FoundDatabase } from "../../probes/schema/find-database.ts";
@@ -23,6 +22,7 @@ import { err, ok, type ToolResult } from "../result.ts";
 import { defineTool, type ToolDefinition } from "../tool.ts";
 import { composeOperations, composeSystemMap, liveBaseUrl, type MapPart, mapDraft } from "./map-draft.ts";
 import { mapGraphqlTools } from "./map-graphql-tools.ts";
+import { mapWebTools } from "./map-web-tools.ts";
 
 // MAPPER's tools. Each reads one part of the target into the run's draft map and answers a summary
 // (counts, a few examples), never the whole part: a model seat's context stays small, and the full map
@@ -132,55 +132,6 @@ const mapSourceRoutes = defineTool({
         .map((item) => `${item.method} ${item.path}`),
       notes,
     });
-  },
-});
-
-const mapPages = defineTool({
-  name: "map_pages",
-  server: "map",
-  description:
-    "Crawl the live target's HTML pages from its UI entry (profile ui.entry, or `entry`), same origin only, never following sign-out links or submitting forms that change state. Answers page counts and broken pages.",
-  input: z.strictObject({
-    entry: z.string().min(1).optional(),
-    max_pages: z.number().int().positive().max(500).optional(),
-  }),
-  actions: (input, context) => {
-    const base = liveBaseUrl(context.target);
-    const entry = input.entry ?? context.target?.profile.ui?.entry;
-    return base && entry !== undefined ? [getAction(joinUrl(base, entry))] : [];
-  },
-  async run(input, context) {
-    const draft = mapDraft(context);
-    const base = liveBaseUrl(context.target);
-    const entry = input.entry ?? context.target?.profile.ui?.entry;
-    if (!base)
-      return skipped(
-        context,
-        "pages",
-        "the target is not live (environment.mode none or no base_url): pages not crawled",
-      );
-    if (entry === undefined)
-      return skipped(context, "pages", "the profile has no ui section: pages not crawled");
-    try {
-      const pages = await crawlPages(base, entry, { maxPages: input.max_pages, signal: context.signal });
-      draft.pages = pages;
-      const notes = pages.length === 0 ? [`no page reached from ${entry}`] : [];
-      setNotes(context, "pages", notes);
-      return ok({
-        pages: pages.length,
-        by_status: countBy(pages.map((page) => String(page.status ?? "unreachable"))),
-        forms: pages.reduce((sum, page) => sum + page.forms.length, 0),
-        broken: pages
-          .filter((page) => page.status === undefined || page.status >= 400)
-          .slice(0, EXAMPLES)
-          .map((page) => page.path),
-        examples: pages
-          .slice(0, EXAMPLES)
-          .map((page) => (page.title ? `${page.path} (${page.title})` : page.path)),
-      });
-    } catch (error) {
-      return failed(context, "pages", `pages from ${entry} not crawled`, error);
-    }
   },
 });
 
@@ -326,7 +277,7 @@ const saveSystemMap = defineTool({
 export const mapTools: ToolDefinition[] = [
   mapOpenApi,
   mapSourceRoutes,
-  mapPages,
+  ...mapWebTools,
   ...mapGraphqlTools,
   mapDatabase,
   mapOwnership,
