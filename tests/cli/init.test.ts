@@ -6,10 +6,13 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { runDoctor } from "../../src/cli/commands/doctor.ts";
+import { runInit } from "../../src/cli/commands/init.ts";
 import { QaasError } from "../../src/errors.ts";
 import { initTarget } from "../../src/init/init-target.ts";
 import { loadTarget } from "../../src/targets/load-target.ts";
 import { type AppTree, expressShop, fastapiTodo, flaskNotes } from "../fixtures/init-apps/apps.ts";
+import { captureStdout } from "../fixtures/init-apps/capture-stdout.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const DEMO = path.join(REPO, "target-app");
@@ -191,40 +194,36 @@ describe("qaas init: what it guesses", () => {
   });
 });
 
-// The whole loop as a person runs it: `qaas init`, fill in the users, `qaas doctor`. Real binaries, several
-// at once: slow on a loaded machine.
-describe("qaas init then qaas doctor", { timeout: 240_000 }, () => {
+// The whole loop as a person runs it: `qaas init`, fill in the users, `qaas doctor`.
+describe("qaas init then qaas doctor", () => {
   interface DoctorOutput {
     agents: Array<{ agent: string; canRun: boolean; reasons: string[]; works_from?: string }>;
     missing_secrets: unknown[];
     users_without_username: unknown[];
   }
 
-  async function initFillDoctor(dir: string, name: string, tryAgain = false): Promise<DoctorOutput> {
-    const folder = profileFolder();
-    const out = path.join(folder, `${name}.yaml`);
-    const init = await qaas(["init", dir, "--out", out]);
-    expect(init.code, init.stderr).toBe(0);
-    expect(init.stdout).toContain(`wrote ${out} (target ${name})`);
-    expect(init.stdout).toContain(`qaas doctor --target ${out}`);
-    if (tryAgain) {
-      const again = await qaas(["init", dir, "--out", out]);
-      expect(again.code).toBe(1);
-      expect(again.stderr).toContain("[INIT_EXISTS]");
-    }
-
-    const text = fs.readFileSync(out, "utf8");
-    const filled = text
+  /** What a person fills in: each username in the file, each variable in a secrets file the profile names. */
+  function fillIn(file: string): Record<string, string> {
+    const text = fs
+      .readFileSync(file, "utf8")
       .replace('username: ""', "username: first@example.test")
-      .replace('username: ""', "username: second@example.test");
-    fs.writeFileSync(out, filled);
+      .replace('username: ""', "username: second@example.test")
+      .replace(/^environment:\n/m, "environment:\n  secrets_file: filled.env\n");
+    fs.writeFileSync(file, text);
     const secrets = Object.fromEntries(
-      [...filled.matchAll(/secret_ref:([A-Z0-9_]+)/g)].map((match) => [match[1]!, "filled-in"]),
+      [...text.matchAll(/secret_ref:([A-Z0-9_]+)/g)].map((match) => [match[1]!, "filled-in"]),
     );
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-init-home-"));
-    const doctor = await qaas(["doctor", "--target", out, "--home", home, "--json"], secrets);
-    expect(doctor.code, doctor.stderr).toBe(0);
-    const output = JSON.parse(doctor.stdout) as DoctorOutput;
+    fs.writeFileSync(
+      path.join(path.dirname(file), "filled.env"),
+      Object.keys(secrets)
+        .map((name) => `${name}=filled-in\n`)
+        .join(""),
+    );
+    return secrets;
+  }
+
+  function accepted(stdout: string): DoctorOutput {
+    const output = JSON.parse(stdout) as DoctorOutput;
     expect(output.missing_secrets).toEqual([]);
     expect(output.users_without_username).toEqual([]);
     return output;
@@ -238,18 +237,63 @@ describe("qaas init then qaas doctor", { timeout: 240_000 }, () => {
   const worksFrom = (output: DoctorOutput, agent: string) =>
     output.agents.find((row) => row.agent === agent)?.works_from;
 
-  it.concurrent("on the bundled demo's tree every agent can run", async () => {
-    const output = await initFillDoctor(DEMO, "demo-guess");
+  /** The commands' own implementations in this process, one case at a time. */
+  async function initFillDoctor(tree: AppTree, name: string): Promise<DoctorOutput> {
+    const out = path.join(profileFolder(), `${name}.yaml`);
+    const init = await captureStdout(() => runInit(writeApp(tree), { out }));
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain(`wrote ${out} (target ${name})`);
+    expect(init.stdout).toContain(`qaas doctor --target ${out}`);
+    fillIn(out);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-init-home-"));
+    const doctor = await captureStdout(() => runDoctor({ target: out, home, json: true }));
+    expect(doctor.code).toBe(0);
+    return accepted(doctor.stdout);
+  }
+
+  // The real binaries once, on the bundled demo: slow on a loaded machine.
+  it("on the bundled demo's tree: what the shipped profile says, and every agent can run", {
+    timeout: 240_000,
+  }, async () => {
+    const out = path.join(profileFolder(), "demo-guess.yaml");
+    const init = await qaas(["init", DEMO, "--out", out]);
+    expect(init.code, init.stderr).toBe(0);
+    const again = await qaas(["init", DEMO, "--out", out]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("[INIT_EXISTS]");
+    const guessed = loadTarget(out).profile;
+    const shipped = loadTarget("demo").profile;
+    expect(guessed.environment).toMatchObject({
+      mode: shipped.environment.mode,
+      base_url: shipped.environment.base_url,
+      health_path: shipped.environment.health_path,
+    });
+    expect(guessed.api?.openapi).toBe(shipped.api?.openapi);
+    expect(guessed.ui).toEqual(shipped.ui);
+    expect(guessed.database).toEqual({ kind: shipped.database?.kind, path: shipped.database?.path });
+    expect(shipped.websocket?.paths).toEqual(expect.arrayContaining(guessed.websocket?.paths ?? ["(none)"]));
+    const login = shipped.auth?.login;
+    expect(guessed.auth?.login).toMatchObject({
+      kind: login?.kind,
+      endpoint: login?.endpoint,
+      body: login?.body,
+      token_from: login?.token_from,
+    });
+
+    const secrets = fillIn(out);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-init-home-"));
+    const doctor = await qaas(["doctor", "--target", out, "--home", home, "--json"], secrets);
+    expect(doctor.code, doctor.stderr).toBe(0);
+    const output = accepted(doctor.stdout);
     expect(canRun(output)).toHaveLength(15);
     expect(worksFrom(output, "API")).toMatch(
-      /^\d+ operations — \d+ documented, \d+ from source; document openapi\.yaml \(profile\)$/,
+      /^\d+ operations — \d+ documented, \d+ from source; document \S+ \(profile\)$/,
     );
-    expect(worksFrom(output, "DBA")).toBe("sqlite data/tasklane.db (profile)");
-    expect(worksFrom(output, "SOCKET")).toMatch(/\/ws from profile and source/);
+    expect(worksFrom(output, "DBA")).toBe(`${shipped.database?.kind} ${shipped.database?.path} (profile)`);
   });
 
-  it.concurrent("on the Express app", async () => {
-    const output = await initFillDoctor(writeApp(expressShop), "shop", true);
+  it("on the Express app", async () => {
+    const output = await initFillDoctor(expressShop, "shop");
     expect(canRun(output)).toEqual(
       [
         "API",
@@ -270,8 +314,8 @@ describe("qaas init then qaas doctor", { timeout: 240_000 }, () => {
     );
   });
 
-  it.concurrent("on the Flask app", async () => {
-    const output = await initFillDoctor(writeApp(flaskNotes), "notes");
+  it("on the Flask app", async () => {
+    const output = await initFillDoctor(flaskNotes, "notes");
     expect(canRun(output)).toEqual(
       [
         "API",
@@ -289,8 +333,8 @@ describe("qaas init then qaas doctor", { timeout: 240_000 }, () => {
     expect(worksFrom(output, "API")).toBe("5 operations — 0 documented, 5 from source");
   });
 
-  it.concurrent("on the FastAPI app", async () => {
-    const output = await initFillDoctor(writeApp(fastapiTodo), "todo");
+  it("on the FastAPI app", async () => {
+    const output = await initFillDoctor(fastapiTodo, "todo");
     expect(canRun(output)).toEqual(
       ["API", "ARCHITECT", "AUDITOR", "DBA", "LOAD", "MAPPER", "REPORTER", "SOCKET", "TRIAGE"].sort(),
     );

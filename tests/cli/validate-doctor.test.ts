@@ -7,9 +7,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { runDoctor } from "../../src/cli/commands/doctor.ts";
 import { SystemMapSchema } from "../../src/map/system-map.ts";
 import { SystemMapStore } from "../../src/store/system-map-store.ts";
 import { copyShippedConfig, editConfigFile, lineOf } from "../config/config-fixture.ts";
+import { captureStdout } from "../fixtures/init-apps/capture-stdout.ts";
 
 // Black-box: the real binary on a temp copy of the shipped configuration with one thing broken.
 
@@ -257,7 +259,29 @@ users:
     expect(result.stdout).not.toContain("from-file");
   });
 
-  it.concurrent("works from the latest saved system map: inventory sources, socket.io channels, a found database", async () => {
+  it.concurrent("fails with the problems of an invalid profile", async () => {
+    const dir = copyShippedConfig();
+    fs.writeFileSync(
+      path.join(dir, "targets", "bad.yaml"),
+      "name: bad\nsource: {}\nenvironment:\n  mode: externall\n",
+    );
+    const result = await qaas("doctor", "--target", "bad", "--config", dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /bad\.yaml:4 environment\.mode: "externall" is not valid \(did you mean "external"\?\)/,
+    );
+    expect(result.stderr).toContain("[TARGET_INVALID]");
+  });
+});
+
+// The same command in this process, one case at a time: what doctor works from, without a process start each.
+describe("qaas doctor, in process", { timeout: 120_000 }, () => {
+  const tempHome = () => fs.mkdtempSync(path.join(os.tmpdir(), "qaas-doctor-home-"));
+  const rowOf = (stdout: string, agent: string) =>
+    stdout.split("\n").find((row) => row.startsWith(`${agent} `));
+  const doctor = (options: Parameters<typeof runDoctor>[0]) => captureStdout(() => runDoctor(options));
+
+  it("works from the latest saved system map: inventory sources, socket.io channels, a found database", async () => {
     const dir = copyShippedConfig();
     const app = path.join(path.dirname(dir), "app");
     fs.mkdirSync(app);
@@ -299,8 +323,8 @@ users:
       ownership: [],
     };
     new SystemMapStore(home).save(SystemMapSchema.parse(map));
-    const result = await qaas("doctor", "--target", "mapped", "--config", dir, "--home", home);
-    expect(result.code, result.stderr).toBe(0);
+    const result = await doctor({ target: "mapped", config: dir, home });
+    expect(result.code).toBe(0);
     expect(result.stdout).toContain("working from system map v1 (2026-01-02T03:04:05.000Z)");
     expect(rowOf(result.stdout, "API")).toMatch(
       /^API\s+yes\s+3 operations — 0 documented, 2 from source, 2 from the frontend$/,
@@ -313,7 +337,7 @@ users:
     );
   });
 
-  it.concurrent("reads a document the profile does not name, and asks the live app only with --live", async () => {
+  it("reads a document the profile does not name, and asks the live app only with --live", async () => {
     const requests: string[] = [];
     const server = http.createServer((request, response) => {
       requests.push(`${request.method} ${request.url}`);
@@ -340,11 +364,11 @@ users:
         path.join(dir, "targets", "found.yaml"),
         `name: found\nsource:\n  path: ${app}\nenvironment:\n  mode: external\n  base_url: ${base}\n`,
       );
-      const offline = await qaas("doctor", "--target", "found", "--config", dir, "--home", tempHome());
-      expect(offline.code, offline.stderr).toBe(0);
+      const offline = await doctor({ target: "found", config: dir, home: tempHome() });
+      expect(offline.code).toBe(0);
       expect(requests).toEqual([]);
-      const live = await qaas("doctor", "--target", "found", "--config", dir, "--home", tempHome(), "--live");
-      expect(live.code, live.stderr).toBe(0);
+      const live = await doctor({ target: "found", config: dir, home: tempHome(), live: true });
+      expect(live.code).toBe(0);
       expect(rowOf(live.stdout, "API")).toContain(
         `1 operation — 1 documented; document ${base}/v3/api-docs (not in the profile: served at /v3/api-docs)`,
       );
@@ -353,19 +377,5 @@ users:
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
-  });
-
-  it.concurrent("fails with the problems of an invalid profile", async () => {
-    const dir = copyShippedConfig();
-    fs.writeFileSync(
-      path.join(dir, "targets", "bad.yaml"),
-      "name: bad\nsource: {}\nenvironment:\n  mode: externall\n",
-    );
-    const result = await qaas("doctor", "--target", "bad", "--config", dir);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(
-      /bad\.yaml:4 environment\.mode: "externall" is not valid \(did you mean "external"\?\)/,
-    );
-    expect(result.stderr).toContain("[TARGET_INVALID]");
   });
 });
