@@ -34,11 +34,12 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
   const { capabilities } = await import("../../targets/capabilities.ts");
   const { displayPath } = await import("../../config/config-errors.ts");
   const { resolveHome } = await import("../../store/home.ts");
-  const { gatherEvidence } = await import("./doctor-evidence.ts");
-  const { findDatabaseInSource } = await import("../../init/guess-database.ts");
   const configDir = options.config ?? DEFAULT_CONFIG_DIR;
   const config = loadConfig(configDir);
   const target = loadTarget(options.target, { configDir });
+  // The source readers (a TypeScript parser among them) load only once the profile is known to be valid.
+  const { gatherEvidence } = await import("./doctor-evidence.ts");
+  const { findDatabaseInSource } = await import("../../init/guess-database.ts");
   const evidence = await gatherEvidence(target, {
     home: resolveHome(options.home),
     live: options.live,
