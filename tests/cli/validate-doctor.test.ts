@@ -303,7 +303,10 @@ describe("qaas doctor, in process", { timeout: 120_000 }, () => {
       created_at: "2026-01-02T03:04:05.000Z",
       commit: null,
       base_url: "http://127.0.0.1:9",
-      openapi: null,
+      openapi: { source: "api/openapi.json", version: "3.0.3", document: { openapi: "3.0.3", paths: {} } },
+      notes: [
+        "the profile names no OpenAPI document (api.openapi); using the file api/openapi.json in the source tree",
+      ],
       operations: [
         operation("GET", "/api/items", ["source", "frontend"]),
         operation("POST", "/api/items", ["source"]),
@@ -327,7 +330,7 @@ describe("qaas doctor, in process", { timeout: 120_000 }, () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("working from system map v1 (2026-01-02T03:04:05.000Z)");
     expect(rowOf(result.stdout, "API")).toMatch(
-      /^API\s+yes\s+3 operations — 0 documented, 2 from source, 2 from the frontend$/,
+      /^API\s+yes\s+3 operations — 0 documented, 2 from source, 2 from the frontend; document api\/openapi\.json \(not in the profile: file api\/openapi\.json in the source tree\)$/,
     );
     expect(rowOf(result.stdout, "SOCKET")).toMatch(
       /^SOCKET\s+yes\s+1 channel \(socket\.io \/socket\.io from source\)$/,

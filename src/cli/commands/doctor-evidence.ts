@@ -1,6 +1,6 @@
 import { inventoryByProvenance } from "../../map/inventory.ts";
 import type { Operation, SystemMap } from "../../map/system-map.ts";
-import { discoverOpenApi } from "../../probes/openapi/discover-openapi.ts";
+import { DISCOVERED_NOTE_PREFIX, discoverOpenApi } from "../../probes/openapi/discover-openapi.ts";
 import {
   type LoadedOpenApi,
   loadOpenApi,
@@ -45,7 +45,7 @@ export async function gatherEvidence(
     notes.push(`the saved system map is unreadable (${(error as Error).message}); read the source instead`);
   }
   const evidence = saved
-    ? fromMap(saved.map, `system map v${saved.version} (${saved.map.created_at})`)
+    ? fromMap(saved.map, `system map v${saved.version} (${saved.map.created_at})`, target)
     : await fromStaticRead(target, options);
   evidence.notes.unshift(...notes);
   if (!target.profile.database && !evidence.database && target.root && options.findDatabase) {
@@ -54,7 +54,14 @@ export async function gatherEvidence(
   return evidence;
 }
 
-function fromMap(map: SystemMap, basis: string): TargetEvidence {
+function fromMap(map: SystemMap, basis: string, target: LoadedTarget): TargetEvidence {
+  // MAPPER notes how it found a document the profile does not name.
+  const discovered = map.notes.find((note) => note.startsWith(DISCOVERED_NOTE_PREFIX));
+  const found = target.profile.api?.openapi
+    ? "profile"
+    : discovered
+      ? `not in the profile: ${discovered.slice(DISCOVERED_NOTE_PREFIX.length)}`
+      : "in the map";
   const database = map.database
     ? {
         kind: map.database.kind,
@@ -67,9 +74,7 @@ function fromMap(map: SystemMap, basis: string): TargetEvidence {
   return {
     basis,
     operations: { total: map.operations.length, by_source: inventoryByProvenance(map.operations) },
-    ...(map.openapi
-      ? { openapi: { source: map.openapi.source, version: map.openapi.version, found: "in the map" } }
-      : {}),
+    ...(map.openapi ? { openapi: { source: map.openapi.source, version: map.openapi.version, found } } : {}),
     channels: map.channels.map((channel) => ({
       path: channel.path,
       ...(channel.protocol ? { protocol: channel.protocol } : {}),

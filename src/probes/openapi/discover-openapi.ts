@@ -188,7 +188,9 @@ function depth(relative: string): number {
   return relative.split("/").length;
 }
 
+export const DISCOVERED_NOTE_PREFIX = "the profile names no OpenAPI document (api.openapi); using the ";
+
 /** The map's note for a document the profile did not name. */
 export function discoveredNote(discovered: DiscoveredOpenApi): string {
-  return `the profile names no OpenAPI document (api.openapi); using the ${discovered.found}`;
+  return `${DISCOVERED_NOTE_PREFIX}${discovered.found}`;
 }
