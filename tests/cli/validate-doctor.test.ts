@@ -126,7 +126,8 @@ const BREAKAGES: Breakage[] = [
   },
 ];
 
-describe("qaas validate", () => {
+// Every case starts the real binary, all at once: give them the time a loaded machine needs.
+describe("qaas validate", { timeout: 180_000 }, () => {
   it.concurrent("passes the shipped configuration", async () => {
     const result = await qaas("validate");
     expect(result.stdout).toContain("configuration is valid (0 errors");
