@@ -7,6 +7,11 @@ import type { GuardedAction } from "../../guardrails/actions.ts";
 import { type SystemMap, SystemMapSchema } from "../../map/system-map.ts";
 import { effectiveDatabase } from "../../probes/data/target-database.ts";
 import {
+  discoveredNote,
+  discoverOpenApi,
+  USUAL_OPENAPI_PATHS,
+} from "../../probes/openapi/discover-openapi.ts";
+import {
   loadOpenApi,
   operationsFromOpenApi,
   resolveOpenApiLocation,
@@ -38,7 +43,12 @@ const mapOpenApi = defineTool({
   input: z.strictObject({ location: z.string().min(1).optional() }),
   actions: (input, context) => {
     const location = input.location ?? context.target?.profile.api?.openapi;
-    if (!location) return [];
+    if (!location) {
+      const base = liveBaseUrl(context.target);
+      return base && discoveryAllowed(context.target)
+        ? USUAL_OPENAPI_PATHS.map((usual) => getAction(joinUrl(base, usual)))
+        : [];
+    }
     try {
       const resolved = resolveOpenApiLocation(location, openApiOptions(context.target));
       return [
@@ -52,9 +62,34 @@ const mapOpenApi = defineTool({
     const draft = mapDraft(context);
     const location = input.location ?? context.target?.profile.api?.openapi;
     if (!location) {
-      draft.openapi = null;
-      draft.documentedOperations = [];
-      return skipped(context, "openapi", "the profile names no OpenAPI document (api.openapi)");
+      const discovered =
+        context.target && discoveryAllowed(context.target)
+          ? await discoverOpenApi(context.target, { signal: context.signal })
+          : undefined;
+      if (!discovered) {
+        draft.openapi = null;
+        draft.documentedOperations = [];
+        return skipped(
+          context,
+          "openapi",
+          discoveryAllowed(context.target)
+            ? "no OpenAPI document: the profile names none (api.openapi) and none was found in the source or at the usual URLs"
+            : "no OpenAPI document: the profile names none and says not to look for one (api.discover: false)",
+        );
+      }
+      const operations = operationsFromOpenApi(discovered.loaded.document, {
+        basePath: context.target?.profile.api?.base_path,
+      });
+      draft.openapi = discovered.loaded;
+      draft.documentedOperations = operations;
+      setNotes(context, "openapi", [discoveredNote(discovered)]);
+      return ok({
+        source: discovered.loaded.source,
+        version: discovered.loaded.version,
+        found: discovered.found,
+        operations: operations.length,
+        examples: operations.slice(0, EXAMPLES).map((operation) => `${operation.method} ${operation.path}`),
+      });
     }
     try {
       const resolved = resolveOpenApiLocation(location, openApiOptions(context.target));
@@ -289,6 +324,11 @@ function foundOf(found: FoundDatabase): NonNullable<NonNullable<SystemMap["datab
   return found.kind === "sqlite"
     ? { path: found.path, in: found.in }
     : { url_env: found.url_env, in: found.in };
+}
+
+/** A profile may say its target has no document to find (to test it as an application without one). */
+function discoveryAllowed(target: LoadedTarget | undefined): boolean {
+  return target?.profile.api?.discover ?? true;
 }
 
 function openApiOptions(target: LoadedTarget | undefined): { root?: string; baseUrl?: string } {
