@@ -32,8 +32,8 @@ const PYTHON = new Set([".py"]);
 
 export function scanSourceRoutes(root: string, options: SourceRouteOptions = {}): SourceScan {
   const notes: string[] = [];
-  const javascriptTree = listSourceFiles(root, JAVASCRIPT, options);
-  const pythonTree = listSourceFiles(root, PYTHON, options);
+  const javascriptTree = listSourceFiles(root, JAVASCRIPT, { skipBrowserAssets: true, ...options });
+  const pythonTree = listSourceFiles(root, PYTHON, { skipBrowserAssets: true, ...options });
   for (const [language, tree] of [
     ["JavaScript/TypeScript", javascriptTree],
     ["Python", pythonTree],
