@@ -1,8 +1,17 @@
 import ts from "typescript";
 import { collectBindings, type FileBindings, isRelative } from "./javascript-bindings.ts";
-import { decoratedControllers, globalPrefixes } from "./javascript-decorators.ts";
+import {
+  decoratedControllers,
+  globalPrefixes,
+  uriVersioning,
+  type Versioning,
+} from "./javascript-decorators.ts";
 import { dispatchedPaths, handlerFunction } from "./javascript-dispatch.ts";
+import { buildFileModel, type JavaScriptFileModel } from "./javascript-file-model.ts";
+import { nestMethodInputs } from "./javascript-nest-inputs.ts";
 import { functionKey, joinAll, type ReceiverChain, receiverChain } from "./javascript-receivers.ts";
+import type { ReadSink } from "./javascript-request-reads.ts";
+import { branchInputs, type InputsDraft, routeArgumentInputs } from "./javascript-route-inputs.ts";
 import {
   HTTP_METHODS,
   isFunctionNode,
@@ -15,7 +24,8 @@ import {
   staticString,
   unwrap,
 } from "./javascript-syntax.ts";
-import { normalizePathTemplate } from "./path-template.ts";
+import { joinPaths, normalizePathTemplate } from "./path-template.ts";
+import { type BodyEncoding, RouteInputsBuilder } from "./route-inputs.ts";
 
 // Second pass over one file: route registrations, mounts and WebSocket endpoints, read from call
 // expressions of the syntax tree (never from text, so comments and strings cannot fake a route).
@@ -32,6 +42,10 @@ export interface JavaScriptFileFacts {
     framework?: string;
     /** Kept only if the container turns out to be a server object declared in another file. */
     onlyIfContainer?: boolean;
+    /** What the handler and its middleware read, with names from other files still to look up. */
+    inputs?: InputsDraft;
+    /** API versions of a decorated route, a path segment when the app versions by URI. */
+    versions?: string[];
   }>;
   mounts: Array<{ parent: string; child: ChildReference; prefix: string }>;
   exports: Map<string, string>;
@@ -42,6 +56,12 @@ export interface JavaScriptFileFacts {
   controllers: string[];
   /** `app.setGlobalPrefix(…)` calls: a prefix for every decorated controller of the tree. */
   globalPrefixes: string[];
+  /** `app.enableVersioning({ type: VersioningType.URI })` in this file. */
+  versioning?: Versioning;
+  /** Body parsers the file installs (`express.json()`, `bodyParser.urlencoded()`): how bodies arrive. */
+  bodyParsers: BodyEncoding[];
+  /** The parsed file, for handlers and schemas other files name. */
+  model: JavaScriptFileModel;
 }
 
 /** Receiver names that are a server object by convention when nothing else says so. */
@@ -56,6 +76,7 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       : ts.ScriptKind.JS;
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
   const bindings = collectBindings(source);
+  const model = buildFileModel(fileName, source, bindings);
   const facts: JavaScriptFileFacts = {
     containers: new Map(bindings.containers),
     routes: [],
@@ -73,12 +94,26 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     channels: [],
     controllers: [],
     globalPrefixes: globalPrefixes(source, bindings.constants),
+    bodyParsers: [],
+    model,
+    versioning: uriVersioning(source, bindings.constants),
   };
   for (const controller of decoratedControllers(source, bindings.constants)) {
     facts.controllers.push(controller.name);
-    facts.containers.set(controller.name, { framework: "nestjs", prefix: controller.prefix });
-    for (const route of controller.routes)
-      facts.routes.push({ container: controller.name, ...route, framework: "nestjs" });
+    // The controller's own path goes on each route: a URI version sits between it and the global prefix.
+    facts.containers.set(controller.name, { framework: "nestjs", prefix: "" });
+    for (const { declaration, path, ...route } of controller.routes) {
+      const sink: ReadSink = { builder: new RouteInputsBuilder(), deferred: [] };
+      nestMethodInputs(model, declaration, sink);
+      const inputs = { inputs: sink.builder.build(), deferred: sink.deferred };
+      facts.routes.push({
+        container: controller.name,
+        ...route,
+        path: joinPaths(controller.prefix || "/", path),
+        framework: "nestjs",
+        inputs,
+      });
+    }
   }
   const objects = collectObjects(source);
   const pendingReceivers = new Set<string>();
@@ -117,6 +152,8 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     if (!ts.isPropertyAccessExpression(callee)) return;
     const member = callee.name.text;
     const args = node.arguments;
+    noteBodyParser(rootIdentifier(callee.expression), member);
+    for (const argument of args) if (ts.isIdentifier(argument)) noteBodyParser(argument.text, undefined);
     if (member === "createServer") inspectRequestHandler(args[args.length - 1], "node:http");
     if (member === "on" && string(args[0]) === "request") inspectRequestHandler(args[1], "node:http");
     if (member === "on" && string(args[0]) === "upgrade") inspectUpgradeHandler(args[1]);
@@ -128,7 +165,7 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       acceptsReceiver(chain.receiver, container, last);
 
     if (method && chain.routePath !== undefined && args.length >= 1) {
-      if (accepts(args[args.length - 1])) addRoute(container, method, chain, chain.routePath, node);
+      if (accepts(args[args.length - 1])) addRoute(container, method, chain, chain.routePath, node, args);
       return;
     }
     if (method && args.length >= 2) {
@@ -142,7 +179,7 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
         if (isWebSocketRoute(args)) {
           addChannel(joinAll(chain.basePaths, path), node, bindings.serverFrameworks[0] ?? "websocket");
         } else if (accepts(args[args.length - 1])) {
-          addRoute(container, method, chain, path, node);
+          addRoute(container, method, chain, path, node, args.slice(1));
         }
       }
       return;
@@ -160,7 +197,7 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
         return;
       }
       for (const listed of methodList(propertyOf(options, "method"), bindings.constants)) {
-        addRoute(container, listed === "*" ? "ALL" : listed, chain, path, node);
+        addRoute(container, listed === "*" ? "ALL" : listed, chain, path, node, [options]);
       }
       return;
     }
@@ -168,7 +205,7 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       const path = string(args[1]);
       const methods = methodList(args[0], bindings.constants);
       if (path?.startsWith("/") && methods.length > 0 && accepts(args[args.length - 1])) {
-        for (const listed of methods) addRoute(container, listed, chain, path, node);
+        for (const listed of methods) addRoute(container, listed, chain, path, node, args.slice(2));
       }
       return;
     }
@@ -198,7 +235,29 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
   };
 
   /** `registerRoutes(app)`, `require("./routes")(app)`: the called module or function serves on `app`. */
+  /** `express.json()`, `bodyParser.urlencoded()`, `bodyParser()`, koa-bodyparser, `@fastify/formbody`. */
+  const noteBodyParser = (root: string | undefined, member: string | undefined): void => {
+    const origin = root ? bindings.packages.get(root) : undefined;
+    if (!origin) return;
+    const add = (...encodings: BodyEncoding[]): void => {
+      for (const encoding of encodings)
+        if (!facts.bodyParsers.includes(encoding)) facts.bodyParsers.push(encoding);
+    };
+    const name = member ?? root;
+    if (origin === "express" || origin === "body-parser") {
+      if (name === "json") add("json");
+      if (name === "urlencoded") add("form");
+      if (member === undefined && origin === "body-parser") add("json", "form");
+    }
+    if (/^(koa-bodyparser|@koa\/bodyparser|koa-body)$/.test(origin) && member === undefined)
+      add("json", "form");
+    if (/formbody$/.test(origin)) add("form");
+  };
+
   const inspectPlainCall = (node: ts.CallExpression, callee: ts.Expression): void => {
+    if (ts.isIdentifier(callee)) noteBodyParser(callee.text, undefined);
+    for (const argument of node.arguments)
+      if (ts.isIdentifier(argument)) noteBodyParser(argument.text, undefined);
     if (ts.isIdentifier(callee) && /createServer$/.test(callee.text)) {
       inspectRequestHandler(node.arguments[node.arguments.length - 1], "node:http");
     }
@@ -217,7 +276,20 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     if (!handler) return;
     const container = `${framework}@${lineOf(source, handler)}`;
     for (const found of dispatchedPaths(handler, source, bindings.functions, bindings.constants, objects)) {
-      facts.routes.push({ container, method: found.method, path: found.path, line: found.line, framework });
+      const target = found.target;
+      const inputs = !target
+        ? undefined
+        : "handler" in target
+          ? routeArgumentInputs(model, [target.handler])
+          : branchInputs(model, target.within, target.branch);
+      facts.routes.push({
+        container,
+        method: found.method,
+        path: found.path,
+        line: found.line,
+        framework,
+        inputs,
+      });
     }
   };
 
@@ -229,14 +301,23 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     }
   };
 
+  // One registration may declare several routes (paths, methods): its arguments are read once.
+  const inputsByCall = new Map<ts.Node, InputsDraft>();
   const addRoute = (
     container: string,
     method: string,
     chain: ReceiverChain,
     path: string,
     node: ts.Node,
+    handlers: readonly ts.Expression[],
   ): void => {
+    let inputs = inputsByCall.get(node);
+    if (!inputs) {
+      inputs = routeArgumentInputs(model, handlers);
+      inputsByCall.set(node, inputs);
+    }
     facts.routes.push({
+      inputs,
       container,
       method,
       path: normalizePathTemplate(joinAll(chain.basePaths, path), "colon"),
@@ -367,14 +448,20 @@ function frameworkByName(receiver: string): string | undefined {
   return /(^|\.)fastify$/i.test(receiver) ? "fastify" : undefined;
 }
 
-/** Module-level object literals by name, for dispatch tables referenced from a request handler. */
-function collectObjects(source: ts.SourceFile): Map<string, ts.ObjectLiteralExpression> {
-  const objects = new Map<string, ts.ObjectLiteralExpression>();
+/** Module-level object and array literals by name, for dispatch tables referenced from a request handler. */
+function collectObjects(
+  source: ts.SourceFile,
+): Map<string, ts.ObjectLiteralExpression | ts.ArrayLiteralExpression> {
+  const objects = new Map<string, ts.ObjectLiteralExpression | ts.ArrayLiteralExpression>();
   for (const statement of source.statements) {
     if (!ts.isVariableStatement(statement)) continue;
     for (const declaration of statement.declarationList.declarations) {
       const value = declaration.initializer && unwrap(declaration.initializer);
-      if (ts.isIdentifier(declaration.name) && value && ts.isObjectLiteralExpression(value)) {
+      if (
+        ts.isIdentifier(declaration.name) &&
+        value &&
+        (ts.isObjectLiteralExpression(value) || ts.isArrayLiteralExpression(value))
+      ) {
         objects.set(declaration.name.text, value);
       }
     }

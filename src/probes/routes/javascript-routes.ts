@@ -6,8 +6,10 @@ import {
   extractJavaScriptFacts,
   type JavaScriptFileFacts,
 } from "./javascript-file-facts.ts";
+import { resolveInputs } from "./javascript-route-inputs.ts";
 import { isNextRouteFile, nextProjectDetector, nextRoutesOf } from "./nextjs-routes.ts";
 import { joinPaths } from "./path-template.ts";
+import { type BodyEncoding, CONTENT_TYPES, type RouteInputs } from "./route-inputs.ts";
 import { readSource } from "./source-tree.ts";
 
 // Reads every JavaScript/TypeScript file once and links them: a router exported by one file and mounted
@@ -64,6 +66,12 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
   );
   // A bootstrap file's global prefix applies to every decorated controller (one application per tree).
   const globalPrefix = [...factsByFile.values()].flatMap((facts) => facts.globalPrefixes)[0];
+  const versioning = [...factsByFile.values()].find((facts) => facts.versioning)?.versioning;
+  const modelOf = (from: string, specifier: string) => {
+    const target = resolveSpecifier(from, specifier, known);
+    return target === undefined ? undefined : factsByFile.get(target)?.model;
+  };
+  const defaultEncoding = treeBodyEncoding(factsByFile.values());
   for (const [file, facts] of factsByFile) {
     for (const [name, container] of facts.containers) {
       const isController = facts.controllers.includes(name);
@@ -78,10 +86,18 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
       const imported = facts.imports.get(name);
       return (imported && keyOf(file, imported)) ?? `${file}#${name}`;
     };
-    for (const { onlyIfContainer, ...route } of facts.routes) {
+    for (const { onlyIfContainer, inputs: draft, versions, ...route } of facts.routes) {
       const container = containerKey(route.container);
       if (onlyIfContainer && !declaredContainers.has(container)) continue;
-      scan.graph.routes.push({ ...route, container, file });
+      const inputs = draft
+        ? withEncoding(resolveInputs(draft, modelOf), defaultEncoding(route.framework))
+        : undefined;
+      const chosen = versioning ? (versions ?? versioning.defaultVersions) : [];
+      const paths =
+        chosen.length > 0
+          ? chosen.map((version) => joinPaths(`/${versioning?.prefix}${version}`, route.path))
+          : [route.path];
+      for (const path of paths) scan.graph.routes.push({ ...route, path, container, file, inputs });
     }
     for (const mount of facts.mounts) {
       const child = keyOf(file, mount.child);
@@ -107,4 +123,24 @@ export function resolveSpecifier(
     ...EXTENSIONS.map((extension) => `${base}/index${extension}`),
   ];
   return candidates.find((candidate) => files.has(candidate));
+}
+
+/**
+ * How a body arrives when the handler does not say: the one parser the app installs (`express.json()` only
+ * means JSON, `urlencoded` only means a form), JSON for frameworks that parse it themselves, else unknown.
+ */
+function treeBodyEncoding(
+  facts: Iterable<JavaScriptFileFacts>,
+): (framework: string | undefined) => BodyEncoding | undefined {
+  const parsers = new Set([...facts].flatMap((entry) => entry.bodyParsers));
+  return (framework) => {
+    if (parsers.size === 1) return [...parsers][0];
+    if (parsers.size === 0 && (framework === "fastify" || framework === "nestjs")) return "json";
+    return undefined;
+  };
+}
+
+function withEncoding(inputs: RouteInputs, encoding: BodyEncoding | undefined): RouteInputs {
+  if (!inputs.request_body || inputs.request_body.content_type || !encoding) return inputs;
+  return { ...inputs, request_body: { ...inputs.request_body, content_type: CONTENT_TYPES[encoding] } };
 }
