@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import type { ContainerGraph } from "./container-graph.ts";
 import { normalizePathTemplate, type PathStyle } from "./path-template.ts";
 import { PYTHON_ROUTE_SCRIPT } from "./python-route-script.ts";
+import type { RouteInputs } from "./route-inputs.ts";
 
 // Runs the Python extractor once over every .py file and turns its per-file facts into a container graph,
 // resolving `from .views import bp`, `include("shop.urls")` and friends to files of the tree.
@@ -21,6 +23,8 @@ interface PythonFileFacts {
     style: PathStyle;
     line: number;
     framework: string | null;
+    /** What the route's handler reads and declares, already in the map's shape. */
+    inputs?: RouteInputs;
   }>;
   mounts: Array<{
     parent: string;
@@ -53,7 +57,7 @@ export function scanPythonRoutes(root: string, files: string[], timeoutMs = 60_0
     notes: [],
   };
   if (files.length === 0) return empty;
-  const result = spawnSync("python3", ["-c", PYTHON_ROUTE_SCRIPT], {
+  const result = spawnSync(pythonInterpreter(), ["-c", PYTHON_ROUTE_SCRIPT], {
     input: JSON.stringify({ root, files }),
     encoding: "utf8",
     timeout: timeoutMs,
@@ -74,6 +78,17 @@ export function scanPythonRoutes(root: string, files: string[], timeoutMs = 60_0
     );
   }
   return scan;
+}
+
+/**
+ * The interpreter that runs the extractor: `QAAS_PYTHON` when set, else the system's own python3 (version
+ * managers' shims on PATH can take seconds to start), else whatever `python3` PATH finds. The script needs
+ * only the standard library.
+ */
+export function pythonInterpreter(): string {
+  const chosen = process.env.QAAS_PYTHON;
+  if (chosen) return chosen;
+  return fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }
 
 function toGraph(output: PythonOutput, files: ReadonlySet<string>): PythonScan {
@@ -99,6 +114,7 @@ function toGraph(output: PythonOutput, files: ReadonlySet<string>): PythonScan {
         file,
         line: route.line,
         framework: route.framework ?? undefined,
+        ...(route.inputs ? { inputs: route.inputs } : {}),
       });
     }
     for (const mount of facts.mounts) {
