@@ -169,12 +169,9 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       return;
     }
     if (method && args.length >= 2) {
-      // Express also takes an array of paths: `app.get(["/a", "/b"], handler)`.
-      const first = unwrap(args[0] as ts.Expression);
-      const paths = ts.isArrayLiteralExpression(first)
-        ? first.elements.map((element) => string(element))
-        : [string(first)];
-      for (const path of paths) {
+      // Express also takes an array of paths: `app.get(["/a", "/b"], handler)`; a loop over literal names
+      // declares one route per name.
+      for (const path of pathValues(args[0] as ts.Expression, node, model)) {
         if (path === undefined || !(path.startsWith("/") || path === "*")) continue;
         if (isWebSocketRoute(args)) {
           addChannel(joinAll(chain.basePaths, path), node, bindings.serverFrameworks[0] ?? "websocket");
@@ -215,12 +212,14 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       return;
     }
     if (member === "use" || (member === "route" && args.length === 2)) {
-      const prefix = string(args[0]);
-      const children = prefix === undefined ? [...args] : args.slice(1);
-      for (const child of children) mount(container, child, joinAll(chain.basePaths, prefix ?? ""));
+      const prefixes = pathValues(args[0] as ts.Expression, node, model);
+      const children = prefixes.length === 0 ? [...args] : args.slice(1);
+      for (const prefix of prefixes.length === 0 ? [""] : prefixes)
+        for (const child of children) mount(container, child, joinAll(chain.basePaths, prefix));
       return;
     }
     if (member === "register" && args.length >= 1) {
+      noteRegistered(args[0]);
       const options = args[1] && unwrap(args[1]);
       const prefix =
         options && ts.isObjectLiteralExpression(options) ? string(propertyOf(options, "prefix")) : undefined;
@@ -366,8 +365,12 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     }
     if (isFunctionNode(value)) return { local: functionKey(value) };
     if (ts.isPropertyAccessExpression(value)) {
-      // `router.routes()` (Koa) is the router; `routes.users` is an export of an imported module.
+      // `router.routes()` (Koa) is the router; `routes.users` is an export of an imported module;
+      // `(await import("./x")).default` and `require("./x").router` name an export directly.
       const base = unwrap(value.expression);
+      const loaded = requireSpecifier(base);
+      if (loaded !== undefined)
+        return isRelative(loaded) ? { specifier: loaded, exportName: value.name.text } : undefined;
       if (ts.isIdentifier(base)) {
         const imported = bindings.imports.get(base.text);
         if (imported && (imported.exportName === "*" || imported.exportName === "default")) {
@@ -401,6 +404,13 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     return receiver;
   };
 
+  /** Keys of inline functions handed to `register`/`use` (plugins): their first parameter serves routes. */
+  const registeredFunctions = new Set<string>();
+  const noteRegistered = (argument: ts.Expression | undefined): void => {
+    const value = argument && unwrap(argument);
+    if (value && isFunctionNode(value)) registeredFunctions.add(functionKey(value));
+  };
+
   const acceptsReceiver = (
     receiver: string,
     container: string,
@@ -414,6 +424,8 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     if (!isHandlerLike(lastArgument, bindings)) return false;
     if (bindings.serverFrameworks.length > 0) return true;
     if (SERVER_NAME.test(receiver.split(".").pop() ?? receiver)) return true;
+    // `app.register(async (inner) => { inner.get(…) })`: the parameter of a plugin is a server.
+    if (isParameter && registeredFunctions.has(container)) return true;
     // An object imported from another file of the tree: a route only if that file made it a server.
     if (!isParameter && bindings.imports.has(receiver)) pendingReceivers.add(receiver);
     return pendingReceivers.has(receiver);
@@ -421,6 +433,69 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
 
   visit(source);
   return facts;
+}
+
+const MAX_EXPANSIONS = 50;
+
+/**
+ * The strings a path argument can be: a literal, an array of them, or a template over the variable of a loop
+ * on literal names (`for (const name of ["users", "posts"])`, `["users", "posts"].forEach((name) => …)`).
+ */
+function pathValues(expression: ts.Expression, at: ts.Node, model: JavaScriptFileModel): string[] {
+  const constants = model.bindings.constants;
+  const value = unwrap(expression);
+  if (ts.isArrayLiteralExpression(value))
+    return value.elements.flatMap((element) => pathValues(element, at, model));
+  const direct = staticString(value, constants);
+  if (direct !== undefined) return [direct];
+  let results: Map<string, string>[] = [new Map(constants)];
+  for (const [name, values] of loopVariables(at, model)) {
+    results = results.flatMap((bound) => values.map((entry) => new Map(bound).set(name, entry)));
+    if (results.length > MAX_EXPANSIONS) return [];
+  }
+  if (results.length === 1) return [];
+  return results.map((bound) => staticString(value, bound)).filter((path) => path !== undefined);
+}
+
+/** Variables of enclosing loops over arrays of literal strings, with their values. */
+function loopVariables(at: ts.Node, model: JavaScriptFileModel): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  const literals = (expression: ts.Expression): string[] | undefined => {
+    let value = unwrap(expression);
+    if (ts.isIdentifier(value)) {
+      const declared = model.declarations.get(value.text);
+      if (!declared) return undefined;
+      value = unwrap(declared);
+    }
+    if (!ts.isArrayLiteralExpression(value)) return undefined;
+    const strings = value.elements.map((element) => staticString(element, model.bindings.constants));
+    return strings.every((entry) => entry !== undefined) ? (strings as string[]) : undefined;
+  };
+  for (let current: ts.Node | undefined = at.parent; current; current = current.parent) {
+    if (ts.isForOfStatement(current) && ts.isVariableDeclarationList(current.initializer)) {
+      const declaration = current.initializer.declarations[0];
+      const values = literals(current.expression);
+      if (declaration && ts.isIdentifier(declaration.name) && values)
+        found.set(declaration.name.text, values);
+    }
+    if (
+      (ts.isArrowFunction(current) || ts.isFunctionExpression(current)) &&
+      ts.isCallExpression(current.parent)
+    ) {
+      const callee = unwrap(current.parent.expression);
+      const parameter = current.parameters[0]?.name;
+      if (
+        ts.isPropertyAccessExpression(callee) &&
+        /^(forEach|map)$/.test(callee.name.text) &&
+        parameter &&
+        ts.isIdentifier(parameter)
+      ) {
+        const values = literals(callee.expression);
+        if (values) found.set(parameter.text, values);
+      }
+    }
+  }
+  return found;
 }
 
 function isWebSocketRoute(args: readonly ts.Expression[]): boolean {

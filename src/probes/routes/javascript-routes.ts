@@ -9,7 +9,7 @@ import {
 import { resolveInputs } from "./javascript-route-inputs.ts";
 import { isNextRouteFile, nextProjectDetector, nextRoutesOf } from "./nextjs-routes.ts";
 import { joinPaths } from "./path-template.ts";
-import { type BodyEncoding, CONTENT_TYPES, type RouteInputs } from "./route-inputs.ts";
+import { type BodyEncoding, CONTENT_TYPES } from "./route-inputs.ts";
 import { readSource } from "./source-tree.ts";
 
 // Reads every JavaScript/TypeScript file once and links them: a router exported by one file and mounted
@@ -21,6 +21,8 @@ export interface JavaScriptScan {
   fileRoutes: Route[];
   channels: Array<{ path: string; file: string; line: number; framework: string }>;
   notes: string[];
+  /** How a body arrives when its handler does not say, by framework (see `withBodyEncoding`). */
+  bodyEncoding: (framework: string | undefined) => BodyEncoding | undefined;
 }
 
 const EXTENSIONS = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
@@ -34,6 +36,7 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
     fileRoutes: [],
     channels: [],
     notes: [],
+    bodyEncoding: () => undefined,
   };
   const unparsed: string[] = [];
   for (const file of files) {
@@ -71,7 +74,7 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
     const target = resolveSpecifier(from, specifier, known);
     return target === undefined ? undefined : factsByFile.get(target)?.model;
   };
-  const defaultEncoding = treeBodyEncoding(factsByFile.values());
+  scan.bodyEncoding = treeBodyEncoding(factsByFile.values());
   for (const [file, facts] of factsByFile) {
     for (const [name, container] of facts.containers) {
       const isController = facts.controllers.includes(name);
@@ -89,9 +92,7 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
     for (const { onlyIfContainer, inputs: draft, versions, ...route } of facts.routes) {
       const container = containerKey(route.container);
       if (onlyIfContainer && !declaredContainers.has(container)) continue;
-      const inputs = draft
-        ? withEncoding(resolveInputs(draft, modelOf), defaultEncoding(route.framework))
-        : undefined;
+      const inputs = draft ? resolveInputs(draft, modelOf) : undefined;
       const chosen = versioning ? (versions ?? versioning.defaultVersions) : [];
       const paths =
         chosen.length > 0
@@ -140,7 +141,8 @@ function treeBodyEncoding(
   };
 }
 
-function withEncoding(inputs: RouteInputs, encoding: BodyEncoding | undefined): RouteInputs {
-  if (!inputs.request_body || inputs.request_body.content_type || !encoding) return inputs;
-  return { ...inputs, request_body: { ...inputs.request_body, content_type: CONTENT_TYPES[encoding] } };
+/** A route whose body's encoding is unknown, given the app's: `express.json()` alone means JSON. */
+export function withBodyEncoding(route: Route, encoding: BodyEncoding | undefined): Route {
+  if (!route.request_body || route.request_body.content_type || !encoding) return route;
+  return { ...route, request_body: { ...route.request_body, content_type: CONTENT_TYPES[encoding] } };
 }

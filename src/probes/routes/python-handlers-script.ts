@@ -25,6 +25,7 @@ class Finisher:
         self.signatures = Signatures(project)
         self.declarations = Declarations(project, self.signatures)
         self.apps = {}
+        self.inputs_cache = {}
         self.hooks = {}
 
     def request_names(self, file, function, framework, method):
@@ -41,6 +42,12 @@ class Finisher:
         return names
 
     def function_inputs(self, file, function, framework, path, method=False):
+        key = (id(function), framework, tuple(sorted(path_names(path))), method)
+        if key not in self.inputs_cache:
+            self.inputs_cache[key] = self.read_inputs(file, function, framework, path, method)
+        return self.inputs_cache[key]
+
+    def read_inputs(self, file, function, framework, path, method):
         inputs = Inputs()
         if framework in SIGNATURE_FRAMEWORKS:
             self.signatures.function(file, function, path_names(path), inputs)
@@ -54,8 +61,12 @@ class Finisher:
 
     def declared_bodies(self, file, function, names, inputs):
         """ContactForm(request.POST), ItemSerializer(data=request.data), Item(**request.get_json())."""
-        for node in ast.walk(function):
+        for node in function_index(function)[2]:
             if not isinstance(node, ast.Call):
+                continue
+            # Only a class builds a form, serializer or model: by convention its name is capitalized.
+            callee = call_name(node)
+            if not callee or not callee[0].isupper():
                 continue
             carries = [keyword.value for keyword in node.keywords if keyword.arg in ("data", None)] + list(node.args[:1])
             if not any(any(isinstance(part, ast.Name) and part.id in names for part in ast.walk(value)) for value in carries):

@@ -198,6 +198,31 @@ def meta_header(key):
     return "-".join(part.capitalize() for part in key[5:].split("_"))
 
 
+READ_NODES = (ast.Subscript, ast.Call, ast.Compare)
+ASSIGN_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr)
+FUNCTION_INDEX = {}
+
+
+def function_index(function):
+    """One walk of a function, kept: each node's parent, its assignments in source order, the nodes that read."""
+    found = FUNCTION_INDEX.get(id(function))
+    if found is None:
+        parents, assignments, reads, stack = {}, [], [], [function]
+        while stack:
+            node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+                stack.append(child)
+            if isinstance(node, ASSIGN_NODES):
+                assignments.append(node)
+            elif isinstance(node, READ_NODES):
+                reads.append(node)
+        assignments.sort(key=lambda item: (item.lineno, item.col_offset))
+        found = (parents, assignments, reads)
+        FUNCTION_INDEX[id(function)] = found
+    return found
+
+
 class Reads:
     """What one function reads from the request, its request being global names or bound parameters."""
 
@@ -224,17 +249,16 @@ class Reads:
         self.visiting.add(id(function))
         for name, origins in (bound or {}).items():
             self.aliases[name] = list(origins)
-        for node in ast.walk(function):
-            for child in ast.iter_child_nodes(node):
-                self.parents[child] = node
-        assignments = [node for node in ast.walk(function) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr))]
-        for node in sorted(assignments, key=lambda item: (item.lineno, item.col_offset)):
+        self.parents, assignments, reads = function_index(function)
+        for node in assignments:
             origins = self.classify(node.value) if node.value is not None else []
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 if isinstance(target, ast.Name) and origins:
                     self.aliases[target.id] = self.aliases.get(target.id, []) + origins
-        for node in (node for top in nodes for node in ast.walk(top)):
+        if nodes != [function]:
+            reads = [node for top in nodes for node in ast.walk(top) if isinstance(node, READ_NODES)]
+        for node in reads:
             if isinstance(node, ast.Subscript):
                 self.read_subscript(node)
             elif isinstance(node, ast.Call):
@@ -451,7 +475,7 @@ class Reads:
         """Flask-RESTful's RequestParser: parser.add_argument("name", type=int, required=True, location="args")."""
         if not parser_name:
             return
-        for node in ast.walk(self.file.tree):
+        for node in self.file.nodes:
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
                 continue
             if dotted(node.func.value) != parser_name or not node.args:

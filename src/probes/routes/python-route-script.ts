@@ -71,6 +71,8 @@ class File:
         self.module_dicts = {}
         self.module_lists = {}
         self.defs = top_level_defs(tree)
+        # Every node of the file, walked once and read by every pass.
+        self.nodes = list(ast.walk(tree))
         # before_request hooks: (container, function, applies to the whole app)
         self.hooks = []
 
@@ -121,7 +123,7 @@ class File:
         return {"local": name}
 
     def collect(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     root = alias.name.split(".")[0]
@@ -144,7 +146,7 @@ class File:
                     self.module_dicts[name] = node.value
                 if isinstance(node.value, (ast.List, ast.Tuple)):
                     self.module_lists[name] = node.value
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 factory = call_name(node.value)
                 for target in node.targets:
@@ -206,7 +208,7 @@ class File:
         return route
 
     def scan(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for decorator in node.decorator_list:
                     self.decorator(decorator, node)
@@ -322,14 +324,19 @@ class File:
                 route["trailing"] = self.containers[parent].get("trailing", True)
 
     def urlpatterns(self, node):
+        """urlpatterns (or any list of path()/re_path()/url() entries, which include() may name) as a container."""
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if not any(isinstance(target, ast.Name) and target.id == "urlpatterns" for target in targets):
-            return
+        names = [target.id for target in targets if isinstance(target, ast.Name)]
         value = node.value
-        if not isinstance(value, (ast.List, ast.Tuple)):
+        is_list = isinstance(value, (ast.List, ast.Tuple))
+        patterns = is_list and any(call_name(element) in ("path", "re_path", "url") for element in value.elts)
+        container = "urlpatterns" if "urlpatterns" in names else (names[0] if names and patterns else None)
+        if container is None:
+            return
+        if not is_list:
             child = self.urls_reference(value)
             if child:
-                self.mounts.append({"parent": "urlpatterns", "child": child, "prefix": "", "replace": False})
+                self.mounts.append({"parent": container, "child": child, "prefix": "", "replace": False})
             return
         for element in value.elts:
             name = call_name(element)
@@ -343,20 +350,27 @@ class File:
             if call_name(target) == "include" and target.args:
                 child = self.urls_reference(target.args[0])
                 if child:
-                    self.mounts.append({"parent": "urlpatterns", "child": child, "prefix": route,
+                    self.mounts.append({"parent": container, "child": child, "prefix": route,
                                         "style": style, "replace": False})
                 continue
-            view = target if target is not None else None
-            self.add_route("urlpatterns", "ALL", route, style, element.lineno, "django",
-                           ("view", view, None) if view is not None else None)
+            self.add_route(container, "ALL", route, style, element.lineno, "django",
+                           ("view", target, None) if target is not None else None)
 
     def urls_reference(self, node):
+        """What include() names: a module path, a module object, a router's .urls, a list, a (list, app) pair."""
+        if isinstance(node, ast.Tuple) and node.elts:
+            return self.urls_reference(node.elts[0])
         module = self.string(node)
         if module is not None:
             return {"module": module, "level": 0, "name": None, "attrs": ["urlpatterns"]}
         if isinstance(node, ast.Attribute) and node.attr == "urls":
             return self.reference(node.value)
-        return None
+        reference = self.reference(node)
+        if reference is None or "local" in reference:
+            return reference
+        # An imported module object: its urlpatterns.
+        reference["attrs"] = reference["attrs"] + ["urlpatterns"]
+        return reference
 
     def handler_class(self, node):
         functions = [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
@@ -411,7 +425,7 @@ def main():
             "containers": facts.containers, "routes": facts.routes, "mounts": facts.mounts,
             "channels": facts.channels, "frameworks": facts.frameworks,
         }
-    json.dump(output, sys.stdout)
+    sys.stdout.write(json.dumps(output))
 
 
 main()

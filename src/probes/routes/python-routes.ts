@@ -1,5 +1,6 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { ContainerGraph } from "./container-graph.ts";
 import { normalizePathTemplate, type PathStyle } from "./path-template.ts";
@@ -49,28 +50,87 @@ export interface PythonScan {
   notes: string[];
 }
 
+const EMPTY: PythonScan = {
+  graph: { containers: [], mounts: [], routes: [] },
+  channels: [],
+  frameworks: [],
+  notes: [],
+};
+const MAX_OUTPUT = 64 * 1024 * 1024;
+
 export function scanPythonRoutes(root: string, files: string[], timeoutMs = 60_000): PythonScan {
-  const empty: PythonScan = {
-    graph: { containers: [], mounts: [], routes: [] },
-    channels: [],
-    frameworks: [],
-    notes: [],
-  };
-  if (files.length === 0) return empty;
+  if (files.length === 0) return structuredClone(EMPTY);
   const result = spawnSync(pythonInterpreter(), ["-c", PYTHON_ROUTE_SCRIPT], {
     input: JSON.stringify({ root, files }),
     encoding: "utf8",
     timeout: timeoutMs,
-    maxBuffer: 64 * 1024 * 1024,
+    maxBuffer: MAX_OUTPUT,
   });
-  if (result.error || result.status !== 0) {
-    const reason = result.error?.message ?? result.stderr.trim().split("\n").pop() ?? `exit ${result.status}`;
+  const failure =
+    result.error?.message ?? (result.status !== 0 ? lastLine(result.stderr, result.status) : undefined);
+  return finishScan(failure, result.stdout, files);
+}
+
+/**
+ * Starts the Python extractor in a child process and answers its scan later, so the caller can read the
+ * JavaScript files meanwhile. The request goes through a file: a pipe would fill while the caller is busy.
+ */
+export function startPythonRoutes(
+  root: string,
+  files: string[],
+  timeoutMs = 60_000,
+): () => Promise<PythonScan> {
+  if (files.length === 0) return async () => structuredClone(EMPTY);
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-routes-"));
+  const requestFile = path.join(folder, "request.json");
+  fs.writeFileSync(requestFile, JSON.stringify({ root, files }));
+  const input = fs.openSync(requestFile, "r");
+  const child = spawn(pythonInterpreter(), ["-c", PYTHON_ROUTE_SCRIPT], { stdio: [input, "pipe", "pipe"] });
+  fs.closeSync(input);
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  let size = 0;
+  child.stdout?.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_OUTPUT) child.kill();
+    else stdout.push(chunk);
+  });
+  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+  const started = Date.now();
+  const done = new Promise<PythonScan>((resolve) => {
+    const finish = (failure: string | undefined): void => {
+      clearTimeout(timer);
+      fs.rmSync(folder, { recursive: true, force: true });
+      resolve(finishScan(failure, Buffer.concat(stdout).toString("utf8"), files));
+    };
+    // The timeout counts from the start, while the caller may still be busy: checked once it listens.
+    const timer = setTimeout(() => child.kill(), Math.max(1, timeoutMs - (Date.now() - started)));
+    child.on("error", (error) => finish(error.message));
+    child.on("close", (status, signal) =>
+      finish(
+        status === 0
+          ? undefined
+          : signal
+            ? `stopped by ${signal}`
+            : lastLine(Buffer.concat(stderr).toString("utf8"), status),
+      ),
+    );
+  });
+  return () => done;
+}
+
+function lastLine(stderr: string, status: number | null): string {
+  return stderr.trim().split("\n").pop() || `exit ${status}`;
+}
+
+function finishScan(failure: string | undefined, stdout: string, files: string[]): PythonScan {
+  if (failure !== undefined) {
     return {
-      ...empty,
-      notes: [`Python routes not read (python3 failed: ${reason}); ${files.length} .py files skipped`],
+      ...structuredClone(EMPTY),
+      notes: [`Python routes not read (python3 failed: ${failure}); ${files.length} .py files skipped`],
     };
   }
-  const output = JSON.parse(result.stdout) as PythonOutput;
+  const output = JSON.parse(stdout) as PythonOutput;
   const scan = toGraph(output, new Set(files));
   if (output.errors.length > 0) {
     scan.notes.push(
