@@ -122,4 +122,43 @@ describe("parameters and bodies in JavaScript frameworks", () => {
       schema: { type: "object", properties: { title: { type: "string" }, body: { type: "string" } } },
     });
   });
+
+  it("Next.js: pages/api handlers and app-router exports read like any handler", () => {
+    const routes = scan({
+      "package.json": JSON.stringify({ dependencies: { next: "15" } }),
+      "pages/api/users/[userId].ts": String.raw`
+        export default function handler(req, res) {
+          if (req.method === "PATCH") return res.json({ nick: req.body.nickname });
+          return res.json({ expand: req.query.expand });
+        }
+      `,
+      "app/api/search/route.ts": String.raw`
+        import { NextRequest } from "next/server";
+        export async function GET(request: NextRequest) {
+          const term = request.nextUrl.searchParams.get("term");
+          return Response.json({ term, lang: request.headers.get("accept-language") });
+        }
+        export async function POST(request: Request) {
+          const form = await request.formData();
+          return Response.json({ name: form.get("name") });
+        }
+      `,
+    });
+    expect(signatures(routes)).toEqual([
+      "GET /api/search",
+      "PATCH /api/users/{userId}",
+      "POST /api/search",
+    ]);
+    expect(parametersOf(routeAt(routes, "GET /api/search"))).toEqual({
+      "query:term": { type: "string" },
+      "header:accept-language": { type: "string" },
+    });
+    expect(routeAt(routes, "POST /api/search").request_body).toEqual({
+      content_type: "application/x-www-form-urlencoded",
+      schema: { type: "object", properties: { name: { type: "string" } } },
+    });
+    const patch = routeAt(routes, "PATCH /api/users/{userId}");
+    expect(bodyProperties(patch)).toEqual({ nickname: { type: "string" } });
+    expect(parametersOf(patch)).toEqual({ "query:expand": { type: "string" } });
+  });
 });

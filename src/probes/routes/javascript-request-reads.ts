@@ -98,6 +98,8 @@ const REQUEST_MEMBERS: Record<string, Origin> = {
   req: { kind: "request" },
   url: { kind: "url" },
   originalUrl: { kind: "url" },
+  // Next.js: `request.nextUrl.searchParams.get("q")`.
+  nextUrl: { kind: "parsedUrl" },
 };
 
 /** Methods of a request that read one named value: Express `req.get("X")`, Hono `c.req.query("q")`. */

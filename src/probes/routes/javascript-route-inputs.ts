@@ -72,6 +72,13 @@ export function routeArgumentInputs(
   return { inputs: sink.builder.build(), deferred: sink.deferred };
 }
 
+/** What one handler function reads (a Next.js route's export). */
+export function functionInputs(model: JavaScriptFileModel, handler: ts.FunctionLikeDeclaration): InputsDraft {
+  const sink: ReadSink = { builder: new RouteInputsBuilder(), deferred: [] };
+  new RequestReader(model, sink).readHandler(handler);
+  return { inputs: sink.builder.build(), deferred: sink.deferred };
+}
+
 /** What a hand-written dispatcher's branch reads: aliases from the whole handler, reads from the branch. */
 export function branchInputs(
   model: JavaScriptFileModel,

@@ -6,7 +6,7 @@ import {
   extractJavaScriptFacts,
   type JavaScriptFileFacts,
 } from "./javascript-file-facts.ts";
-import { resolveInputs } from "./javascript-route-inputs.ts";
+import { type InputsDraft, resolveInputs } from "./javascript-route-inputs.ts";
 import { isNextRouteFile, nextProjectDetector, nextRoutesOf } from "./nextjs-routes.ts";
 import { joinPaths } from "./path-template.ts";
 import { type BodyEncoding, CONTENT_TYPES } from "./route-inputs.ts";
@@ -44,7 +44,6 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
     if (text === undefined) continue;
     try {
       factsByFile.set(file, extractJavaScriptFacts(file, text));
-      if (isNextRouteFile(file)) scan.fileRoutes.push(...nextRoutesOf(root, file, text, isNextProject));
     } catch (error) {
       unparsed.push(`${file} (${error instanceof Error ? error.message : String(error)})`);
     }
@@ -75,6 +74,10 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
     return target === undefined ? undefined : factsByFile.get(target)?.model;
   };
   scan.bodyEncoding = treeBodyEncoding(factsByFile.values());
+  const resolve = (draft: InputsDraft) => resolveInputs(draft, modelOf);
+  for (const [file, facts] of factsByFile) {
+    if (isNextRouteFile(file)) scan.fileRoutes.push(...nextRoutesOf(root, facts.model, isNextProject, resolve));
+  }
   for (const [file, facts] of factsByFile) {
     for (const [name, container] of facts.containers) {
       const isController = facts.controllers.includes(name);
