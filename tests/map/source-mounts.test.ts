@@ -56,6 +56,46 @@ describe("mounts and registrations in their less common forms", () => {
     expect(parametersOf(routeAt(routes, "POST /crud/users"))).toEqual({ "query:by": { type: "string" } });
   });
 
+  it("JavaScript: a literal table of routes registered in a loop, with handlers one import away", () => {
+    const root = writeTree({
+      "package.json": JSON.stringify({ dependencies: { express: "4" } }),
+      "app.js": `
+        const express = require("express");
+        const router = express.Router();
+        const users = require("./users");
+        const routes = [
+          { method: "get", path: "/users", handler: users.list },
+          { method: "post", path: "/users", handler: users.create },
+          { method: "delete", path: "/users/:id", handler: (req, res) => res.json({ force: req.query.force }) },
+        ];
+        routes.forEach((route) => router[route.method](route.path, route.handler));
+        for (const { method, path } of [{ method: "put", path: "/ping" }]) router[method](path, (req, res) => res.end());
+        const app = express();
+        app.use(express.json());
+        app.use("/api", router);
+      `,
+      "users.js": `
+        exports.list = (req, res) => res.json({ page: Number(req.query.page) });
+        exports.create = (req, res) => res.json({ email: req.body.email });
+      `,
+    });
+    const routes = scanSourceRoutes(root).routes;
+    expect(signatures(routes)).toEqual([
+      "DELETE /api/users/{id}",
+      "GET /api/users",
+      "POST /api/users",
+      "PUT /api/ping",
+    ]);
+    expect(parametersOf(routeAt(routes, "GET /api/users"))).toEqual({ "query:page": { type: "number" } });
+    expect(routeAt(routes, "POST /api/users").request_body).toEqual({
+      content_type: "application/json",
+      schema: { type: "object", properties: { email: { type: "string" } } },
+    });
+    expect(parametersOf(routeAt(routes, "DELETE /api/users/{id}"))).toEqual({
+      "query:force": { type: "string" },
+    });
+  });
+
   it("Fastify: a plugin registered inside a plugin loaded with require, whatever its parameter is called", () => {
     const root = writeTree({
       "server.js": `

@@ -17,6 +17,7 @@ import {
   isFunctionNode,
   lineOf,
   methodList,
+  propertyName,
   propertyOf,
   receiverName,
   requireSpecifier,
@@ -149,6 +150,10 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       inspectPlainCall(node, callee);
       return;
     }
+    if (ts.isElementAccessExpression(callee)) {
+      inspectComputedMethod(node, callee);
+      return;
+    }
     if (!ts.isPropertyAccessExpression(callee)) return;
     const member = callee.name.text;
     const args = node.arguments;
@@ -234,6 +239,25 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
   };
 
   /** `registerRoutes(app)`, `require("./routes")(app)`: the called module or function serves on `app`. */
+  /** `router[route.method](route.path, route.handler)` in a loop over a literal table of routes. */
+  const inspectComputedMethod = (node: ts.CallExpression, callee: ts.ElementAccessExpression): void => {
+    const chain = receiverChain(callee.expression);
+    if (!chain || node.arguments.length < 2) return;
+    const container = containerOf(chain.receiver, node);
+    for (const bound of loopExpansions(node, model)) {
+      const strings = stringsOf(bound, bindings.constants);
+      const method = HTTP_METHODS[staticString(callee.argumentExpression, strings)?.toLowerCase() ?? ""];
+      const path = staticString(node.arguments[0] as ts.Expression, strings);
+      if (!method || path === undefined || !path.startsWith("/")) continue;
+      const handlers = node.arguments.slice(1).map((argument) => {
+        const name = receiverName(argument);
+        return (name && bound.get(name)) || argument;
+      });
+      if (acceptsReceiver(chain.receiver, container, handlers[handlers.length - 1]))
+        addRoute(container, method, chain, path, handlers[handlers.length - 1] ?? node, handlers);
+    }
+  };
+
   /** `express.json()`, `bodyParser.urlencoded()`, `bodyParser()`, koa-bodyparser, `@fastify/formbody`. */
   const noteBodyParser = (root: string | undefined, member: string | undefined): void => {
     const origin = root ? bindings.packages.get(root) : undefined;
@@ -448,35 +472,43 @@ function pathValues(expression: ts.Expression, at: ts.Node, model: JavaScriptFil
     return value.elements.flatMap((element) => pathValues(element, at, model));
   const direct = staticString(value, constants);
   if (direct !== undefined) return [direct];
-  let results: Map<string, string>[] = [new Map(constants)];
-  for (const [name, values] of loopVariables(at, model)) {
-    results = results.flatMap((bound) => values.map((entry) => new Map(bound).set(name, entry)));
-    if (results.length > MAX_EXPANSIONS) return [];
-  }
-  if (results.length === 1) return [];
-  return results.map((bound) => staticString(value, bound)).filter((path) => path !== undefined);
+  const expansions = loopExpansions(at, model);
+  if (expansions.length <= 1) return [];
+  return expansions
+    .map((bound) => staticString(value, stringsOf(bound, constants)))
+    .filter((path) => path !== undefined);
 }
 
-/** Variables of enclosing loops over arrays of literal strings, with their values. */
-function loopVariables(at: ts.Node, model: JavaScriptFileModel): Map<string, string[]> {
-  const found = new Map<string, string[]>();
-  const literals = (expression: ts.Expression): string[] | undefined => {
+/**
+ * One binding per iteration of the loops around `at` over literal arrays: strings (`["users", "posts"]`) or
+ * objects (`[{ method: "get", path: "/a", handler: a }]`, read as `route.path` or destructured `{ path }`).
+ */
+export function loopExpansions(at: ts.Node, model: JavaScriptFileModel): Map<string, ts.Expression>[] {
+  let expansions: Map<string, ts.Expression>[] = [new Map()];
+  const elementsOf = (expression: ts.Expression): readonly ts.Expression[] | undefined => {
     let value = unwrap(expression);
     if (ts.isIdentifier(value)) {
       const declared = model.declarations.get(value.text);
       if (!declared) return undefined;
       value = unwrap(declared);
     }
-    if (!ts.isArrayLiteralExpression(value)) return undefined;
-    const strings = value.elements.map((element) => staticString(element, model.bindings.constants));
-    return strings.every((entry) => entry !== undefined) ? (strings as string[]) : undefined;
+    return ts.isArrayLiteralExpression(value) ? value.elements : undefined;
   };
-  for (let current: ts.Node | undefined = at.parent; current; current = current.parent) {
+  const expand = (name: ts.BindingName, elements: readonly ts.Expression[]): void => {
+    const next: Map<string, ts.Expression>[] = [];
+    for (const bound of expansions)
+      for (const element of elements) next.push(bindElement(new Map(bound), name, unwrap(element)));
+    expansions = next.length > MAX_EXPANSIONS ? [] : next;
+  };
+  for (
+    let current: ts.Node | undefined = at.parent;
+    current && expansions.length > 0;
+    current = current.parent
+  ) {
     if (ts.isForOfStatement(current) && ts.isVariableDeclarationList(current.initializer)) {
       const declaration = current.initializer.declarations[0];
-      const values = literals(current.expression);
-      if (declaration && ts.isIdentifier(declaration.name) && values)
-        found.set(declaration.name.text, values);
+      const elements = elementsOf(current.expression);
+      if (declaration && elements) expand(declaration.name, elements);
     }
     if (
       (ts.isArrowFunction(current) || ts.isFunctionExpression(current)) &&
@@ -484,18 +516,58 @@ function loopVariables(at: ts.Node, model: JavaScriptFileModel): Map<string, str
     ) {
       const callee = unwrap(current.parent.expression);
       const parameter = current.parameters[0]?.name;
-      if (
-        ts.isPropertyAccessExpression(callee) &&
-        /^(forEach|map)$/.test(callee.name.text) &&
-        parameter &&
-        ts.isIdentifier(parameter)
-      ) {
-        const values = literals(callee.expression);
-        if (values) found.set(parameter.text, values);
+      if (ts.isPropertyAccessExpression(callee) && /^(forEach|map)$/.test(callee.name.text) && parameter) {
+        const elements = elementsOf(callee.expression);
+        if (elements) expand(parameter, elements);
       }
     }
   }
-  return found;
+  return expansions;
+}
+
+function bindElement(
+  bound: Map<string, ts.Expression>,
+  name: ts.BindingName,
+  element: ts.Expression,
+): Map<string, ts.Expression> {
+  if (ts.isIdentifier(name)) {
+    bound.set(name.text, element);
+    if (ts.isObjectLiteralExpression(element)) {
+      for (const property of element.properties) {
+        const key = property.name ? propertyName(property.name) : undefined;
+        const value = ts.isPropertyAssignment(property)
+          ? property.initializer
+          : ts.isShorthandPropertyAssignment(property)
+            ? property.name
+            : undefined;
+        if (key !== undefined && value) bound.set(`${name.text}.${key}`, value);
+      }
+    }
+  } else if (ts.isObjectBindingPattern(name) && ts.isObjectLiteralExpression(element)) {
+    for (const binding of name.elements) {
+      const key = binding.propertyName
+        ? propertyName(binding.propertyName)
+        : ts.isIdentifier(binding.name)
+          ? binding.name.text
+          : undefined;
+      const value = key === undefined ? undefined : propertyOf(element, key);
+      if (value && ts.isIdentifier(binding.name)) bound.set(binding.name.text, value);
+    }
+  }
+  return bound;
+}
+
+/** The string-valued bindings of one iteration, over the file's constants. */
+function stringsOf(
+  bound: Map<string, ts.Expression>,
+  constants: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const strings = new Map(constants);
+  for (const [name, expression] of bound) {
+    const value = staticString(expression, constants);
+    if (value !== undefined) strings.set(name, value);
+  }
+  return strings;
 }
 
 function isWebSocketRoute(args: readonly ts.Expression[]): boolean {

@@ -76,7 +76,8 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
   scan.bodyEncoding = treeBodyEncoding(factsByFile.values());
   const resolve = (draft: InputsDraft) => resolveInputs(draft, modelOf);
   for (const [file, facts] of factsByFile) {
-    if (isNextRouteFile(file)) scan.fileRoutes.push(...nextRoutesOf(root, facts.model, isNextProject, resolve));
+    if (isNextRouteFile(file))
+      scan.fileRoutes.push(...nextRoutesOf(root, facts.model, isNextProject, resolve));
   }
   for (const [file, facts] of factsByFile) {
     for (const [name, container] of facts.containers) {

@@ -44,6 +44,11 @@ export function staticString(
   const node = unwrap(expression);
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
   if (ts.isIdentifier(node)) return constants.get(node.text);
+  // `route.path` where a loop over a literal table bound it (see loopExpansions).
+  if (ts.isPropertyAccessExpression(node)) {
+    const name = receiverName(node);
+    return name === undefined ? undefined : constants.get(name);
+  }
   if (ts.isTemplateExpression(node)) {
     let text = node.head.text;
     for (const span of node.templateSpans) {
