@@ -9,7 +9,7 @@ import {
 import { type InputsDraft, resolveInputs } from "./javascript-route-inputs.ts";
 import { isNextRouteFile, nextProjectDetector, nextRoutesOf } from "./nextjs-routes.ts";
 import { joinPaths } from "./path-template.ts";
-import { type BodyEncoding, CONTENT_TYPES } from "./route-inputs.ts";
+import { type BodyEncoding, CONTENT_TYPES, type RouteInputs } from "./route-inputs.ts";
 import { readSource } from "./source-tree.ts";
 
 // Reads every JavaScript/TypeScript file once and links them: a router exported by one file and mounted
@@ -74,7 +74,7 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
     return target === undefined ? undefined : factsByFile.get(target)?.model;
   };
   scan.bodyEncoding = treeBodyEncoding(factsByFile.values());
-  const resolve = (draft: InputsDraft) => resolveInputs(draft, modelOf);
+  const resolve = (draft: InputsDraft) => safeInputs(draft, modelOf, "a Next.js route", scan.notes) ?? {};
   for (const [file, facts] of factsByFile) {
     if (isNextRouteFile(file))
       scan.fileRoutes.push(...nextRoutesOf(root, facts.model, isNextProject, resolve));
@@ -96,7 +96,7 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
     for (const { onlyIfContainer, inputs: draft, versions, ...route } of facts.routes) {
       const container = containerKey(route.container);
       if (onlyIfContainer && !declaredContainers.has(container)) continue;
-      const inputs = draft ? resolveInputs(draft, modelOf) : undefined;
+      const inputs = draft ? safeInputs(draft, modelOf, file, scan.notes) : undefined;
       const chosen = versioning ? (versions ?? versioning.defaultVersions) : [];
       const paths =
         chosen.length > 0
@@ -149,4 +149,21 @@ function treeBodyEncoding(
 export function withBodyEncoding(route: Route, encoding: BodyEncoding | undefined): Route {
   if (!route.request_body || route.request_body.content_type || !encoding) return route;
   return { ...route, request_body: { ...route.request_body, content_type: CONTENT_TYPES[encoding] } };
+}
+
+/** A route's inputs, or none (and a note) when reading them failed: the route itself still stands. */
+function safeInputs(
+  draft: InputsDraft,
+  modelOf: Parameters<typeof resolveInputs>[1],
+  file: string,
+  notes: string[],
+): RouteInputs | undefined {
+  try {
+    return resolveInputs(draft, modelOf);
+  } catch (error) {
+    notes.push(
+      `inputs of a route in ${file} not read: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return undefined;
+  }
 }

@@ -401,14 +401,22 @@ def main():
             output["errors"].append(rel + ": " + str(error).splitlines()[0])
             continue
         facts = File(rel, tree)
-        facts.collect()
+        try:
+            facts.collect()
+        except Exception as error:
+            output["errors"].append(rel + ": not read (" + type(error).__name__ + ")")
+            continue
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 if call_name(node.value) == "compile" and node.value.args:
                     pattern = facts.string(node.value.args[0])
                     if pattern is not None:
                         facts.consts["re:" + node.targets[0].id] = pattern
-        facts.scan()
+        try:
+            facts.scan()
+        except Exception as error:
+            output["errors"].append(rel + ": routes not read (" + type(error).__name__ + ")")
+            continue
         files[rel] = facts
     finisher = Finisher(Project(files))
     for rel, facts in files.items():
@@ -416,8 +424,9 @@ def main():
             continue
         try:
             finisher.finish(facts)
-        except RecursionError:
-            output["errors"].append(rel + ": too deeply nested to read its handlers")
+        except Exception as error:
+            # The routes stand without their inputs rather than not at all.
+            output["errors"].append(rel + ": handlers not read (" + type(error).__name__ + ")")
             for route in facts.routes:
                 route.pop("target", None)
                 route.pop("trailing", None)

@@ -134,7 +134,7 @@ function finishScan(failure: string | undefined, stdout: string, files: string[]
   const scan = toGraph(output, new Set(files));
   if (output.errors.length > 0) {
     scan.notes.push(
-      `${output.errors.length} Python files did not parse, e.g. ${output.errors.slice(0, 3).join("; ")}`,
+      `${output.errors.length} Python files not (fully) read, e.g. ${output.errors.slice(0, 3).join("; ")}`,
     );
   }
   return scan;
