@@ -35,6 +35,7 @@ describe("parameters and bodies in JavaScript frameworks", () => {
     expect(signatures(routes)).toEqual([
       "GET /health",
       "GET /v2/accounts",
+      "GET /v2/accounts/search",
       "POST /v2/accounts/{accountId}/transfers",
     ]);
     const transfer = routeAt(routes, "POST /v2/accounts/{accountId}/transfers");
@@ -56,6 +57,11 @@ describe("parameters and bodies in JavaScript frameworks", () => {
       "query:currency",
       "query:limit",
     ]);
+    // A validation helper handed an imported schema and the whole query.
+    expect(parametersOf(routeAt(routes, "GET /v2/accounts/search"))).toEqual({
+      "query:q!": { type: "string", minLength: 2 },
+      "query:limit": { type: "integer", maximum: 50 },
+    });
   });
 
   it("Hono: basePath and app.route, c.req reads, zValidator and c.req.json()", () => {
@@ -144,11 +150,7 @@ describe("parameters and bodies in JavaScript frameworks", () => {
         }
       `,
     });
-    expect(signatures(routes)).toEqual([
-      "GET /api/search",
-      "PATCH /api/users/{userId}",
-      "POST /api/search",
-    ]);
+    expect(signatures(routes)).toEqual(["GET /api/search", "PATCH /api/users/{userId}", "POST /api/search"]);
     expect(parametersOf(routeAt(routes, "GET /api/search"))).toEqual({
       "query:term": { type: "string" },
       "header:accept-language": { type: "string" },

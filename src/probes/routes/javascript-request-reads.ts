@@ -299,6 +299,12 @@ export class RequestReader {
         return [bag("body")];
       }
     }
+    // `const { limit } = parseWith(Query, request.query)`: a validated copy of the bag it was handed.
+    if (/pars|valid|check|sanitiz/i.test(name) && call.arguments.length >= 2) {
+      const bags = call.arguments.flatMap((argument) => this.classify(argument, scope, rawBody));
+      const whole = bags.filter((origin) => origin.kind === "bag" && origin.path.length === 0);
+      if (whole.length > 0) return whole;
+    }
     // `await readBody(req)`, `parseJson(request)`: a helper that reads the body for the handler.
     if (
       /body|json|payload|form/i.test(name) &&
@@ -374,6 +380,7 @@ export class RequestReader {
   private linkValidation(call: ts.CallExpression, name: string, scope: Scope): void {
     const callee = unwrap(call.expression);
     if (!ts.isPropertyAccessExpression(callee)) return;
+    if (this.linkHelperValidation(call, scope)) return;
     const [first, second] = call.arguments;
     const attempt = (name === "attempt" || name === "assert") && second !== undefined;
     const subject = attempt ? first : SCHEMA_CHECKS.has(name) ? first : undefined;
@@ -386,9 +393,33 @@ export class RequestReader {
     for (const found of bags) linkSchema(this.model, schema, found.bag, this.sink);
   }
 
+  /**
+   * A validation helper handed a schema and a whole bag: `parseWith(TaskCreate, request.body)`,
+   * `validate(schema, req.query)`. Names that are not schemas are dropped when looked up.
+   */
+  private linkHelperValidation(call: ts.CallExpression, scope: Scope): boolean {
+    if (call.arguments.length < 2) return false;
+    const bags = call.arguments.flatMap((argument) =>
+      this.classify(argument, scope, false).filter(
+        (origin): origin is Extract<Origin, { kind: "bag" }> =>
+          origin.kind === "bag" && origin.path.length === 0,
+      ),
+    );
+    if (bags.length === 0) return false;
+    let linked = false;
+    for (const argument of call.arguments) {
+      const value = unwrap(argument);
+      if (!ts.isIdentifier(value) && !ts.isCallExpression(value)) continue;
+      if (this.classify(value, scope, false).length > 0) continue;
+      for (const found of bags) linked = linkSchema(this.model, value, found.bag, this.sink) || linked;
+    }
+    return linked;
+  }
+
   private readCall(call: ts.CallExpression, scope: Scope, rawBody: boolean, depth: number): void {
     const callee = unwrap(call.expression);
     if (!ts.isIdentifier(callee)) return;
+    this.linkHelperValidation(call, scope);
     // Hono's cookie helper: `getCookie(c, "session")`.
     if (callee.text === "getCookie" && call.arguments[0] && this.isRequest(call.arguments[0], scope)) {
       const name = staticString(call.arguments[1], this.model.bindings.constants);
