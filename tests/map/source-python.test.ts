@@ -26,6 +26,7 @@ describe("a Flask app with blueprints nested across files and REST layers", () =
       "POST /api/loans",
       "POST /api/loans/{loan_id}/return",
       "POST /rest/authors",
+      "PUT /api/loans/members/{member_id}",
       "PUT /books/{book_id}",
       "PUT /x/reviews/{review_id}",
     ]);
@@ -59,6 +60,18 @@ describe("a Flask app with blueprints nested across files and REST layers", () =
       },
     });
     expect(parametersOf(giveBack)).toMatchObject({ "cookie:session_id": { type: "string" } });
+    expect(routeAt(routes, "PUT /api/loans/members/{member_id}").request_body).toEqual({
+      content_type: "application/json",
+      schema: {
+        type: "object",
+        properties: {
+          email: { type: "string", format: "email" },
+          name: { type: "string", maxLength: 40 },
+          plan: { type: "string", enum: ["basic", "pro"] },
+        },
+        required: ["email"],
+      },
+    });
   });
 
   it("gives each method of a class its own reads: MethodView, reqparse, a RESTX model", () => {

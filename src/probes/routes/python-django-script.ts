@@ -200,14 +200,94 @@ class Declarations:
         return self.with_model(file, cls, properties, required)
 
     def class_schema(self, file, cls):
-        """A declared body class of any kind: a pydantic model, a form, a serializer."""
+        """A declared body class of any kind: a pydantic model, a form, a serializer, a marshmallow schema."""
         if self.is_form(file, cls):
             return self.form(file, cls), "form"
+        if self.is_marshmallow(file, cls):
+            return self.marshmallow(file, cls), "json"
         if self.is_serializer(file, cls):
             return self.serializer(file, cls), None
         if self.signatures.is_model(file, cls):
             return self.signatures.model(file, cls), "json"
         return None, None
+
+    def is_marshmallow(self, file, cls):
+        for owner, node in self.project.class_chain(file, cls)[0]:
+            for item in node.body:
+                if isinstance(item, ast.Assign) and isinstance(item.value, ast.Call) and isinstance(item.value.func, ast.Attribute):
+                    if dotted(item.value.func.value) in ("fields", "ma.fields", "marshmallow.fields"):
+                        return True
+        return False
+
+    def marshmallow(self, file, cls, depth=0):
+        """marshmallow fields: fields.Str(required=True, validate=validate.Length(max=20)), fields.Nested(...)."""
+        properties, required = {}, []
+        for owner, node in reversed(self.project.class_chain(file, cls)[0]):
+            for item in node.body:
+                if not (isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) and isinstance(item.value, ast.Call)):
+                    continue
+                schema, is_required = self.marshmallow_field(owner, item.value, depth)
+                if schema is None:
+                    continue
+                name = item.targets[0].id
+                key = next((entry.value for entry in item.value.keywords if entry.arg in ("data_key", "load_from")), None)
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    name = key.value
+                properties[name] = schema
+                if is_required:
+                    required.append(name)
+        result = {"type": "object", "properties": properties}
+        if required:
+            result["required"] = required
+        return result
+
+    def marshmallow_field(self, file, call, depth):
+        kind = call_name(call)
+        keyword = lambda key: next((entry.value for entry in call.keywords if entry.arg == key), None)
+        if isinstance(keyword("dump_only"), ast.Constant) and keyword("dump_only").value is True:
+            return None, False
+        types = {"Str": "string", "String": "string", "Int": "integer", "Integer": "integer", "Float": "number",
+                 "Decimal": "number", "Number": "number", "Bool": "boolean", "Boolean": "boolean", "Dict": "object",
+                 "Email": "string", "Url": "string", "URL": "string", "UUID": "string", "DateTime": "string",
+                 "Date": "string", "List": "array", "Nested": "object", "Raw": None}
+        if kind not in types:
+            return None, False
+        schema = {"type": types[kind]} if types[kind] else {}
+        formats = {"Email": "email", "Url": "uri", "URL": "uri", "UUID": "uuid", "DateTime": "date-time", "Date": "date"}
+        if kind in formats:
+            schema["format"] = formats[kind]
+        if kind == "List" and call.args and isinstance(call.args[0], ast.Call):
+            items, _ = self.marshmallow_field(file, call.args[0], depth)
+            if items is not None:
+                schema["items"] = items
+        if kind == "Nested" and call.args and depth < 3:
+            found = self.project.resolve_node(file, call.args[0])
+            if found and isinstance(found[1], ast.ClassDef):
+                schema = self.marshmallow(found[0], found[1], depth + 1)
+                if isinstance(keyword("many"), ast.Constant) and keyword("many").value is True:
+                    schema = {"type": "array", "items": schema}
+        validator = keyword("validate")
+        for check in (validator.elts if isinstance(validator, (ast.List, ast.Tuple)) else [validator] if validator is not None else []):
+            if not isinstance(check, ast.Call):
+                continue
+            name = call_name(check)
+            bounds = {entry.arg: entry.value.value for entry in check.keywords if isinstance(entry.value, ast.Constant)}
+            if name == "Length":
+                if "min" in bounds:
+                    schema["minLength"] = bounds["min"]
+                if "max" in bounds:
+                    schema["maxLength"] = bounds["max"]
+            elif name == "Range":
+                if "min" in bounds:
+                    schema["minimum"] = bounds["min"]
+                if "max" in bounds:
+                    schema["maximum"] = bounds["max"]
+            elif name == "OneOf" and check.args and isinstance(check.args[0], (ast.List, ast.Tuple)):
+                schema["enum"] = [element.value for element in check.args[0].elts if isinstance(element, ast.Constant)]
+            elif name == "Regexp" and check.args and isinstance(check.args[0], ast.Constant):
+                schema["pattern"] = check.args[0].value
+        required = isinstance(keyword("required"), ast.Constant) and keyword("required").value is True
+        return schema, required
 
     def view_methods(self, file, cls):
         """Methods a class-based view answers: the handler methods it defines, else its generic base's."""

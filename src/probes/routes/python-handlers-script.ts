@@ -64,14 +64,20 @@ class Finisher:
         for node in function_index(function)[2]:
             if not isinstance(node, ast.Call):
                 continue
-            # Only a class builds a form, serializer or model: by convention its name is capitalized.
             callee = call_name(node)
-            if not callee or not callee[0].isupper():
+            target = node.func
+            if isinstance(node.func, ast.Attribute) and callee in ("load", "loads", "validate"):
+                # marshmallow: UserSchema().load(request.get_json()), user_schema.load(request.json)
+                target = node.func.value.func if isinstance(node.func.value, ast.Call) else node.func.value
+            elif not callee or not callee[0].isupper():
+                # Only a class builds a form, serializer or model: by convention its name is capitalized.
                 continue
             carries = [keyword.value for keyword in node.keywords if keyword.arg in ("data", None)] + list(node.args[:1])
             if not any(any(isinstance(part, ast.Name) and part.id in names for part in ast.walk(value)) for value in carries):
                 continue
-            found = self.project.resolve_node(file, node.func)
+            found = self.project.resolve_node(file, target)
+            if found and isinstance(found[1], ast.Call):
+                found = self.project.resolve_node(found[0], found[1].func)
             if not found or not isinstance(found[1], ast.ClassDef):
                 continue
             schema, encoding = self.declarations.class_schema(found[0], found[1])
