@@ -1,8 +1,14 @@
 import ts from "typescript";
 import type { JavaScriptFileModel } from "./javascript-file-model.ts";
 import { type ReadSink, RequestReader } from "./javascript-request-reads.ts";
-import { propertyName, staticString, unwrap } from "./javascript-syntax.ts";
-import { literalValue, numberValue, regexSource } from "./javascript-validators.ts";
+import {
+  literalValue,
+  numberValue,
+  propertyName,
+  regexSource,
+  staticString,
+  unwrap,
+} from "./javascript-syntax.ts";
 import { guessedSchema, type JsonSchema, objectSchema } from "./route-inputs.ts";
 
 // What a decorated controller method (NestJS and look-alikes) accepts: `@Query("page", ParseIntPipe)`,
@@ -228,7 +234,7 @@ function decoratedSchema(
         if (numberValue(args[1]) !== undefined) schema.maxLength = numberValue(args[1]);
         break;
       case "Matches": {
-        const pattern = regexSource(args[0], model.bindings);
+        const pattern = regexSource(args[0], model.bindings.constants);
         if (pattern !== undefined) schema.pattern = pattern;
         break;
       }
@@ -297,7 +303,7 @@ function typeSchema(
     );
     const literals = members.map((member) =>
       ts.isLiteralTypeNode(member)
-        ? literalValue(member.literal as ts.Expression, model.bindings)
+        ? literalValue(member.literal as ts.Expression, model.bindings.constants)
         : undefined,
     );
     if (literals.length > 0 && literals.every((value) => value !== undefined)) return enumSchema(literals);
@@ -328,13 +334,13 @@ function enumValues(model: JavaScriptFileModel, expression: ts.Node | undefined)
   const value = ts.isIdentifier(expression) ? expression : unwrap(expression as ts.Expression);
   if (ts.isArrayLiteralExpression(value))
     return value.elements
-      .map((element) => literalValue(element, model.bindings))
+      .map((element) => literalValue(element, model.bindings.constants))
       .filter((entry) => entry !== undefined);
   if (!ts.isIdentifier(value)) return [];
   for (const statement of model.source.statements) {
     if (ts.isEnumDeclaration(statement) && statement.name.text === value.text) {
       return statement.members.map((entry, index) =>
-        entry.initializer ? literalValue(entry.initializer, model.bindings) : index,
+        entry.initializer ? literalValue(entry.initializer, model.bindings.constants) : index,
       );
     }
   }
@@ -343,7 +349,9 @@ function enumValues(model: JavaScriptFileModel, expression: ts.Node | undefined)
   if (object && ts.isObjectLiteralExpression(object)) {
     return object.properties
       .map((property) =>
-        ts.isPropertyAssignment(property) ? literalValue(property.initializer, model.bindings) : undefined,
+        ts.isPropertyAssignment(property)
+          ? literalValue(property.initializer, model.bindings.constants)
+          : undefined,
       )
       .filter((entry) => entry !== undefined);
   }

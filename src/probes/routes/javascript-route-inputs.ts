@@ -1,4 +1,5 @@
 import ts from "typescript";
+import { expressValidatorField } from "./javascript-express-validator.ts";
 import {
   exportedCallable,
   exportedLocal,
@@ -6,8 +7,8 @@ import {
   localCallable,
   memberCallable,
 } from "./javascript-file-model.ts";
-import { dtoSchema } from "./javascript-nest-inputs.ts";
 import {
+  applySchema,
   type Deferred,
   linkSchema,
   type ReadSink,
@@ -15,18 +16,12 @@ import {
   type SchemaLocation,
 } from "./javascript-request-reads.ts";
 import { isFunctionNode, propertyName, staticString, unwrap } from "./javascript-syntax.ts";
-import {
-  chainOf,
-  expressValidatorField,
-  isJsonSchemaLiteral,
-  jsonLiteral,
-  validatorSchema,
-} from "./javascript-validators.ts";
+import { chainOf, isJsonSchemaLiteral, jsonLiteral, validatorSchema } from "./javascript-validators.ts";
 import { guessedSchema, type JsonSchema, type RouteInputs, RouteInputsBuilder } from "./route-inputs.ts";
 
 // The arguments of a route registration after its path — middleware, validators, upload handlers, the
 // handler itself, Fastify's options object — read for what the route accepts. Names defined in another
-// file are deferred and looked up once every file is read (`resolveInputs`).
+// file are deferred and looked up once every file is read (javascript-input-resolution.ts).
 
 export interface InputsDraft {
   inputs: RouteInputs;
@@ -34,8 +29,6 @@ export interface InputsDraft {
 }
 
 const MAX_ARGUMENT_DEPTH = 4;
-/** How far a chain of imports is followed for one route (a handler importing a schema: two hops). */
-const MAX_DEFERRED_HOPS = 3;
 
 /** Fastify's `schema` keys and what they describe. */
 const FASTIFY_SCHEMA_KEYS: Record<string, SchemaLocation> = {
@@ -276,7 +269,7 @@ export class RouteArgumentReader {
         continue;
       }
       const literal = jsonLiteral(initializer, this.model.validators);
-      if (isJsonSchemaLiteral(literal)) applyLocation(this.sink.builder, literal as JsonSchema, location);
+      if (isJsonSchemaLiteral(literal)) applySchema(this.sink.builder, literal as JsonSchema, location);
     }
   }
 
@@ -363,62 +356,6 @@ export class RouteArgumentReader {
     else if (location !== "path")
       this.sink.builder.parameter(location, path[0] ?? name, path.length > 1 ? undefined : schema, required);
   }
-}
-
-/**
- * Route inputs with every deferred name looked up: handlers and schemas imported from other files of the
- * tree, and whatever those import in turn (a few hops at most).
- */
-export function resolveInputs(
-  draft: InputsDraft,
-  modelOf: (file: string, specifier: string) => JavaScriptFileModel | undefined,
-): RouteInputs {
-  if (draft.deferred.length === 0) return draft.inputs;
-  const builder = new RouteInputsBuilder().merge(draft.inputs);
-  let pending = draft.deferred.map((entry) => ({ entry, hop: 1 }));
-  const seen = new Set<string>();
-  while (pending.length > 0) {
-    const next: typeof pending = [];
-    for (const { entry, hop } of pending) {
-      const model = modelOf(entry.file, entry.reference.specifier);
-      if (!model) continue;
-      const key = `${entry.kind} ${model.file} ${entry.reference.exportName} ${entry.kind === "handler" ? entry.member : entry.location}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const sink: ReadSink = { builder, deferred: [] };
-      if (entry.kind === "handler")
-        new RouteArgumentReader(model, sink).collectExport(entry.reference.exportName, entry.member);
-      else resolveSchema(model, entry.reference.exportName, entry.location, sink);
-      if (hop < MAX_DEFERRED_HOPS)
-        next.push(...sink.deferred.map((deferred) => ({ entry: deferred, hop: hop + 1 })));
-    }
-    pending = next;
-  }
-  return builder.build();
-}
-
-function resolveSchema(
-  model: JavaScriptFileModel,
-  exportName: string,
-  location: SchemaLocation,
-  sink: ReadSink,
-): void {
-  const local = exportedLocal(model, exportName === "*" ? "default" : exportName);
-  const imported = model.bindings.imports.get(local);
-  if (imported) {
-    sink.deferred.push({ kind: "schema", file: model.file, reference: imported, location });
-    return;
-  }
-  const declared = model.declarations.get(local);
-  const schema = declared ? validatorSchema(declared, model.validators) : undefined;
-  const klass = model.classes.get(local);
-  const resolved = schema ?? (klass ? dtoSchema(model, klass) : undefined);
-  if (resolved) applyLocation(sink.builder, resolved, location);
-}
-
-function applyLocation(builder: RouteInputsBuilder, schema: JsonSchema, location: SchemaLocation): void {
-  if (location === "body") builder.bodySchema(schema);
-  else if (location !== "path") builder.parametersFrom(location, schema);
 }
 
 function locationByName(name: string): SchemaLocation {

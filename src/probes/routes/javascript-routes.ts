@@ -6,7 +6,8 @@ import {
   extractJavaScriptFacts,
   type JavaScriptFileFacts,
 } from "./javascript-file-facts.ts";
-import { type InputsDraft, resolveInputs } from "./javascript-route-inputs.ts";
+import { resolveInputs } from "./javascript-input-resolution.ts";
+import type { InputsDraft } from "./javascript-route-inputs.ts";
 import { isNextRouteFile, nextProjectDetector, nextRoutesOf } from "./nextjs-routes.ts";
 import { joinPaths } from "./path-template.ts";
 import { type BodyEncoding, CONTENT_TYPES, type RouteInputs } from "./route-inputs.ts";

@@ -1,11 +1,18 @@
 import ts from "typescript";
-import { propertyName, staticString, unwrap } from "./javascript-syntax.ts";
+import { literalValue, propertyName, staticString, unwrap } from "./javascript-syntax.ts";
+import {
+  applyModifiers,
+  type FieldReader,
+  type FieldSchema,
+  FORMATS,
+  type Step,
+} from "./javascript-validator-modifiers.ts";
 import { type JsonSchema, objectSchema } from "./route-inputs.ts";
 
 // Validation schemas written in code, read as JSON Schema without running anything: zod, joi (and
-// celebrate's re-export), yup, TypeBox, express-validator chains, and JSON Schema object literals (Fastify's
-// `schema: { body, querystring }`). What a library means by optional, a format or a bound becomes the same
-// keyword whichever library said it.
+// celebrate's re-export), yup, TypeBox, and JSON Schema object literals (Fastify's `schema: { body,
+// querystring }`). Modifiers are read in javascript-validator-modifiers.ts, express-validator chains in
+// javascript-express-validator.ts.
 
 export type ValidatorDialect = "zod" | "joi" | "yup" | "typebox" | "express-validator";
 
@@ -28,28 +35,12 @@ const DIALECT_OF_NAME: Record<string, ValidatorDialect> = {
   Type: "typebox",
 };
 
-/** Where express-validator's chain functions look. `param` reads the path: not a parameter of the map. */
-export const EXPRESS_VALIDATOR_LOCATIONS: Record<string, "body" | "query" | "header" | "cookie" | "path"> = {
-  body: "body",
-  check: "body",
-  query: "query",
-  header: "header",
-  cookie: "cookie",
-  param: "path",
-};
-
 export interface ValidatorContext {
   /** Local name → package it was imported from. */
   packages: ReadonlyMap<string, string>;
   constants: ReadonlyMap<string, string>;
   /** Module-level `const NAME = <expression>` of the file, for schemas referenced by name. */
   declarations: ReadonlyMap<string, ts.Expression>;
-}
-
-/** One step of `root.a(x).b.c(y)`: a member name (`""` for a call of the root itself) and its arguments. */
-interface Step {
-  name: string;
-  args?: readonly ts.Expression[];
 }
 
 interface Chain {
@@ -92,12 +83,6 @@ export function dialectOf(root: string, context: ValidatorContext): ValidatorDia
   return DIALECT_OF_NAME[root];
 }
 
-/** A field schema and whether the library makes the field required in its object. */
-interface FieldSchema {
-  schema: JsonSchema;
-  required: boolean;
-}
-
 /**
  * The JSON Schema a validator expression denotes, or undefined when the expression is not a validator this
  * reader knows. Names of other module-level schemas are followed (a depth cap stops cycles).
@@ -135,7 +120,7 @@ function readField(
   // `UserSchema.partial()`, `Base.extend({...})`: a chain on a named schema.
   if (declared && chain.steps.length > 0 && chain.steps[0]?.name !== "") {
     const base = readField(declared, context, depth + 1);
-    if (base) return applyModifiers(base, chain.steps, "zod", context, depth);
+    if (base) return applyModifiers(base, chain.steps, fieldReader("zod", context, depth));
   }
   return undefined;
 }
@@ -176,7 +161,7 @@ function zodField(steps: Step[], context: ValidatorContext, depth: number): Fiel
   else if (base.name === "union" || base.name === "nativeEnum" || base.name === "discriminatedUnion")
     field = { schema: {}, required: true };
   if (!field) return undefined;
-  return applyModifiers(field, steps.slice(index + 1), "zod", context, depth);
+  return applyModifiers(field, steps.slice(index + 1), fieldReader("zod", context, depth));
 }
 
 /** joi and yup read alike: a type call, then modifiers; a field is optional unless `.required()`. */
@@ -195,7 +180,11 @@ function fluentField(
   else if (base.name === "array") schema = { type: "array" };
   else if (base.name === "mixed" || base.name === "alternatives") schema = {};
   else return undefined;
-  return applyModifiers({ schema, required: false }, steps.slice(index + 1), dialect, context, depth);
+  return applyModifiers(
+    { schema, required: false },
+    steps.slice(index + 1),
+    fieldReader(dialect, context, depth),
+  );
 }
 
 function typeboxField(steps: Step[], context: ValidatorContext, depth: number): FieldSchema | undefined {
@@ -235,155 +224,13 @@ function typeboxField(steps: Step[], context: ValidatorContext, depth: number): 
   return undefined;
 }
 
-const FORMATS: Record<string, string> = {
-  email: "email",
-  uuid: "uuid",
-  guid: "uuid",
-  url: "uri",
-  uri: "uri",
-  datetime: "date-time",
-  isoDate: "date-time",
-  ip: "ipv4",
-  ipv4: "ipv4",
-  ipv6: "ipv6",
-  hostname: "hostname",
-};
-
-/** Modifiers after the type call: bounds, formats, optionality, array and object transformations. */
-function applyModifiers(
-  field: FieldSchema,
-  steps: Step[],
-  dialect: ValidatorDialect,
-  context: ValidatorContext,
-  depth: number,
-): FieldSchema {
-  let schema: JsonSchema = { ...field.schema };
-  let required = field.required;
-  const number = (argument: ts.Expression | undefined): number | undefined => numberValue(argument);
-  for (const step of steps) {
-    const args = step.args ?? [];
-    const isString = schema.type === "string";
-    const isArray = schema.type === "array";
-    switch (step.name) {
-      case "optional":
-      case "nullish":
-      case "default":
-      case "catch":
-      case "allow":
-        if (step.name !== "allow" || args.some((argument) => numberValue(argument) === undefined))
-          required = false;
-        break;
-      case "required":
-      case "nonempty":
-      case "defined":
-      case "exist":
-      case "exists":
-        required = true;
-        if (step.name === "nonempty") schema[isArray ? "minItems" : "minLength"] = 1;
-        break;
-      case "int":
-      case "integer":
-        schema.type = "integer";
-        break;
-      case "positive":
-        schema.exclusiveMinimum = 0;
-        break;
-      case "nonnegative":
-        schema.minimum = 0;
-        break;
-      case "min":
-      case "gte":
-      case "max":
-      case "lte":
-      case "length":
-      case "gt":
-      case "lt":
-      case "greater":
-      case "less": {
-        const bound = number(args[0]);
-        if (bound === undefined) break;
-        const lower = ["min", "gte", "gt", "greater"].includes(step.name);
-        const exclusive = ["gt", "lt", "greater", "less"].includes(step.name);
-        if (step.name === "length") {
-          schema[isArray ? "minItems" : "minLength"] = bound;
-          schema[isArray ? "maxItems" : "maxLength"] = bound;
-        } else if (isString) schema[lower ? "minLength" : "maxLength"] = bound;
-        else if (isArray) schema[lower ? "minItems" : "maxItems"] = bound;
-        else
-          schema[
-            exclusive ? (lower ? "exclusiveMinimum" : "exclusiveMaximum") : lower ? "minimum" : "maximum"
-          ] = bound;
-        break;
-      }
-      case "regex":
-      case "pattern":
-      case "matches": {
-        const pattern = regexSource(args[0], context);
-        if (pattern !== undefined) schema.pattern = pattern;
-        break;
-      }
-      case "valid":
-      case "only":
-      case "oneOf":
-      case "equal": {
-        const values = (
-          args.length === 1 && ts.isArrayLiteralExpression(unwrap(args[0]!))
-            ? (unwrap(args[0]!) as ts.ArrayLiteralExpression).elements
-            : args
-        )
-          .map((argument) => literalValue(argument, context))
-          .filter((entry) => entry !== undefined);
-        if (values.length > 0) schema.enum = values;
-        break;
-      }
-      case "items":
-      case "of": {
-        const items = args[0] ? readField(args[0], context, depth + 1)?.schema : undefined;
-        if (items) schema.items = items;
-        break;
-      }
-      case "array":
-        schema = { type: "array", items: schema };
-        break;
-      case "keys":
-      case "shape":
-      case "extend":
-      case "append": {
-        const extra = objectOf(args[0], dialect, context, depth);
-        schema = mergeObjectLiterals(schema, extra);
-        break;
-      }
-      case "merge": {
-        const other = args[0] ? readField(args[0], context, depth + 1)?.schema : undefined;
-        if (other) schema = mergeObjectLiterals(schema, other);
-        break;
-      }
-      case "partial":
-        delete schema.required;
-        break;
-      case "pick":
-      case "omit": {
-        const names = new Set(objectKeys(args[0]));
-        const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-        const keep = (name: string): boolean => (step.name === "pick" ? names.has(name) : !names.has(name));
-        schema.properties = Object.fromEntries(Object.entries(properties).filter(([name]) => keep(name)));
-        if (Array.isArray(schema.required)) schema.required = (schema.required as string[]).filter(keep);
-        break;
-      }
-      case "describe":
-      case "description": {
-        const text = staticString(args[0], context.constants);
-        if (text !== undefined) schema.description = text;
-        break;
-      }
-      default:
-        if (step.name in FORMATS && (isString || schema.type === undefined)) {
-          schema.type = "string";
-          schema.format = FORMATS[step.name];
-        }
-    }
-  }
-  return { schema, required };
+/** How modifiers read what they are handed (`.extend({...})`, `.items(schema)`) in this dialect. */
+function fieldReader(dialect: ValidatorDialect, context: ValidatorContext, depth: number): FieldReader {
+  return {
+    constants: context.constants,
+    field: (expression) => readField(expression, context, depth + 1),
+    object: (argument) => objectOf(argument, dialect, context, depth),
+  };
 }
 
 /** `{ name: z.string(), age: z.number().optional() }` as an object schema with its required names. */
@@ -420,20 +267,6 @@ function objectOf(
   return objectSchema(properties, required);
 }
 
-function mergeObjectLiterals(left: JsonSchema, right: JsonSchema): JsonSchema {
-  const required = [
-    ...((left.required as string[] | undefined) ?? []),
-    ...((right.required as string[] | undefined) ?? []),
-  ];
-  return objectSchema(
-    {
-      ...((left.properties ?? {}) as Record<string, JsonSchema>),
-      ...((right.properties ?? {}) as Record<string, JsonSchema>),
-    },
-    required,
-  );
-}
-
 function enumOf(argument: ts.Expression | undefined, context: ValidatorContext): JsonSchema {
   let value = argument && unwrap(argument);
   if (value && ts.isIdentifier(value)) {
@@ -442,61 +275,14 @@ function enumOf(argument: ts.Expression | undefined, context: ValidatorContext):
   }
   if (!value || !ts.isArrayLiteralExpression(value)) return { type: "string" };
   const values = value.elements
-    .map((element) => literalValue(element, context))
+    .map((element) => literalValue(element, context.constants))
     .filter((entry) => entry !== undefined);
   return { type: "string", enum: values };
 }
 
 function literalSchema(argument: ts.Expression | undefined, context: ValidatorContext): JsonSchema {
-  const value = argument ? literalValue(argument, context) : undefined;
+  const value = argument ? literalValue(argument, context.constants) : undefined;
   return value === undefined ? {} : { const: value };
-}
-
-function objectKeys(argument: ts.Expression | undefined): string[] {
-  const value = argument && unwrap(argument);
-  if (!value || !ts.isObjectLiteralExpression(value)) return [];
-  return value.properties.flatMap((property) => {
-    const name = property.name ? propertyName(property.name) : undefined;
-    return name === undefined ? [] : [name];
-  });
-}
-
-export function numberValue(argument: ts.Expression | undefined): number | undefined {
-  const value = argument && unwrap(argument);
-  if (!value) return undefined;
-  if (ts.isNumericLiteral(value)) return Number(value.text);
-  if (
-    ts.isPrefixUnaryExpression(value) &&
-    value.operator === ts.SyntaxKind.MinusToken &&
-    ts.isNumericLiteral(value.operand)
-  )
-    return -Number(value.operand.text);
-  return undefined;
-}
-
-/** A literal's value: strings (and known constants), numbers, booleans, null. */
-export function literalValue(argument: ts.Expression, context: Pick<ValidatorContext, "constants">): unknown {
-  const value = unwrap(argument);
-  const text = staticString(value, context.constants);
-  if (text !== undefined) return text;
-  const number = numberValue(value);
-  if (number !== undefined) return number;
-  if (value.kind === ts.SyntaxKind.TrueKeyword) return true;
-  if (value.kind === ts.SyntaxKind.FalseKeyword) return false;
-  if (value.kind === ts.SyntaxKind.NullKeyword) return null;
-  return undefined;
-}
-
-export function regexSource(
-  argument: ts.Expression | undefined,
-  context: Pick<ValidatorContext, "constants">,
-): string | undefined {
-  const value = argument && unwrap(argument);
-  if (!value) return undefined;
-  if (ts.isRegularExpressionLiteral(value)) return value.text.slice(1, value.text.lastIndexOf("/"));
-  if (ts.isNewExpression(value) && value.arguments?.[0])
-    return staticString(value.arguments[0], context.constants);
-  return staticString(value, context.constants);
 }
 
 /**
@@ -527,7 +313,7 @@ export function jsonLiteral(node: ts.Expression, context: ValidatorContext, dept
     return value.elements
       .map((element) => jsonLiteral(element, context, depth + 1))
       .filter((entry) => entry !== undefined);
-  const scalar = literalValue(value, context);
+  const scalar = literalValue(value, context.constants);
   if (scalar !== undefined) return scalar;
   if (ts.isIdentifier(value)) {
     const declared = context.declarations.get(value.text);
@@ -545,117 +331,4 @@ export function isJsonSchemaLiteral(value: unknown): boolean {
   return (
     typeof record.type === "string" || (typeof record.properties === "object" && record.properties !== null)
   );
-}
-
-/**
- * An express-validator chain (`body("email").isEmail()`, `query("page").optional().isInt({ min: 1 })`):
- * where it looks, the field names, and the schema its validators imply.
- */
-export function expressValidatorField(
-  expression: ts.Expression,
-  context: ValidatorContext,
-):
-  | {
-      location: "body" | "query" | "header" | "cookie" | "path";
-      names: string[];
-      schema: JsonSchema;
-      required: boolean;
-    }
-  | undefined {
-  const chain = chainOf(expression);
-  if (!chain || dialectOf(chain.root, context) !== "express-validator") return undefined;
-  const location =
-    EXPRESS_VALIDATOR_LOCATIONS[chain.root] ??
-    EXPRESS_VALIDATOR_LOCATIONS[context.packages.has(chain.root) ? chain.root : ""];
-  const first = chain.steps[0];
-  if (!location || first?.name !== "" || !first.args) return undefined;
-  const argument = first.args[0] && unwrap(first.args[0]);
-  const names =
-    argument && ts.isArrayLiteralExpression(argument)
-      ? argument.elements
-          .map((element) => staticString(element, context.constants))
-          .filter((name) => name !== undefined)
-      : [staticString(argument, context.constants)].filter((name) => name !== undefined);
-  if (names.length === 0) return undefined;
-  const schema: JsonSchema = { type: "string" };
-  let required = false;
-  let optional = false;
-  for (const step of chain.steps.slice(1)) {
-    const options = step.args?.[0] ? jsonLiteral(step.args[0], context) : undefined;
-    const bounds =
-      options && typeof options === "object" && !Array.isArray(options)
-        ? (options as Record<string, unknown>)
-        : {};
-    switch (step.name) {
-      case "optional":
-        optional = true;
-        break;
-      case "isInt":
-      case "isFloat":
-      case "isNumeric":
-      case "isDecimal":
-        schema.type = step.name === "isInt" ? "integer" : "number";
-        if (typeof bounds.min === "number") schema.minimum = bounds.min;
-        if (typeof bounds.max === "number") schema.maximum = bounds.max;
-        required = true;
-        break;
-      case "isBoolean":
-        schema.type = "boolean";
-        required = true;
-        break;
-      case "isArray":
-        schema.type = "array";
-        required = true;
-        break;
-      case "isObject":
-        schema.type = "object";
-        required = true;
-        break;
-      case "isLength":
-        if (typeof bounds.min === "number") schema.minLength = bounds.min;
-        if (typeof bounds.max === "number") schema.maxLength = bounds.max;
-        required = true;
-        break;
-      case "isIn": {
-        const values = Array.isArray(options) ? options : [];
-        if (values.length > 0) schema.enum = values;
-        required = true;
-        break;
-      }
-      case "matches": {
-        const pattern = regexSource(step.args?.[0], context);
-        if (pattern !== undefined) schema.pattern = pattern;
-        required = true;
-        break;
-      }
-      case "isEmail":
-      case "isUUID":
-      case "isURL":
-      case "isISO8601":
-      case "isDate":
-      case "isIP":
-        schema.format = {
-          isEmail: "email",
-          isUUID: "uuid",
-          isURL: "uri",
-          isISO8601: "date-time",
-          isDate: "date",
-          isIP: "ipv4",
-        }[step.name];
-        required = true;
-        break;
-      case "notEmpty":
-      case "exists":
-      case "isString":
-      case "isAlphanumeric":
-      case "isAlpha":
-      case "isStrongPassword":
-      case "isMobilePhone":
-      case "custom":
-        required = true;
-        break;
-      default:
-    }
-  }
-  return { location, names, schema, required: required && !optional };
 }

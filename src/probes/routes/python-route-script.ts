@@ -4,6 +4,7 @@ import { PYTHON_FASTAPI_SCRIPT } from "./python-fastapi-script.ts";
 import { PYTHON_HANDLERS_SCRIPT } from "./python-handlers-script.ts";
 import { PYTHON_INPUTS_SCRIPT } from "./python-inputs-script.ts";
 import { PYTHON_PROJECT_SCRIPT } from "./python-project-script.ts";
+import { PYTHON_SCHEMA_SCRIPT } from "./python-schema-script.ts";
 
 // The Python half of route extraction, run once over every .py file with `python3 -c`: Python's own `ast`
 // module parses Python, so comments, docstrings and strings that look like routes are never routes.
@@ -383,6 +384,7 @@ class File:
 
 ${PYTHON_DISPATCH_SCRIPT}
 ${PYTHON_PROJECT_SCRIPT}
+${PYTHON_SCHEMA_SCRIPT}
 ${PYTHON_INPUTS_SCRIPT}
 ${PYTHON_FASTAPI_SCRIPT}
 ${PYTHON_DJANGO_SCRIPT}
