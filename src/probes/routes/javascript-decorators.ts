@@ -35,6 +35,8 @@ export function decoratedControllers(
   constants: ReadonlyMap<string, string>,
 ): DecoratedController[] {
   const controllers: DecoratedController[] = [];
+  // Most files declare no controller: a walk of their whole tree is not worth it.
+  if (!source.text.includes("Controller")) return controllers;
   const visit = (node: ts.Node): void => {
     if (ts.isClassDeclaration(node)) {
       const controller = decoratorCall(node, "Controller");
@@ -78,6 +80,7 @@ export function decoratedControllers(
 /** `app.setGlobalPrefix("api")` anywhere in the file. */
 export function globalPrefixes(source: ts.SourceFile, constants: ReadonlyMap<string, string>): string[] {
   const prefixes: string[] = [];
+  if (!source.text.includes("setGlobalPrefix")) return prefixes;
   const visit = (node: ts.Node): void => {
     if (
       ts.isCallExpression(node) &&
@@ -105,6 +108,7 @@ export function uriVersioning(
   constants: ReadonlyMap<string, string>,
 ): Versioning | undefined {
   let found: Versioning | undefined;
+  if (!source.text.includes("enableVersioning")) return undefined;
   const visit = (node: ts.Node): void => {
     if (
       ts.isCallExpression(node) &&
