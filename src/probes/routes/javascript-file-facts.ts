@@ -1,5 +1,5 @@
 import ts from "typescript";
-import { collectBindings, type FileBindings, isRelative } from "./javascript-bindings.ts";
+import { collectBindings } from "./javascript-bindings.ts";
 import {
   decoratedControllers,
   globalPrefixes,
@@ -27,7 +27,6 @@ import {
   isFunctionNode,
   lineOf,
   methodList,
-  propertyName,
   propertyOf,
   receiverName,
   requireSpecifier,

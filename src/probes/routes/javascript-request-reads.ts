@@ -3,7 +3,6 @@ import type { ImportReference, JavaScriptFileModel } from "./javascript-file-mod
 import { localCallable } from "./javascript-file-model.ts";
 import {
   ARRAY_METHODS,
-  type Bag,
   bag,
   defaultSchema,
   elementKey,

@@ -16,7 +16,7 @@ import {
   type SchemaLocation,
 } from "./javascript-request-reads.ts";
 import { isFunctionNode, propertyName, staticString, unwrap } from "./javascript-syntax.ts";
-import { chainOf, isJsonSchemaLiteral, jsonLiteral, validatorSchema } from "./javascript-validators.ts";
+import { chainOf, isJsonSchemaLiteral, jsonLiteral } from "./javascript-validators.ts";
 import { guessedSchema, type JsonSchema, type RouteInputs, RouteInputsBuilder } from "./route-inputs.ts";
 
 // The arguments of a route registration after its path — middleware, validators, upload handlers, the

@@ -1,5 +1,5 @@
 import ts from "typescript";
-import { literalValue, propertyName, staticString, unwrap } from "./javascript-syntax.ts";
+import { literalValue, propertyName, unwrap } from "./javascript-syntax.ts";
 import {
   applyModifiers,
   type FieldReader,

@@ -3,7 +3,7 @@
 // tables, and the method each is guarded by. Spliced into PYTHON_ROUTE_SCRIPT; it uses that script's
 // helpers (dotted, text, PATHISH, METHODISH, METHOD_AND_PATH, UPPER).
 
-export const PYTHON_DISPATCH_SCRIPT = `
+export const PYTHON_DISPATCH_SCRIPT = String.raw`
 class Dispatch:
     """Paths a hand-written handler compares the request path with, and the method each is guarded by."""
 

@@ -18,7 +18,7 @@ import {
 } from "../../probes/openapi/load-openapi.ts";
 import { findOwnership } from "../../probes/ownership/ownership.ts";
 import { scanChannels } from "../../probes/realtime/find-channels.ts";
-import { scanSourceRoutes } from "../../probes/routes/find-source-routes.ts";
+import { scanSourceRoutesAsync } from "../../probes/routes/find-source-routes.ts";
 import type { FoundDatabase } from "../../probes/schema/find-database.ts";
 import { readPostgresSchema } from "../../probes/schema/read-postgres-schema.ts";
 import { readSqliteSchema } from "../../probes/schema/read-sqlite-schema.ts";
@@ -137,7 +137,7 @@ const mapSourceRoutes = defineTool({
     if (!fs.existsSync(scanRoot))
       return skipped(context, "source", `source folder ${scanRoot} does not exist`);
     const prefix = path.relative(root, scanRoot).split(path.sep).join("/");
-    const scan = scanSourceRoutes(scanRoot, {
+    const scan = await scanSourceRoutesAsync(scanRoot, {
       exclude: context.target?.goldenLedger ? [context.target.goldenLedger] : [],
       maxFiles: input.max_files,
     });
