@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
+import { sendPrepared } from "../../src/probes/api/probe-support.ts";
 import type { PreparedRequest } from "../../src/probes/api/request-builder.ts";
 import { serializeBody, toSpec } from "../../src/probes/api/request-builder.ts";
 import { WriteNotAllowedError } from "../../src/probes/http/http-client.ts";
+import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { sendForm } from "../../src/probes/session/send-form.ts";
+import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import type { BrowserApp } from "./browser-app.ts";
 import { startBrowserApp } from "./browser-app.ts";
 import { ALICE, client, poolFor, setPasswords } from "./session-support.ts";
@@ -154,5 +157,50 @@ describe("request builder serialisation", () => {
       }),
     ).toBe("q=a%26b&n=3&list=x&list=y");
     expect(serializeBody({ ...base, body: { q: 1 }, contentType: "application/json" })).toBe('{"q":1}');
+  });
+
+  it("sends a probe's prepared request to a CSRF-guarded form with the page's fresh token", async () => {
+    const profile = profileFor({
+      name: "forms",
+      source: {},
+      environment: { mode: "managed", base_url: app.baseUrl },
+      auth: login,
+      users: [ALICE],
+    });
+    const run = openProbeRun(
+      probeContext({
+        profile,
+        map: systemMapFor({
+          target: "forms",
+          baseUrl: app.baseUrl,
+          document: { openapi: "3.0.3", paths: {} },
+        }),
+      }),
+      "test",
+    );
+    if (typeof run === "string") throw new Error(run);
+    const guarded = formOperation("/notes", "/notes/new");
+    guarded.form = {
+      page: "/notes/new",
+      enctype: "application/x-www-form-urlencoded",
+      csrf_field: "authenticity_token",
+    };
+    guarded.request_body = { content_type: "application/x-www-form-urlencoded", required: true };
+    const prepared: PreparedRequest = {
+      operation: guarded,
+      pathValues: {},
+      query: {},
+      headers: {},
+      body: { "note[title]": "probe-value" },
+    };
+    const exchange = await sendPrepared(run, "alice", prepared);
+    // The submission itself, not where its redirect lands: a probe judges the application's answer to it.
+    expect(`${exchange?.request.method} ${exchange?.response?.status}`).toBe("POST 303");
+    expect(app.notes.at(-1)?.title).toContain("probe-value");
+    // A request the form could not produce (an extra header) goes as written, and the token check refuses it.
+    const before = app.notes.length;
+    const raw = await sendPrepared(run, "alice", { ...prepared, headers: { "x-probe": "1" } });
+    expect(raw?.response?.status).toBe(422);
+    expect(app.notes.length).toBe(before);
   });
 });
