@@ -18,6 +18,8 @@ export interface ReproStep {
   captureId?: { parameter?: string };
   /** Send a token forged from `from`'s fresh session token instead of signing in as `as`. */
   forge?: TokenForgery;
+  /** Load this page first (as `as`): its hidden fields, a CSRF token among them, join the form body. */
+  formPage?: string;
 }
 
 /**
@@ -89,6 +91,7 @@ export function renderFailingTest(
     ? {
         kind: login.kind,
         endpoint: login.endpoint,
+        page: login.page,
         body: login.body,
         tokenFrom: login.token_from,
         applyAs: login.apply_as,
@@ -187,24 +190,30 @@ async function credential(user) {
     return (sessions[user] = { token: process.env[entry.tokenVariable] ?? "", cookies: {} });
   }
   const password = process.env[entry.passwordVariable] ?? "";
-  const template = LOGIN.body ?? { username: "{username}", password: "{password}" };
-  const fields = {};
+  const [method, path] = LOGIN.endpoint.split(/\s+/);
+  // A form sign-in starts on the page that shows the form: its cookies and hidden fields (a CSRF token).
+  let page = { cookies: {}, hidden: {}, defaults: {}, names: {} };
+  if (LOGIN.kind === "form") {
+    for (const candidate of [LOGIN.page ?? path, "/login"]) {
+      page = await loadPage(candidate, {});
+      if (page.names.password) break;
+    }
+  }
+  const template = LOGIN.body ?? { [page.names.username ?? "username"]: "{username}", [page.names.password ?? "password"]: "{password}" };
+  const fields = { ...page.defaults, ...page.hidden };
   for (const [key, value] of Object.entries(template)) {
     fields[key] = value.split("{username}").join(entry.username).split("{password}").join(password);
   }
-  const [method, path] = LOGIN.endpoint.split(/\s+/);
   const response = await fetch(new URL(path, BASE_URL), {
     method,
     redirect: "manual",
-    headers: { "content-type": LOGIN.kind === "json" ? "application/json" : "application/x-www-form-urlencoded" },
+    headers: {
+      "content-type": LOGIN.kind === "json" ? "application/json" : "application/x-www-form-urlencoded",
+      ...(Object.keys(page.cookies).length > 0 ? { cookie: cookieHeader(page.cookies) } : {}),
+    },
     body: LOGIN.kind === "json" ? JSON.stringify(fields) : new URLSearchParams(fields).toString(),
   });
-  const cookies = {};
-  for (const line of response.headers.getSetCookie()) {
-    const [pair] = line.split(";");
-    const index = pair.indexOf("=");
-    if (index > 0) cookies[pair.slice(0, index).trim()] = pair.slice(index + 1).trim();
-  }
+  const cookies = { ...page.cookies, ...setCookies(response) };
   const text = await response.text();
   let json;
   try { json = JSON.parse(text); } catch {}
@@ -231,28 +240,117 @@ async function call(steps, step) {
   const headers = { accept: "application/json, text/html;q=0.9, */*;q=0.8", ...(step.headers ?? {}) };
   let url = new URL(fill(steps, step.path), BASE_URL).toString();
   if (step.body !== undefined) headers["content-type"] = step.contentType ?? "application/json";
-  if (step.as || step.forge) {
-    let { token, cookies } = await credential(step.forge ? step.forge.from : step.as);
-    if (step.forge) [token, cookies] = [forge(token, step.forge), {}];
-    const [kind, name = "Authorization"] = LOGIN.applyAs.split(/:(.*)/s);
-    if (kind === "cookie") headers.cookie = Object.entries({ ...cookies, [name]: token }).map(([k, v]) => k + "=" + v).join("; ");
-    else if (kind === "query") url += (url.includes("?") ? "&" : "?") + encodeURIComponent(name) + "=" + encodeURIComponent(token);
-    else headers[name.toLowerCase()] = name.toLowerCase() === "authorization" ? LOGIN.scheme + " " + token : token;
+  const session = step.as && !step.forge ? await credential(step.as) : undefined;
+  const target = url;
+  if (step.forge) url = applyCredential(headers, target, forge((await credential(step.forge.from)).token, step.forge), {});
+  let body = step.body === undefined ? undefined : fill(steps, step.body);
+  if (step.formPage) {
+    const page = await loadPage(fill(steps, step.formPage), session?.cookies ?? {}, headers, target);
+    if (session) remember(session, page.cookies);
+    else headers.cookie = cookieHeader(page.cookies);
+    const fields = new URLSearchParams(body ?? "");
+    // The page's token replaces any recorded one; the form's other fields keep the values the step gives.
+    for (const [field, value] of Object.entries(page.hidden)) fields.set(field, value);
+    for (const [field, value] of Object.entries(page.defaults)) if (!fields.has(field)) fields.set(field, value);
+    body = fields.toString();
   }
+  if (session) url = applyCredential(headers, target, session.token, session.cookies);
   const started = performance.now();
-  const response = await fetch(url, {
-    method: step.method,
-    headers,
-    body: step.body === undefined ? undefined : fill(steps, step.body),
-    redirect: "manual",
-  });
+  const response = await fetch(url, { method: step.method, headers, body, redirect: "manual" });
   const text = await response.text();
   const ms = performance.now() - started;
+  if (session) remember(session, setCookies(response));
   let json;
   try { json = JSON.parse(text); } catch {}
   const result = { status: response.status, headers: response.headers, text, json, ms };
   if (step.captureId) result.id = idOf(json, step.captureId.parameter) ?? (response.headers.get("location") ?? "").split("/").filter(Boolean).pop();
   return result;
+}
+
+/** Puts a credential on a request the way the profile says; a form sign-in's credential is its cookies. */
+function applyCredential(headers, url, token, cookies) {
+  const [kind, name = "Authorization"] = LOGIN.applyAs.split(/:(.*)/s);
+  if (kind === "cookie") headers.cookie = cookieHeader({ ...cookies, [name]: token });
+  else if (kind === "query") return url + (url.includes("?") ? "&" : "?") + encodeURIComponent(name) + "=" + encodeURIComponent(token);
+  else if (LOGIN.kind === "form" && !LOGIN.tokenFrom) headers.cookie = cookieHeader(cookies);
+  else headers[name.toLowerCase()] = name.toLowerCase() === "authorization" ? LOGIN.scheme + " " + token : token;
+  return url;
+}
+
+/** Keeps the cookies an answer sets, as a browser does: a session cookie that rotates stays current. */
+function remember(session, cookies) {
+  Object.assign(session.cookies, cookies);
+  const [kind, name] = LOGIN.applyAs.split(/:(.*)/s);
+  if (kind === "cookie" && cookies[name]) session.token = cookies[name];
+}
+
+/**
+ * Loads a page as a browser would and reads the form a submission comes from: the one posting to
+ * the action when given, else the one with a password field (sign-in), else the first. Its hidden fields (a
+ * CSRF token) and its submit button go with the submission, as a browser sends them.
+ */
+async function loadPage(path, cookies, headers = {}, action) {
+  const response = await fetch(new URL(path, BASE_URL), {
+    headers: { accept: "text/html", ...(headers.authorization ? { authorization: headers.authorization } : {}), cookie: cookieHeader(cookies) },
+    redirect: "manual",
+  });
+  const html = await response.text();
+  const forms = [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)].map(([, open, inner]) => readForm(open, inner));
+  const form =
+    (action && forms.find((candidate) => candidate.action && new URL(candidate.action, BASE_URL).pathname === new URL(action, BASE_URL).pathname)) ??
+    forms.find((candidate) => candidate.names.password) ??
+    forms[0] ?? { hidden: {}, defaults: {}, names: {} };
+  return { cookies: setCookies(response), hidden: form.hidden, defaults: form.defaults, names: form.names };
+}
+
+function readForm(open, inner) {
+  const attribute = (tag, key) => (tag.match(new RegExp("\\s" + key + "\\s*=\\s*(?:\"([^\"]*)\"|'([^']*)'|([^\\s>]+))", "i")) ?? []).slice(1).find((value) => value !== undefined);
+  const hidden = {};
+  const defaults = {};
+  const names = {};
+  for (const [tag, element] of inner.matchAll(/<(input|button)\b[^>]*>/gi)) {
+    const name = attribute(tag, "name");
+    const type = (attribute(tag, "type") ?? (element.toLowerCase() === "button" ? "submit" : "text")).toLowerCase();
+    if (!name) continue;
+    const value = decodeEntities(attribute(tag, "value") ?? "");
+    if (type === "hidden") hidden[name] = value;
+    else if (type === "submit") defaults[name] ??= value;
+    else if ((type === "checkbox" || type === "radio") && /\schecked\b/i.test(tag)) defaults[name] ??= value || "on";
+    else if (type === "password") names.password ??= name;
+    else if (["text", "email", "search", "number", "tel", "url"].includes(type)) {
+      if (["text", "email"].includes(type)) names.username ??= name;
+      if (value) defaults[name] ??= value;
+    }
+  }
+  for (const [, open, text] of inner.matchAll(/<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/gi)) {
+    const name = attribute(open, "name");
+    if (name) defaults[name] ??= decodeEntities(text);
+  }
+  for (const [, open, options] of inner.matchAll(/<select\b([^>]*)>([\s\S]*?)<\/select>/gi)) {
+    const name = attribute(open, "name");
+    const all = [...options.matchAll(/<option\b([^>]*)>([^<]*)/gi)];
+    const chosen = all.find(([, tag]) => /\sselected\b/i.test(tag)) ?? all[0];
+    if (name && chosen) defaults[name] ??= decodeEntities(attribute(chosen[1], "value") ?? chosen[2].trim());
+  }
+  return { action: attribute(open, "action"), hidden, defaults, names };
+}
+
+function decodeEntities(text) {
+  return text.replace(/&quot;/g, '"').replace(/&#39;|&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
+function setCookies(response) {
+  const cookies = {};
+  for (const line of response.headers.getSetCookie()) {
+    const [pair] = line.split(";");
+    const index = pair.indexOf("=");
+    if (index > 0) cookies[pair.slice(0, index).trim()] = pair.slice(index + 1).trim();
+  }
+  return cookies;
+}
+
+function cookieHeader(cookies) {
+  return Object.entries(cookies).map(([key, value]) => key + "=" + value).join("; ");
 }
 
 function forge(token, how) {

@@ -1,5 +1,5 @@
 import type { PreparedRequest } from "../api/request-builder.ts";
-import { serializeBody } from "../api/request-builder.ts";
+import { serializeRequestBody } from "../api/request-builder.ts";
 import type { CreatedResource } from "../api/resource-factory.ts";
 import { buildQuery } from "../http/target-url.ts";
 import type { ReproStep } from "./failing-test.ts";
@@ -24,7 +24,7 @@ export function stepFromPrepared(
     const value = prepared.pathValues[parameter];
     return value === undefined ? whole : encodeURIComponent(value);
   });
-  const body = serializeBody(prepared);
+  const { body, contentType } = serializeRequestBody(prepared);
   const step: ReproStep = {
     name,
     as: user,
@@ -33,7 +33,11 @@ export function stepFromPrepared(
   };
   if (body !== undefined) {
     step.body = swap(body);
-    step.contentType = prepared.contentType ?? "application/json";
+    step.contentType = contentType ?? "application/json";
+    // A CSRF-guarded form is replayed as a browser submits it: its page first, for a fresh token.
+    const form = prepared.operation.form;
+    if (form?.csrf_field && step.contentType.startsWith("application/x-www-form-urlencoded"))
+      step.formPage = form.page;
   }
   const extraHeaders = Object.fromEntries(
     Object.entries(prepared.headers).filter(([name]) => name !== "accept"),
