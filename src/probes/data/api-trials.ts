@@ -2,20 +2,14 @@ import type { Operation, Table } from "../../map/system-map.ts";
 import { isItemPath, isSafeWrite } from "../api/operation-index.ts";
 import { sendAsRightRole, sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
-import { buildRequest, requestSchema, serializeBody } from "../api/request-builder.ts";
+import { buildRequest, requestSchema } from "../api/request-builder.ts";
 import type { ResourceFactory } from "../api/resource-factory.ts";
 import { extractId, uniqueSeed } from "../api/resource-factory.ts";
 import type { ReproScript, ReproStep } from "../evidence/failing-test.ts";
+import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
-import {
-  buildQuery,
-  fillPath,
-  matchesTemplate,
-  pathOfUrl,
-  pathParameterNames,
-  toTemplateForm,
-} from "../http/target-url.ts";
+import { matchesTemplate, pathOfUrl, pathParameterNames, toTemplateForm } from "../http/target-url.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
 import { propertiesOf, schemaType } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -164,16 +158,11 @@ export function stepOf(
   swaps: Array<[string, string]>,
 ): ReproStep {
   const swap = (text: string) => swaps.reduce((current, [from, to]) => current.split(from).join(to), text);
-  const body = serializeBody(prepared);
-  return {
-    name,
-    as: user,
-    method: prepared.operation.method.toUpperCase(),
-    path: swap(`${fillPath(prepared.operation.path, prepared.pathValues)}${buildQuery(prepared.query)}`),
-    ...(body !== undefined
-      ? { body: swap(body), contentType: prepared.contentType ?? "application/json" }
-      : {}),
-  };
+  // The trial's own swaps say what is unique; the prepared seed is not swapped a second time.
+  const step = stepFromPrepared(name, { ...prepared, seed: undefined }, user);
+  step.path = swap(step.path);
+  if (step.body !== undefined) step.body = swap(step.body);
+  return step;
 }
 
 /**

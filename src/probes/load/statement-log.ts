@@ -59,22 +59,24 @@ export class StatementLog {
   }
 
   /**
-   * Runs `action` and answers the statements it caused. Waits until the log stops growing (an app may
-   * write its log after it answers), at most `settleMs`.
+   * Runs `action` and answers the statements it caused. An app may write its log after it answers (a
+   * buffered stream, a busy machine): the log counts as settled once it has not grown for `quietMs`,
+   * waiting at most `settleMs` in all.
    */
   async around<Result>(
     action: () => Promise<Result>,
-    settleMs = 150,
+    options: { quietMs?: number; settleMs?: number } = {},
   ): Promise<{ result: Result; window: StatementWindow }> {
+    const quietMs = options.quietMs ?? 80;
     const start = this.mark();
     const result = await action();
+    const deadline = Date.now() + (options.settleMs ?? 1000);
     let size = this.mark();
-    const deadline = Date.now() + settleMs;
-    for (;;) {
+    let quietSince = Date.now();
+    while (Date.now() - quietSince < quietMs && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 15));
       const next = this.mark();
-      if (next === size || Date.now() > deadline) break;
-      size = next;
+      if (next !== size) [size, quietSince] = [next, Date.now()];
     }
     return { result, window: this.since(start) };
   }
