@@ -2,10 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { inventoryByProvenance } from "../map/inventory.ts";
 import { startRun } from "../run/start-run.ts";
 import { runScoreCommand } from "../score/score-command.ts";
 import { RunStore } from "../store/run-store.ts";
+import { SystemMapStore } from "../store/system-map-store.ts";
 import { loadTarget } from "../targets/load-target.ts";
+import { measureStaticInventory, writeSyntheticRepository } from "./inventory-bench.ts";
 
 // The benchmark: one builtin run against a target (the bundled demo by default) in a fresh store, with
 // wall time per agent, requests sent (counted at fetch), requests per second, peak memory, findings and
@@ -17,6 +20,8 @@ const { values } = parseArgs({
     mode: { type: "string", default: "nightly" },
     agents: { type: "string" },
     json: { type: "boolean", default: false },
+    /** Lines of the generated repository whose static inventory is timed (0: skip). */
+    "inventory-lines": { type: "string", default: "50000" },
   },
 });
 
@@ -83,6 +88,32 @@ for (const entry of entries) {
 }
 const probingSeconds = Math.max(0.001, (probingEnd - probingStart) / 1000);
 
+// The inventory MAPPER built during the run (by provenance, and how long MAPPER took), then a static read
+// of the target's source and of a generated repository of the requested size.
+const pinned = new SystemMapStore(home).latest(target.profile.name)?.map;
+const syntheticLines = Number(values["inventory-lines"]);
+const synthetic =
+  syntheticLines > 0 ? fs.mkdtempSync(path.join(os.tmpdir(), "qaas-bench-repository-")) : undefined;
+const inventory = {
+  run: pinned
+    ? {
+        operations: pinned.operations.length,
+        by_source: inventoryByProvenance(pinned.operations),
+        mapper_seconds: round(agentSeconds.get("MAPPER") ?? 0),
+      }
+    : null,
+  target_source: target.root
+    ? await measureStaticInventory(target.root, target.goldenLedger ? [target.goldenLedger] : [])
+    : null,
+  synthetic: synthetic
+    ? {
+        routes_declared: writeSyntheticRepository(synthetic, syntheticLines),
+        ...(await measureStaticInventory(synthetic)),
+      }
+    : null,
+};
+if (synthetic) fs.rmSync(synthetic, { recursive: true, force: true });
+
 let score: ReturnType<typeof runScoreCommand>["scorecard"] | undefined;
 try {
   score = runScoreCommand({ run: runId, home }).scorecard;
@@ -107,6 +138,7 @@ const result = {
   recall: score?.recall ?? null,
   precision: score?.precision ?? null,
   score_by_domain: score?.by_domain ?? null,
+  inventory,
 };
 
 if (values.json) {
@@ -127,8 +159,22 @@ if (values.json) {
       ([domain, card]) =>
         `  ${domain.padEnd(14)} recall ${format(card.recall)}  precision ${format(card.precision)}  (${card.true_positives}/${card.defects})`,
     ),
+    `inventory (run)      ${inventory.run ? `${inventory.run.operations} operations ${provenance(inventory.run.by_source)} in MAPPER's ${inventory.run.mapper_seconds}s` : "— (no system map saved)"}`,
+    ...[
+      ["inventory (source)", inventory.target_source],
+      ["inventory (synthetic)", inventory.synthetic],
+    ].map(([label, measure]) =>
+      typeof measure === "object" && measure
+        ? `${String(label).padEnd(20)} ${measure.operations} operations from ${measure.files} files, ${measure.lines} lines, in ${measure.seconds}s`
+        : `${String(label).padEnd(20)} —`,
+    ),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function provenance(bySource: Record<string, number>): string {
+  const parts = Object.entries(bySource).map(([source, count]) => `${count} ${source}`);
+  return parts.length > 0 ? `(${parts.join(", ")})` : "";
 }
 
 function round(value: number): number {
