@@ -124,6 +124,8 @@ export const PageSchema = z.object({
         fields: z.array(z.string()),
         enctype: z.string().optional(),
         inputs: z.array(FormInputSchema).optional(),
+        /** No method and no action: a form a script submits; its browser default (GET to the page) is never sent. */
+        scripted: z.boolean().optional(),
       }),
     )
     .default([]),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { composeInventory } from "../../src/map/inventory.ts";
 import { ANONYMOUS, type CrawlResult, crawlAsRoles } from "../../src/probes/pages/crawl-pages.ts";
 import { candidatesFromPages } from "../../src/probes/pages/page-candidates.ts";
+import { parsePage } from "../../src/probes/pages/parse-page.ts";
 import { type ShopServer, startShopServer } from "./crawl-shop-server.ts";
 
 let shop: ShopServer;
@@ -203,6 +204,32 @@ describe("candidatesFromPages", () => {
       roles: ["admin"],
       form: { page: "/admin/users", csrf_field: "_token" },
     });
+  });
+});
+
+describe("forms a script submits", () => {
+  it("keeps a form with no method and no action on its page, but sends nothing for it", () => {
+    const origin = "http://127.0.0.1:9";
+    const parsed = parsePage(
+      `<form id="edit"><input name="title"><button>Save</button></form>
+       <form action="/search"><input name="q"></form>
+       <form method="post"><input name="note"></form>`,
+      new URL("/tasks/4/edit", origin),
+      origin,
+    );
+    expect(parsed.forms.map((form) => [form.method, form.action, form.scripted ?? false])).toEqual([
+      ["GET", "/tasks/4/edit", true],
+      ["GET", "/search", false],
+      ["POST", "/tasks/4/edit", false],
+    ]);
+    const candidates = candidatesFromPages([
+      { path: "/tasks/4/edit", status: 200, links: [], forms: parsed.forms, roles: ["member"] },
+    ]);
+    expect(
+      candidates
+        .filter((candidate) => candidate.provenance === "form")
+        .map((candidate) => `${candidate.method} ${candidate.path}`),
+    ).toEqual(["GET /search", "POST /tasks/4/edit"]);
   });
 });
 

@@ -29,7 +29,8 @@ export function candidatesFromPages(pages: readonly (Page | CrawledPage)[]): Ope
       add(linkCandidate(link, roles));
     }
     for (const form of page.forms) {
-      if (!form.action.startsWith("/")) continue;
+      // A script submits a form with no method and no action: what it sends, the frontend reader learns.
+      if (!form.action.startsWith("/") || form.scripted) continue;
       add(formCandidate(form, page, roles));
     }
   }

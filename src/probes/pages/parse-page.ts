@@ -54,6 +54,7 @@ interface OpenForm {
   action: string;
   method: string;
   enctype: string;
+  scripted: boolean;
   /** Submit buttons' `formaction`/`formmethod`/`formenctype`: the same fields sent elsewhere. */
   overrides: Array<{ action?: string; method?: string; enctype?: string }>;
   controls: FormInput[];
@@ -157,6 +158,7 @@ export function parsePage(html: string, pageUrl: URL, origin: string): ParsedPag
               action: actionOf(attributes.action, pageUrl, base, origin),
               method: method === "POST" || method === "DIALOG" ? method : "GET",
               enctype: enctypeOf(attributes.enctype),
+              scripted: attributes.method === undefined && attributes.action === undefined,
               overrides: [],
               controls: [],
             };
@@ -293,12 +295,15 @@ export function parsePage(html: string, pageUrl: URL, origin: string): ParsedPag
 /** The form as the map stores it, plus one more per submit button that sends the same fields elsewhere. */
 function formsOf(form: OpenForm): PageForm[] {
   const inputs = form.controls;
-  const variants = [{ action: form.action, method: form.method, enctype: form.enctype }];
+  const variants = [
+    { action: form.action, method: form.method, enctype: form.enctype, scripted: form.scripted },
+  ];
   for (const override of form.overrides) {
     const variant = {
       action: override.action ?? form.action,
       method: override.method ?? form.method,
       enctype: override.enctype ?? form.enctype,
+      scripted: false,
     };
     if (
       !variants.some(
@@ -315,6 +320,7 @@ function formsOf(form: OpenForm): PageForm[] {
     action: variant.action,
     method: variant.method,
     enctype: variant.enctype,
+    ...(variant.scripted ? { scripted: true } : {}),
     fields: inputs.map((input) => input.name),
     inputs: inputs.map((input) => ({ ...input })),
   }));
