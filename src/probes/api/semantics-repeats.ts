@@ -7,9 +7,9 @@ import { severityFor } from "../severity.ts";
 import { operationKey } from "./operation-index.ts";
 import { bodyExcerpt, endpointLocation, isServerError, sendPrepared } from "./probe-support.ts";
 import { buildRequest } from "./request-builder.ts";
-import { idOf, listItems, uniqueSeed } from "./resource-factory.ts";
+import { uniqueSeed } from "./resource-factory.ts";
 import type { Oracle } from "./semantics-support.ts";
-import { itemRequest, stable, stepsFor, unwrap, usable } from "./semantics-support.ts";
+import { itemRequest, recordReader, stable, stepsFor, usable } from "./semantics-support.ts";
 
 // RFC 9110 §9.2 on resources the probe creates itself: a safe method (GET) must not change the resource,
 // and an idempotent one (DELETE) repeated must not fail differently than "it is gone".
@@ -56,16 +56,11 @@ export const getChangesState: Oracle = async (run, factory, family, owner) => {
     const resource = await factory.create(family, owner);
     if (!resource) break;
     const values = { ...resource.pathValues, [parameter]: resource.id };
-    const read = family.read
-      ? buildRequest(family.read, { seed: uniqueSeed(), pathValues: values })
-      : buildRequest(family.list!, { seed: uniqueSeed(), pathValues: values });
+    const reader = recordReader(run, family, resource, owner, values);
+    if (!reader) break;
+    const read = reader.request;
     const look = async () => {
-      const exchange = await sendPrepared(run, owner, read);
-      if (!exchange || !isSuccess(exchange)) return { exchange, state: undefined };
-      const json = exchange.response?.json;
-      const record = family.read
-        ? unwrap(json)
-        : listItems(json).find((item) => idOf(item, family) === resource.id);
+      const { exchange, record } = await reader.look();
       return { exchange, state: record === undefined ? undefined : snapshot(record) };
     };
     const before = await look();
@@ -78,13 +73,13 @@ export const getChangesState: Oracle = async (run, factory, family, owner) => {
     const afterAgain = await look();
     if (!after.state || after.state === before.state || after.state !== afterAgain.state) continue;
     const key = operationKey(get);
-    const reader = operationKey(read.operation);
+    const readerKey = operationKey(read.operation);
     findings.push(
       buildFinding(run, {
         domain: "api",
         defectClass: "contract-drift",
         title: `${key} changes the resource it reads (GET with a side effect)`,
-        summary: `${reader} showed the probe's record the same twice; after ${key} (${statusOf(answered)}) it showed it changed, twice. GET must be safe (RFC 9110 §9.2.1).`,
+        summary: `${readerKey} showed the probe's record the same twice; after ${key} (${statusOf(answered)}) it showed it changed, twice. GET must be safe (RFC 9110 §9.2.1).`,
         impact:
           "Crawlers, prefetching browsers, link previews and retries trigger the change without anyone asking for it.",
         location: endpointLocation(get),
