@@ -164,7 +164,15 @@ export async function fuzzOperations(
       const hasServerError = [...failures.values()].some(
         (failure) => failure.defectClass === "unhandled-error",
       );
-      if (runs > 0 && !hasServerError && baselineOk && schema && bodyKind(operation) === "json") {
+      // A random search through a schema a reader guessed from a handler spends budget on its guesses.
+      if (
+        runs > 0 &&
+        operation.documented &&
+        !hasServerError &&
+        baselineOk &&
+        schema &&
+        bodyKind(operation) === "json"
+      ) {
         const found = await propertySearch(run, baseline, schema, runs);
         stats.property_checks += found.checks;
         if (found.failure) note(found.failure);

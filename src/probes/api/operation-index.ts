@@ -31,7 +31,14 @@ export function selectOperations(map: SystemMap, filter?: string): Operation[] {
  * statuses, response schemas) still look at `documented`. A GraphQL field is probed when its schema lists it.
  */
 export function probeableOperations(map: SystemMap, filter?: string): Operation[] {
-  return selectOperations(map, filter).filter((operation) => operation.documented || !operation.graphql);
+  const operations = selectOperations(map, filter).filter(
+    (operation) => operation.documented || !operation.graphql,
+  );
+  // The request budget is shared: what the document promises is checked first, what readers inferred after.
+  return [
+    ...operations.filter((operation) => operation.documented),
+    ...operations.filter((operation) => !operation.documented),
+  ];
 }
 
 export function isItemPath(path: string): boolean {
