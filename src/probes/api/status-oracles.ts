@@ -5,6 +5,7 @@ import { buildFinding } from "../evidence/finding.ts";
 import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
+import { pathParameterNames } from "../http/target-url.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import { operationKey } from "./operation-index.ts";
@@ -102,6 +103,9 @@ export async function repeatedCreationStatus(
 ): Promise<EnvelopeDraft[]> {
   const { operation, exchange } = observation;
   if (operation.method.toUpperCase() !== "POST" || !operation.documented) return [];
+  // Under a parent (`/projects/{id}/entries`) each extra creation spends the parent's shared state
+  // (budgets, counters) other probes still rely on: only top-level collections are repeated.
+  if (pathParameterNames(operation.path).length > 0) return [];
   if (documentedStatuses(operation).length === 0 || !isSuccess(exchange)) return [];
   const repeat = await sendPrepared(run, observation.user, clonePrepared(observation.prepared));
   const status = statusOf(repeat);
