@@ -69,15 +69,20 @@ describe("API probes on the notes fixture (TypeScript, planted defects)", () => 
     assertEvidence(context, answer);
   });
 
-  it("fuzz_operation finds the crash on unicode input, the unvalidated range and the mass-assigned flag, not the handled 400/409 cases", async () => {
+  it("fuzz_operation finds the crashes on unicode input and on an apostrophe, the unvalidated range and the mass-assigned flag, not the handled 400/409 cases", async () => {
     const context = notes.context();
     const answer = await probe("fuzz_operation", context);
     expect(summarize(answer.candidates)).toEqual([
+      // An apostrophe that crashes the search is an unhandled error whatever else it is (injection too).
+      "unhandled-error GET /api/search [query:q]",
       "unhandled-error POST /api/orders [body:sku]",
       "validation-missing POST /api/accounts [mass-assignment:is_admin]",
       "validation-missing POST /api/notes [body:priority]",
     ]);
-    const crash = answer.candidates.find((candidate) => candidate.defect_class === "unhandled-error")!;
+    const crash = answer.candidates.find(
+      (candidate) =>
+        candidate.defect_class === "unhandled-error" && candidate.location.value.startsWith("POST"),
+    )!;
     expect(crash.title).toMatch(/unicode/);
     const gap = answer.candidates.find((candidate) => candidate.dedupe?.discriminator === "body:priority")!;
     expect(gap.title).toMatch(/minimum|maximum/);

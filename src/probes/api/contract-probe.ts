@@ -9,7 +9,7 @@ import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
-import { isItemPath, isSafeWrite, operationKey, selectOperations } from "./operation-index.ts";
+import { isItemPath, isSafeWrite, operationKey, probeableOperations } from "./operation-index.ts";
 import {
   bodyExcerpt,
   candidateUsers,
@@ -21,12 +21,13 @@ import {
   sendPrepared,
   statusDocumented,
 } from "./probe-support.ts";
-import type { PreparedRequest } from "./request-builder.ts";
 import { bodyKind, buildRequest } from "./request-builder.ts";
 import type { CreatedResource } from "./resource-factory.ts";
 import { ResourceFactory, uniqueSeed } from "./resource-factory.ts";
 import type { ContractIssue } from "./response-validator.ts";
 import { ResponseValidator } from "./response-validator.ts";
+import type { ValidObservation } from "./status-oracles.ts";
+import { anonymousRefusalAsSuccess, repeatedCreationStatus } from "./status-oracles.ts";
 
 const SENSITIVE_FIELD = /(pass(word|wd)?|hash|salt|secret|token|api_?key|private_?key|otp|ssn)[^.]*$/i;
 
@@ -35,13 +36,7 @@ export interface ContractOptions {
   user?: string;
 }
 
-interface Observation {
-  operation: Operation;
-  user: string | undefined;
-  prepared: PreparedRequest;
-  exchange: HttpExchange;
-  resource?: CreatedResource;
-}
+type Observation = ValidObservation;
 
 /** Phase of a stateful sequence: creations first, reads next, changes after, deletions last. */
 function phaseOf(operation: Operation): number {
@@ -69,7 +64,7 @@ export async function checkContract(
   };
   const validator = new ResponseValidator(run.map.openapi?.version);
   const factory = new ResourceFactory(run);
-  const operations = selectOperations(run.map, options.operation).filter((operation) => operation.documented);
+  const operations = probeableOperations(run.map, options.operation);
   stats.operations = operations.length;
   const exhausted = await untilBudget(run, async () => {
     const users = candidateUsers(await usableUsers(run), options.user);
@@ -145,7 +140,11 @@ async function judge(
     return [serverErrorFinding(run, observation, retry!)];
   }
   if (!isSuccess(exchange)) return [];
-  const findings: EnvelopeDraft[] = [];
+  const findings: EnvelopeDraft[] = [
+    ...(await anonymousRefusalAsSuccess(run, observation)),
+    ...(await repeatedCreationStatus(run, observation)),
+  ];
+  if (!operation.documented) return findings;
   if (!statusDocumented(operation, status)) findings.push(undocumentedStatusFinding(run, observation));
   const schema = responseSchemaFor(operation, status);
   const json = exchange.response?.json;

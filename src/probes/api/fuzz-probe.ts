@@ -18,7 +18,7 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import { probeMassAssignment } from "./mass-assignment.ts";
-import { isItemPath, isSafeWrite, operationKey, selectOperations } from "./operation-index.ts";
+import { isItemPath, isSafeWrite, operationKey, probeableOperations } from "./operation-index.ts";
 import {
   bodyExcerpt,
   candidateUsers,
@@ -81,7 +81,7 @@ export async function fuzzOperations(
     stats.skipped[reason] = (stats.skipped[reason] ?? 0) + 1;
   };
   const factory = new ResourceFactory(run);
-  const operations = selectOperations(run.map, options.operation).filter((operation) => operation.documented);
+  const operations = probeableOperations(run.map, options.operation);
   stats.operations = operations.length;
   const exhausted = await untilBudget(run, async () => {
     const users = candidateUsers(await usableUsers(run), options.user);
@@ -115,7 +115,12 @@ export async function fuzzOperations(
           const exchange = await sendPrepared(run, baseline.user, prepared);
           const verdict =
             exchange &&
-            classify(exchange, mutation.expectation, baselineOk, allowsValidationOracle(schema, mutation));
+            classify(
+              exchange,
+              mutation.expectation,
+              baselineOk,
+              allowsValidationOracle(operation, schema, mutation),
+            );
           if (!exchange || !verdict) return;
           note({
             defectClass: verdict,
@@ -159,7 +164,15 @@ export async function fuzzOperations(
       const hasServerError = [...failures.values()].some(
         (failure) => failure.defectClass === "unhandled-error",
       );
-      if (runs > 0 && !hasServerError && baselineOk && schema && bodyKind(operation) === "json") {
+      // A random search through a schema a reader guessed from a handler spends budget on its guesses.
+      if (
+        runs > 0 &&
+        operation.documented &&
+        !hasServerError &&
+        baselineOk &&
+        schema &&
+        bodyKind(operation) === "json"
+      ) {
         const found = await propertySearch(run, baseline, schema, runs);
         stats.property_checks += found.checks;
         if (found.failure) note(found.failure);
@@ -223,13 +236,13 @@ function mutate(baseline: Baseline, mutation: BodyMutation): PreparedRequest {
 }
 
 /**
- * A 5xx that only quotes provoke, or that carries a database error, is the symptom of injection: the
- * security probe confirms and reports it there, so it is not reported twice under another domain.
+ * A 5xx that carries a database error is the symptom of injection: the security probe confirms and reports
+ * it there, so it is not reported twice under another domain. A 5xx an apostrophe provokes without one is
+ * an ordinary unhandled error (a parser of quoted phrases, a split on quotes) and is reported here.
  */
 function looksLikeInjection(failure: Failure): boolean {
   if (failure.defectClass !== "unhandled-error") return false;
-  if (hasSqlError(failure.exchange.response?.body ?? "")) return true;
-  return failure.labels.every((label) => label === "quotes and markup");
+  return hasSqlError(failure.exchange.response?.body ?? "");
 }
 
 function mutatedValue(mutation: BodyMutation): unknown {
@@ -239,11 +252,21 @@ function mutatedValue(mutation: BodyMutation): unknown {
   return current;
 }
 
+// Anti-forgery tokens travel in the body but belong to the session layer, not to the resource.
+const SESSION_FIELD = /(^|_)(csrf|xsrf)(_|$)|^csrfmiddlewaretoken$|^authenticity_token$|^_token$/i;
+// Constraints a schema states outright; a bare type inferred from a handler may just be a reader's guess.
+const STATED_CONSTRAINT =
+  /^(not in enum|below minimum|above maximum|too long|too many items|empty string|empty array|does not match pattern|not a valid )/;
+
 /**
- * `null` for an optional property is often read as "absent" by correct servers, so accepting it proves
- * nothing; everything else the schema forbids must be refused.
+ * Whether accepting this invalid value proves missing validation. `null` for an optional property is often
+ * read as "absent" by correct servers, so accepting it proves nothing. Without a document, only the
+ * constraints a schema states outright count (an enum, a bound, a pattern the source's validators declare),
+ * not a type or a requiredness a reader guessed from how a handler reads its body.
  */
-function allowsValidationOracle(schema: JsonSchema, mutation: BodyMutation): boolean {
+function allowsValidationOracle(operation: Operation, schema: JsonSchema, mutation: BodyMutation): boolean {
+  if (mutation.field?.split(".").some((part) => SESSION_FIELD.test(part))) return false;
+  if (!operation.documented && !STATED_CONSTRAINT.test(mutation.label)) return false;
   if (mutation.label !== "null" || !mutation.field) return true;
   const parts = mutation.field.split(".");
   let current = chooseBranch(schema);

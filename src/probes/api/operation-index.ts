@@ -25,6 +25,22 @@ export function selectOperations(map: SystemMap, filter?: string): Operation[] {
   });
 }
 
+/**
+ * The operations a behaviour probe exercises: every operation the map knows, whatever reader found it (the
+ * document, the source, forms, the frontend, traffic). Checks against the document itself (declared
+ * statuses, response schemas) still look at `documented`. A GraphQL field is probed when its schema lists it.
+ */
+export function probeableOperations(map: SystemMap, filter?: string): Operation[] {
+  const operations = selectOperations(map, filter).filter(
+    (operation) => operation.documented || !operation.graphql,
+  );
+  // The request budget is shared: what the document promises is checked first, what readers inferred after.
+  return [
+    ...operations.filter((operation) => operation.documented),
+    ...operations.filter((operation) => !operation.documented),
+  ];
+}
+
 export function isItemPath(path: string): boolean {
   return /\{[^}]+\}\/?$/.test(toTemplateForm(path));
 }

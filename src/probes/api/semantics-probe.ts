@@ -8,10 +8,11 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { isAdminLike } from "../session/roles.ts";
 import { severityFor } from "../severity.ts";
-import { operationKey, selectOperations } from "./operation-index.ts";
-import { endpointLocation, isServerError, sendPrepared } from "./probe-support.ts";
+import { operationKey, probeableOperations } from "./operation-index.ts";
+import { bodyExcerpt, endpointLocation, isServerError, sendPrepared } from "./probe-support.ts";
 import { buildRequest } from "./request-builder.ts";
 import { ResourceFactory, uniqueSeed } from "./resource-factory.ts";
+import { deleteTwiceFails, getChangesState } from "./semantics-repeats.ts";
 import type { Oracle } from "./semantics-support.ts";
 import { missingId, stepsFor } from "./semantics-support.ts";
 import {
@@ -20,6 +21,7 @@ import {
   putNotIdempotent,
   refusedWriteApplied,
 } from "./semantics-writes.ts";
+import { looksLikeErrorPayload } from "./value-tools.ts";
 
 export interface SemanticsOptions {
   operation?: string;
@@ -39,10 +41,10 @@ export async function probeSemantics(
   const candidates: EnvelopeDraft[] = [];
   const stats = { families: 0, oracles_run: 0, skipped: {} as Record<string, number> };
   const factory = new ResourceFactory(run);
-  const selected = new Set(selectOperations(run.map, options.operation));
+  const selected = new Set(probeableOperations(run.map, options.operation));
   const families = factory.families.filter((family) =>
     [family.create, family.list, family.read, family.remove, ...family.updates].some(
-      (operation) => operation && selected.has(operation) && operation.documented,
+      (operation) => operation && selected.has(operation),
     ),
   );
   stats.families = families.length;
@@ -56,7 +58,14 @@ export async function probeSemantics(
       ) ?? users.find((user) => user.name !== owner && !isAdminLike(user.role));
     const oracles: Oracle[] = [unknownIdOracle, existenceOracle];
     if (run.target.writesAllowed)
-      oracles.push(deletedStillReadable, refusedWriteApplied, putNotIdempotent, listOmitsCreated);
+      oracles.push(
+        deletedStillReadable,
+        deleteTwiceFails,
+        getChangesState,
+        refusedWriteApplied,
+        putNotIdempotent,
+        listOmitsCreated,
+      );
     else stats.skipped["writes not allowed"] = families.length;
     await mapConcurrent(families, 8, async (family) => {
       for (const oracle of oracles) {
@@ -71,7 +80,11 @@ export async function probeSemantics(
   };
 }
 
-/** An id that does not exist must answer 404 (or 400/410), not 2xx and not 5xx. */
+/**
+ * An id that does not exist must answer 404 (or 400/410), not 5xx and not a 2xx: neither an empty 2xx where
+ * the document promises a 404, nor a 2xx whose body says the record was not found while a real id answers
+ * a record (the two answers differ in kind, the second signal), confirmed by a repeat.
+ */
 const unknownIdOracle: Oracle = async (run, factory, family, owner) => {
   if (!family.read || !family.idParameter) return [];
   const located = await factory.pathValuesFor(family.read, owner);
@@ -88,24 +101,36 @@ const unknownIdOracle: Oracle = async (run, factory, family, owner) => {
   const emptyish =
     json === null || json === undefined || (typeof json === "object" && Object.keys(json).length === 0);
   const serverError = isServerError(answer);
+  const errorBody = isSuccess(answer) && looksLikeErrorPayload(json);
   // An empty 2xx is wrong only where the document promises a "not found" answer for this operation.
-  if (!serverError && !(isSuccess(answer) && emptyish && documentsNotFound(family.read))) return [];
+  const emptyButPromised = isSuccess(answer) && emptyish && documentsNotFound(family.read);
+  if (!serverError && !errorBody && !emptyButPromised) return [];
+  if (errorBody) {
+    const real = await sendPrepared(
+      run,
+      owner,
+      buildRequest(family.read, { seed: uniqueSeed(), pathValues: located.values }),
+    );
+    if (!real || !isSuccess(real) || looksLikeErrorPayload(real.response?.json)) return [];
+  }
   const confirm = await sendPrepared(run, owner, prepared);
   if (!confirm || statusOf(confirm) !== status) return [];
+  if (errorBody && !looksLikeErrorPayload(confirm.response?.json)) return [];
   const key = operationKey(family.read);
   const defectClass = serverError ? "unhandled-error" : "wrong-status";
   const steps = located.resource
     ? stepsFor(located.resource, [{ name: "missing", prepared, user: owner }])
     : [stepFromPrepared("missing", prepared, owner)];
+  const what = serverError ? "" : errorBody ? " with an error in the body" : " with an empty body";
   return [
     buildFinding(run, {
       domain: "api",
       defectClass,
       title: `${key} answers ${status} for an id that does not exist`,
-      summary: `${key} with an unknown ${family.idParameter} answered ${status}${serverError ? "" : " with an empty body"} (twice) instead of ${serverError ? "404" : "the documented 404"}.`,
+      summary: `${key} with an unknown ${family.idParameter} answered ${status}${what} (twice) instead of 404. Body: ${bodyExcerpt(run, answer)}`,
       impact: serverError
         ? "A routine miss crashes the handler."
-        : "Clients cannot tell a missing resource from an empty one.",
+        : "Clients and caches treat a missing resource as a success.",
       location: endpointLocation(family.read),
       severity: severityFor(defectClass),
       confidence: 0.85,

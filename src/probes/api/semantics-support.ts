@@ -2,14 +2,17 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ReproStep } from "../evidence/failing-test.ts";
 import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import type { ResourceFamily } from "./operation-index.ts";
 import { isSafeWrite } from "./operation-index.ts";
+import { sendPrepared } from "./probe-support.ts";
 import type { PreparedRequest } from "./request-builder.ts";
 import { bodyKind, buildRequest } from "./request-builder.ts";
 import type { CreatedResource } from "./resource-factory.ts";
-import { type ResourceFactory, uniqueSeed } from "./resource-factory.ts";
+import { idOf, listItems, type ResourceFactory, uniqueSeed } from "./resource-factory.ts";
 
 // Shared pieces of the HTTP-semantics oracles.
 
@@ -76,4 +79,53 @@ export function missingId(id: string): string {
   if (/^\d+$/.test(id)) return String(Number(id) + 987_654_321);
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id)) return "00000000-0000-4000-8000-00000000d1e0";
   return `qaas-missing-${uniqueSeed()}`;
+}
+
+/** How an oracle looks at one record it created: its own read, or its row in the collection's list. */
+export interface RecordReader {
+  request: PreparedRequest;
+  /** The record as the app shows it now (undefined when not shown), and the exchange that showed it. */
+  look(): Promise<{ exchange: HttpExchange | undefined; record: unknown }>;
+}
+
+export function recordReader(
+  run: ProbeRun,
+  family: ResourceFamily,
+  resource: CreatedResource,
+  owner: string | undefined,
+  pathValues: Record<string, string> = resource.pathValues,
+): RecordReader | undefined {
+  const operation = family.read ?? family.list;
+  if (!operation) return undefined;
+  const request = buildRequest(operation, { seed: uniqueSeed(), pathValues });
+  return {
+    request,
+    async look() {
+      const exchange = await sendPrepared(run, owner, request);
+      if (!exchange || !isSuccess(exchange)) return { exchange, record: undefined };
+      const json = exchange.response?.json;
+      const record = family.read
+        ? unwrap(json)
+        : listItems(json).find((item) => idOf(item, family) === resource.id);
+      return { exchange, record };
+    },
+  };
+}
+
+/**
+ * A body for `operation` whose properties take the kind of value the record shows for them: where a schema
+ * inferred from a handler says "string" but the app stores a number, a number is sent (what the app shows
+ * of itself is the better witness). Strings and unknown properties keep the schema's value.
+ */
+export function bodyShapedLike(body: unknown, record: unknown): unknown {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return body;
+  if (!record || typeof record !== "object" || Array.isArray(record)) return body;
+  const shown = record as Record<string, unknown>;
+  const shaped: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(shaped)) {
+    const seen = shown[key];
+    if (typeof seen === "number" && typeof value !== "number") shaped[key] = Number.isInteger(seen) ? 3 : 2.5;
+    else if (typeof seen === "boolean" && typeof value !== "boolean") shaped[key] = !seen;
+  }
+  return shaped;
 }

@@ -32,11 +32,41 @@ export function echoes(container: unknown, path: string, value: unknown): boolea
   return false;
 }
 
-/** A handled error reported with a 2xx: `{ "error": ... }` and nothing that looks like a resource. */
+const ERROR_KEY = /^(error|errors|err|error_?(message|code|description)|fault|failure)$/;
+const RESOURCE_KEY = /^(id|_id|uuid|data|items|results|result)$/;
+const MESSAGE_KEY = /^(message|msg|detail|details|description|reason|title|code|status|status_?code)$/;
+const FAILURE_TEXT =
+  /not found|not exist|no such|unknown|missing|required|invalid|unauthori[sz]ed|unauthenticated|forbidden|denied|not allowed|log ?in|sign ?in|credential|expired|error|fail/i;
+
+/**
+ * A handled error reported with a 2xx: `{ "error": ... }`, `{ "ok": false, ... }`, `{ "status": "error" }`
+ * or a lone message saying what failed, and nothing that looks like a resource (an id, a data envelope).
+ */
 export function looksLikeErrorPayload(json: unknown): boolean {
   if (!json || typeof json !== "object" || Array.isArray(json)) return false;
-  const keys = Object.keys(json).map((key) => key.toLowerCase());
-  const errorKey = keys.some((key) => key === "error" || key === "errors" || key === "err");
-  const resourceKey = keys.some((key) => key === "id" || key === "_id" || key === "uuid" || key === "data");
-  return errorKey && !resourceKey;
+  const entries = Object.entries(json as Record<string, unknown>).map(
+    ([key, value]) => [key.toLowerCase(), value] as const,
+  );
+  if (entries.some(([key]) => RESOURCE_KEY.test(key))) return false;
+  if (
+    entries.some(([key, value]) => ERROR_KEY.test(key) && value !== null && value !== false && value !== "")
+  )
+    return true;
+  if (entries.some(([key, value]) => (key === "success" || key === "ok") && value === false)) return true;
+  if (
+    entries.some(
+      ([key, value]) =>
+        (key === "status" || key === "result" || key === "outcome") &&
+        typeof value === "string" &&
+        /^(error|fail|failed|failure|not[ _-]?found|unauthori[sz]ed|forbidden|denied)$/i.test(value),
+    )
+  )
+    return true;
+  // Only message-like keys, one of which says what went wrong.
+  return (
+    entries.length > 0 &&
+    entries.length <= 4 &&
+    entries.every(([key]) => MESSAGE_KEY.test(key)) &&
+    entries.some(([, value]) => typeof value === "string" && FAILURE_TEXT.test(value))
+  );
 }

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
+import type { SystemMap } from "../../src/map/system-map.ts";
+import { looksLikeErrorPayload } from "../../src/probes/api/value-tools.ts";
+import { contractTools } from "../../src/tools/servers/contract-server.ts";
+import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+import { summarize } from "../fixtures/targets.ts";
+import { callTool } from "../support/fake-run-context.ts";
+import type { StatusServer } from "./status-fixture.ts";
+import { startStatusServer } from "./status-fixture.ts";
+
+let server: StatusServer;
+let documented: SystemMap;
+
+beforeAll(async () => {
+  server = await startStatusServer();
+  process.env.STATUS_ADA_PASSWORD = "ada-pw";
+  process.env.STATUS_BEN_PASSWORD = "ben-pw";
+  documented = systemMapFor({ target: "status", baseUrl: server.baseUrl, document: server.document });
+});
+afterAll(() => server.close());
+
+/** The same operations as a source reader would infer them: no document, no declared statuses. */
+function withoutDocument(map: SystemMap): SystemMap {
+  return {
+    ...map,
+    openapi: null,
+    operations: map.operations.map((operation) => ({
+      ...operation,
+      documented: false,
+      seen_in: ["source" as const],
+      security: "unknown" as const,
+      responses: {},
+    })),
+  };
+}
+
+async function probe(tool: string, map: SystemMap): Promise<string[]> {
+  const profile = profileFor({
+    name: "status",
+    source: {},
+    environment: { mode: "managed", base_url: server.baseUrl, allow_writes: true },
+    auth: { login: { kind: "json", endpoint: "POST /api/login", token_from: "body:token" } },
+    users: [
+      {
+        name: "ada",
+        role: "member",
+        tenant: "one",
+        username: "ada",
+        password: "secret_ref:STATUS_ADA_PASSWORD",
+      },
+      {
+        name: "ben",
+        role: "member",
+        tenant: "one",
+        username: "ben",
+        password: "secret_ref:STATUS_BEN_PASSWORD",
+      },
+    ],
+  });
+  const context = probeContext({ profile, map });
+  const definition = contractTools.find((candidate) => candidate.name === tool)!;
+  const result = await callTool(definition, {}, context);
+  if (!result.ok) throw new Error(result.error);
+  const { candidates } = result.data as { candidates: Parameters<typeof summarize>[0] };
+  for (const candidate of candidates) EnvelopeDraftSchema.parse(candidate);
+  return summarize(candidates);
+}
+
+describe("status oracles", () => {
+  it("check_contract: an anonymous refusal answered 200 and a repeated creation's undocumented 409, not on the correct twin", async () => {
+    const found = await probe("check_contract", documented);
+    expect(found).toContain("wrong-status GET /api/loose/inbox [anonymous-error-2xx]");
+    expect(found).toContain("contract-drift POST /api/loose/records [status-409]");
+    expect(found.filter((line) => line.includes("/api/strict/"))).toEqual([]);
+  });
+
+  it("check_contract without a document still sees the disguised refusal but judges no status against a document", async () => {
+    const found = await probe("check_contract", withoutDocument(documented));
+    expect(found).toContain("wrong-status GET /api/loose/inbox [anonymous-error-2xx]");
+    expect(found.some((line) => line.includes("[status-"))).toBe(false);
+    expect(found.filter((line) => line.includes("/api/strict/"))).toEqual([]);
+  });
+
+  it("tells error payloads from resources", () => {
+    expect(looksLikeErrorPayload({ error: "record not found" })).toBe(true);
+    expect(looksLikeErrorPayload({ ok: false, reason: "nope" })).toBe(true);
+    expect(looksLikeErrorPayload({ status: "error" })).toBe(true);
+    expect(looksLikeErrorPayload({ message: "Record not found" })).toBe(true);
+    expect(looksLikeErrorPayload({ id: 3, error: null })).toBe(false);
+    expect(looksLikeErrorPayload({ message: "hello there", title: "greeting" })).toBe(false);
+    expect(looksLikeErrorPayload({ items: [], error: "partial" })).toBe(false);
+  });
+});
+
+describe("method semantics oracles", () => {
+  for (const [label, map] of [
+    ["with a document", () => documented],
+    ["inferred from source only", () => withoutDocument(documented)],
+  ] as const) {
+    it(`probe_semantics ${label}: unknown id as 200 error, GET side effect, DELETE twice 500, PUT adding up; the correct twin is silent`, async () => {
+      const found = await probe("probe_semantics", map());
+      expect(found).toEqual(
+        expect.arrayContaining([
+          "wrong-status GET /api/loose/records/{id} [unknown-id]",
+          "contract-drift GET /api/loose/records/{id}/confirm [get-side-effect]",
+          "unhandled-error DELETE /api/loose/records/{id} [delete-twice]",
+          "contract-drift PUT /api/loose/records/{id} [put-not-idempotent]",
+        ]),
+      );
+      expect(found.filter((line) => line.includes("/api/strict/"))).toEqual([]);
+    });
+  }
+});
