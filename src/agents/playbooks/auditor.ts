@@ -12,6 +12,12 @@ const PROBES = [
   "scan_exposure",
   "check_misconfiguration",
   "check_graphql",
+  "probe_command_injection",
+  "probe_template_injection",
+  "probe_path_traversal",
+  "probe_xxe",
+  "probe_ssrf",
+  "probe_nosql_injection",
   "audit_dependencies",
 ];
 
