@@ -142,6 +142,13 @@ const document = {
         responses: { "200": { description: "the imported record" } },
       },
     },
+    "/auth/continue": {
+      get: {
+        operationId: "continueAfterSignIn",
+        parameters: [{ name: "next", in: "query", required: true, schema: { type: "string" } }],
+        responses: { "302": { description: "on to the next page" } },
+      },
+    },
     "/api/session": {
       post: {
         operationId: "signIn",
@@ -222,6 +229,13 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
         const xml = await readBody(request);
         response.writeHead(200, { "content-type": "text/plain" });
         return response.end(`imported ${await readXml(xml, vulnerable)}`);
+      }
+      if (route === "GET /auth/continue") {
+        const next = url.searchParams.get("next") ?? "/";
+        // The safe build keeps only a path of its own origin: one leading slash, no second slash or backslash.
+        const location = vulnerable || /^\/(?![/\\])/.test(next) ? next : "/";
+        response.writeHead(302, { location });
+        return response.end();
       }
       if (route === "POST /api/session") {
         const body = JSON.parse((await readBody(request)) || "{}") as Record<string, unknown>;

@@ -102,4 +102,11 @@ describe("injection probes: the vulnerable build is found, the safe build is not
     expect(candidates[0]!.title).toMatch(/NoSQL operator injection in body .*password/);
     expect((await probe("probe_nosql_injection", safe)).candidates).toEqual([]);
   });
+
+  it("probe_open_redirect: the Location header names the client's host", async () => {
+    const { candidates } = await probe("probe_open_redirect", vulnerable);
+    expect(summarize(candidates)).toEqual(["open-redirect GET /auth/continue [open-redirect:query:next]"]);
+    expect(candidates[0]!.title).toMatch(/absolute URL/);
+    expect((await probe("probe_open_redirect", safe)).candidates).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { probeCommandInjection } from "../../probes/injection/command-injection.ts";
 import { probeNoSqlInjection } from "../../probes/injection/nosql-injection.ts";
+import { probeOpenRedirect } from "../../probes/injection/open-redirect.ts";
 import { probePathTraversal } from "../../probes/injection/path-traversal.ts";
 import { probeSsrf } from "../../probes/injection/ssrf.ts";
 import { probeTemplateInjection } from "../../probes/injection/template-injection.ts";
@@ -97,6 +98,19 @@ export const probeNoSqlInjectionTool = defineTool({
     ),
 });
 
+export const probeOpenRedirectTool = defineTool({
+  name: "probe_open_redirect",
+  server: "security",
+  description:
+    "Open redirect on redirect-naming inputs (next, return_to, redirect_uri, continue…) and on any input whose answer is already a redirect: a random host under the reserved .example TLD as an absolute URL, //host, /\\host, https:host and own-origin@host; reported when the Location header, resolved as a browser does, names that host, confirmed by a second host. Redirects are never followed.",
+  input: ProbeInput,
+  actions: (_input, context) => probeActions(context),
+  run: (input, context) =>
+    runProbeTool(context, "probe_open_redirect", { max_requests: input.max_requests ?? 600 }, (run) =>
+      probeOpenRedirect(run, input),
+    ),
+});
+
 export const injectionTools: ToolDefinition[] = [
   probeCommandInjectionTool,
   probeTemplateInjectionTool,
@@ -104,4 +118,5 @@ export const injectionTools: ToolDefinition[] = [
   probeXxeTool,
   probeSsrfTool,
   probeNoSqlInjectionTool,
+  probeOpenRedirectTool,
 ];
