@@ -36,6 +36,7 @@ export const TOOL_CATALOG = {
     "probe_xxe",
     "probe_ssrf",
     "probe_nosql_injection",
+    "probe_open_redirect",
   ],
   deps: ["audit_dependencies"],
   db: [

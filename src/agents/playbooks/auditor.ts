@@ -18,6 +18,7 @@ const PROBES = [
   "probe_xxe",
   "probe_ssrf",
   "probe_nosql_injection",
+  "probe_open_redirect",
   "audit_dependencies",
 ];
 
