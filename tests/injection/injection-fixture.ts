@@ -149,6 +149,20 @@ const document = {
         responses: { "302": { description: "on to the next page" } },
       },
     },
+    "/api/drafts/restore": {
+      post: {
+        operationId: "restoreDraft",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: { type: "object", required: ["state"], properties: { state: { type: "string" } } },
+            },
+          },
+        },
+        responses: { "200": { description: "the restored draft" }, "400": { description: "unreadable" } },
+      },
+    },
     "/api/session": {
       post: {
         operationId: "signIn",
@@ -236,6 +250,28 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
         const location = vulnerable || /^\/(?![/\\])/.test(next) ? next : "/";
         response.writeHead(302, { location });
         return response.end();
+      }
+      if (route === "POST /api/drafts/restore") {
+        const body = JSON.parse((await readBody(request)) || "{}") as { state?: unknown };
+        if (typeof body.state !== "string") return json(response, 400, { error: "state required" });
+        let restored: unknown;
+        try {
+          restored = JSON.parse(body.state);
+        } catch {
+          return json(response, 400, { error: "the draft cannot be read" });
+        }
+        // The vulnerable build revives node-serialize style functions (emulated: only `return a*b` runs).
+        const revive = (value: unknown): unknown =>
+          typeof value === "string" && vulnerable
+            ? value.replace(
+                /^_\$\$ND_FUNC\$\$_function\(\)\{return (\d+)\*(\d+)\}\(\)$/,
+                (_w, a: string, b: string) => String(Number(a) * Number(b)),
+              )
+            : value;
+        const object = restored && typeof restored === "object" ? (restored as Record<string, unknown>) : {};
+        return json(response, 200, {
+          restored: Object.fromEntries(Object.entries(object).map(([key, value]) => [key, revive(value)])),
+        });
       }
       if (route === "POST /api/session") {
         const body = JSON.parse((await readBody(request)) || "{}") as Record<string, unknown>;

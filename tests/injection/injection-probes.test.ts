@@ -109,4 +109,13 @@ describe("injection probes: the vulnerable build is found, the safe build is not
     expect(candidates[0]!.title).toMatch(/absolute URL/);
     expect((await probe("probe_open_redirect", safe)).candidates).toEqual([]);
   });
+
+  it("probe_insecure_deserialization: a revived function returned the product", async () => {
+    const { candidates } = await probe("probe_insecure_deserialization", vulnerable);
+    expect(summarize(candidates)).toEqual([
+      "insecure-deserialization POST /api/drafts/restore [deserialization:body:state]",
+    ]);
+    expect(candidates[0]!.title).toMatch(/node-serialize/);
+    expect((await probe("probe_insecure_deserialization", safe)).candidates).toEqual([]);
+  });
 });

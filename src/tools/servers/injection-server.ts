@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { probeCommandInjection } from "../../probes/injection/command-injection.ts";
+import { probeInsecureDeserialization } from "../../probes/injection/insecure-deserialization.ts";
 import { probeNoSqlInjection } from "../../probes/injection/nosql-injection.ts";
 import { probeOpenRedirect } from "../../probes/injection/open-redirect.ts";
 import { probePathTraversal } from "../../probes/injection/path-traversal.ts";
@@ -111,6 +112,22 @@ export const probeOpenRedirectTool = defineTool({
     ),
 });
 
+export const probeInsecureDeserializationTool = defineTool({
+  name: "probe_insecure_deserialization",
+  server: "security",
+  description:
+    "Insecure deserialisation on fields that carry saved state (state, draft, session, snapshot… or restore/import/load operations): a pickle calling operator.mul, a YAML python/object/apply tag, a node-serialize function returning a product, raw and base64; reported when the product of two random operands shows in the answer, confirmed by a second pair. Nothing but arithmetic is ever called.",
+  input: ProbeInput,
+  actions: (_input, context) => probeActions(context),
+  run: (input, context) =>
+    runProbeTool(
+      context,
+      "probe_insecure_deserialization",
+      { max_requests: input.max_requests ?? 400 },
+      (run) => probeInsecureDeserialization(run, input),
+    ),
+});
+
 export const injectionTools: ToolDefinition[] = [
   probeCommandInjectionTool,
   probeTemplateInjectionTool,
@@ -119,4 +136,5 @@ export const injectionTools: ToolDefinition[] = [
   probeSsrfTool,
   probeNoSqlInjectionTool,
   probeOpenRedirectTool,
+  probeInsecureDeserializationTool,
 ];
