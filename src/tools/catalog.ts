@@ -37,6 +37,7 @@ export const TOOL_CATALOG = {
     "probe_ssrf",
     "probe_nosql_injection",
     "probe_open_redirect",
+    "probe_insecure_deserialization",
   ],
   deps: ["audit_dependencies"],
   db: [

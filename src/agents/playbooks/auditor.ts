@@ -19,6 +19,7 @@ const PROBES = [
   "probe_ssrf",
   "probe_nosql_injection",
   "probe_open_redirect",
+  "probe_insecure_deserialization",
   "audit_dependencies",
 ];
 
