@@ -21,20 +21,20 @@ interface Shape {
   wrap(command: string): string;
 }
 
+// Ordered by how often each shape is the one that works; `$()` also covers a double-quoted argument, and
+// `;` what `||` and `";…;"` would add, so those are left out to spare the agent's shared request budget.
 const SHAPES: readonly Shape[] = [
   { name: "$() substitution", wrap: (command) => `$(${command})` },
   { name: "$() substitution after closing a single quote", wrap: (command) => `'$(${command})'` },
   { name: "; separator", wrap: (command) => `;${command};` },
   { name: "; separator after closing a single quote", wrap: (command) => `';${command};'` },
-  { name: "; separator after closing a double quote", wrap: (command) => `";${command};"` },
   { name: "backtick substitution", wrap: (command) => `\`${command}\`` },
   { name: "newline separator", wrap: (command) => `\n${command}\n` },
   { name: "| pipe", wrap: (command) => `|${command} #` },
   { name: "&& separator", wrap: (command) => `&&${command} #` },
-  { name: "|| separator", wrap: (command) => ` x||${command} #` },
 ];
 
-const TIMED: readonly Shape[] = [SHAPES[0]!, SHAPES[1]!, SHAPES[2]!, SHAPES[3]!, SHAPES[4]!, SHAPES[7]!];
+const TIMED: readonly Shape[] = [SHAPES[0]!, SHAPES[1]!, SHAPES[2]!];
 
 /** `echo qaas$((L+R))` → `qaas<L+R>`: the expected text exists only once a shell computed it. */
 function echoMarker(): { command: string; expected: string } {

@@ -41,6 +41,11 @@ const FORMS: readonly Form[] = [
   { name: "own origin as userinfo", value: (host, origin) => `${origin.protocol}//${origin.host}@${host}/` },
 ];
 
+/** The operation's document (or inventory) says it answers with a redirect. */
+function documentsRedirect(point: InputPoint): boolean {
+  return Object.keys(point.operation.responses ?? {}).some((status) => /^3(\d\d|XX)$/i.test(status));
+}
+
 function isRedirect(exchange: HttpExchange | undefined): boolean {
   const status = exchange?.response?.status ?? 0;
   return status >= 300 && status < 400 && Boolean(exchange?.response?.headers.location);
@@ -68,9 +73,10 @@ export async function probeOpenRedirect(
   options: PointProbeOptions,
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
   const { hits, stats } = await probePoints(run, options, {
-    select: (point) => !point.numeric && point.in !== "path",
-    test: (open) =>
-      named(open.point) || isRedirect(open.exchange) ? testPoint(run, open) : Promise.resolve(undefined),
+    // Only inputs a redirect plausibly reads: a baseline per input of the whole map would spend the
+    // agent's shared request budget on answers that cannot redirect.
+    select: (point) => !point.numeric && point.in !== "path" && (named(point) || documentsRedirect(point)),
+    test: (open) => testPoint(run, open),
   });
   const candidates = hits.map((hit) => pointFinding(run, findingOf(hit)));
   return { candidates, stats: { ...stats, confirmed: candidates.length } };

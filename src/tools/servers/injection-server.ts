@@ -22,14 +22,14 @@ export const probeCommandInjectionTool = defineTool({
   name: "probe_command_injection",
   server: "security",
   description:
-    "OS command injection on every string input: separators and substitutions (`$()`, backticks, `;`, `|`, `&&`, `||`, newline; quotes closed first; a cmd.exe `& echo` form) carrying `echo qaas$((a+b))`, reported only when the answer shows the sum a shell computed; for blind sinks a bounded `sleep 1` vs `sleep 0` differential, twice. Never runs anything but echo and sleep.",
+    "OS command injection on every string input: separators and substitutions (`$()`, backticks, `;`, `|`, `&&`, newline; a single quote closed first; a cmd.exe `& echo` form) carrying `echo qaas$((a+b))`, reported only when the answer shows the sum a shell computed; for blind sinks a bounded `sleep 1` vs `sleep 0` differential, twice. Never runs anything but echo and sleep.",
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
     runProbeTool(
       context,
       "probe_command_injection",
-      { max_requests: input.max_requests ?? 1500, timeout_ms: 5000 },
+      { max_requests: input.max_requests ?? 900, timeout_ms: 5000 },
       (run) => probeCommandInjection(run, input),
     ),
 });
@@ -42,7 +42,7 @@ export const probeTemplateInjectionTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "probe_template_injection", { max_requests: input.max_requests ?? 1000 }, (run) =>
+    runProbeTool(context, "probe_template_injection", { max_requests: input.max_requests ?? 600 }, (run) =>
       probeTemplateInjection(run, input),
     ),
 });
