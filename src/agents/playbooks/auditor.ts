@@ -12,14 +12,16 @@ const PROBES = [
   "scan_exposure",
   "check_misconfiguration",
   "check_graphql",
-  "probe_command_injection",
-  "probe_template_injection",
-  "probe_path_traversal",
+  // Inputs chosen by what they name first, the probes that try every string input last: the agent's
+  // request budget is shared, and a broad probe must not starve a targeted one.
   "probe_xxe",
   "probe_ssrf",
-  "probe_nosql_injection",
+  "probe_path_traversal",
   "probe_open_redirect",
   "probe_insecure_deserialization",
+  "probe_nosql_injection",
+  "probe_template_injection",
+  "probe_command_injection",
   "audit_dependencies",
 ];
 
