@@ -12,16 +12,14 @@ const PROBES = [
   "scan_exposure",
   "check_misconfiguration",
   "check_graphql",
-  // Inputs chosen by what they name first, the probes that try every string input last: the agent's
-  // request budget is shared, and a broad probe must not starve a targeted one.
+  "probe_command_injection",
+  "probe_template_injection",
+  "probe_path_traversal",
   "probe_xxe",
   "probe_ssrf",
-  "probe_path_traversal",
+  "probe_nosql_injection",
   "probe_open_redirect",
   "probe_insecure_deserialization",
-  "probe_nosql_injection",
-  "probe_template_injection",
-  "probe_command_injection",
   "audit_dependencies",
 ];
 
