@@ -57,8 +57,12 @@ export async function probePoints<Hit>(
   stats.budget_exhausted = await untilBudget(run, async () => {
     const users = (await usableUsers(run)).filter((user) => !options.user || user.name === options.user);
     await mapConcurrent(selected, technique.concurrency ?? 4, async (point) => {
-      const open = await openPoint(run, factory, point, users);
-      if (!open || (!technique.acceptServerError && isServerError(open.exchange))) {
+      const unusable = (open: OpenPoint | undefined) =>
+        !open || (!technique.acceptServerError && isServerError(open.exchange));
+      let open = await openPoint(run, factory, point, users);
+      // Once more: under load a baseline times out or fails transiently, and the point would go untested.
+      if (unusable(open)) open = await openPoint(run, factory, point, users);
+      if (!open || unusable(open)) {
         stats.unreachable += 1;
         return;
       }

@@ -9,6 +9,10 @@ import { type PointFinding, pointFinding, where } from "./injection-finding.ts";
 import type { LoopbackListener } from "./loopback-listener.ts";
 import { isLoopbackTarget, runListener } from "./loopback-listener.ts";
 import { uniqueToken } from "./markers.ts";
+
+// A target may fetch in the background after answering, and a loaded machine delays it further.
+const LISTENER_WAIT_MS = 4000;
+
 import type { OpenPoint, Sent } from "./point-sender.ts";
 import { sendAt } from "./point-sender.ts";
 import type { PointProbeOptions } from "./probe-frame.ts";
@@ -111,7 +115,7 @@ async function attempt(
   const token = uniqueToken();
   const aimed = aim(open, siblings, listener, token, form);
   const sent = await sendAt(run, open, aimed.value, { edit: aimed.edit });
-  if (!sent || !(await listener.waitFor(token, 1500))) return undefined;
+  if (!sent || !(await listener.waitFor(token, LISTENER_WAIT_MS))) return undefined;
   return { sent, token };
 }
 

@@ -13,6 +13,10 @@ import { plainTextFiles } from "./known-files.ts";
 import type { LoopbackListener } from "./loopback-listener.ts";
 import { isLoopbackTarget, runListener } from "./loopback-listener.ts";
 import { uniqueToken } from "./markers.ts";
+
+// A target may fetch in the background after answering, and a loaded machine delays it further.
+const LISTENER_WAIT_MS = 4000;
+
 import type { OpenOperation } from "./operation-sender.ts";
 import { openOperation, sendRequest, withRawBody } from "./operation-sender.ts";
 import type { Sent } from "./point-sender.ts";
@@ -153,10 +157,10 @@ async function loopbackEntity(
   ] as const) {
     const first = uniqueToken();
     const sent = await sendRequest(run, open, document(open, dtd(listener.url(first, "xxe"))));
-    if (!sent || !(await listener.waitFor(first, 1500))) continue;
+    if (!sent || !(await listener.waitFor(first, LISTENER_WAIT_MS))) continue;
     const second = uniqueToken();
     const again = await sendRequest(run, open, document(open, dtd(listener.url(second, "xxe"))));
-    if (!again || !(await listener.waitFor(second, 1500))) continue;
+    if (!again || !(await listener.waitFor(second, LISTENER_WAIT_MS))) continue;
     const shown = answerShows(sent.exchange, first) ? " and showed what it fetched in the answer" : "";
     return {
       open,

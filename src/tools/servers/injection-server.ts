@@ -29,7 +29,7 @@ export const probeCommandInjectionTool = defineTool({
     runProbeTool(
       context,
       "probe_command_injection",
-      { max_requests: input.max_requests ?? 900, timeout_ms: 5000 },
+      { max_requests: input.max_requests ?? 900, timeout_ms: 15_000 },
       (run) => probeCommandInjection(run, input),
     ),
 });
