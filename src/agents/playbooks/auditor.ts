@@ -12,6 +12,14 @@ const PROBES = [
   "scan_exposure",
   "check_misconfiguration",
   "check_graphql",
+  "probe_command_injection",
+  "probe_template_injection",
+  "probe_path_traversal",
+  "probe_xxe",
+  "probe_ssrf",
+  "probe_nosql_injection",
+  "probe_open_redirect",
+  "probe_insecure_deserialization",
   "audit_dependencies",
 ];
 

@@ -8,6 +8,7 @@ import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
 import type { ToolDefinition } from "../tool.ts";
 import { defineTool } from "../tool.ts";
 import { ProbeFilter } from "./contract-server.ts";
+import { injectionTools } from "./injection-server.ts";
 
 const ProbeInput = z.strictObject(ProbeFilter);
 
@@ -89,4 +90,5 @@ export const securityTools: ToolDefinition[] = [
   scanExposureTool,
   checkMisconfigurationTool,
   checkGraphqlTool,
+  ...injectionTools,
 ];

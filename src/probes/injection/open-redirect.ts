@@ -1,0 +1,140 @@
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import { operationKey } from "../api/operation-index.ts";
+import type { InputPoint } from "../auditor/input-points.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { type PointFinding, pointFinding, where } from "./injection-finding.ts";
+import { uniqueToken } from "./markers.ts";
+import type { OpenPoint, Sent } from "./point-sender.ts";
+import { sendAt } from "./point-sender.ts";
+import type { PointProbeOptions } from "./probe-frame.ts";
+import { probePoints } from "./probe-frame.ts";
+import { pointWords } from "./probe-points.ts";
+
+// Open redirect. A redirect-naming input (next, return_to, redirect_uri…), or any input whose baseline
+// answer is already a redirect, is set to an address on a random host under the reserved `.example` TLD,
+// in the forms that slip past the usual checks: absolute, protocol-relative (`//host`), backslash
+// (`/\host`, a slash to every browser), scheme-only (`https:host`) and a userinfo prefix carrying the
+// target's own origin (`http://own-host@host`, which passes a starts-with check). Judged only by where a
+// browser would go: the Location header resolved against the request URL must name the random host.
+// Confirmed by a second random host in the same form. Redirects are never followed, so the host is never
+// contacted (and `.example` never resolves).
+
+const REDIRECT_NAME =
+  /^(next|url|redirect|redirect_?ur[il]|redirect_?to|redirect_?url|return|return_?to|return_?url|returnto|continue|dest|destination|goto|go|to|target|forward|forward_?url|back|back_?url|callback|callback_?url|success_?url|cancel_?url|failure_?url|login_?url|logout_?url|r|u|out|exit|view|ref|referer|referrer|origin|location|redir|jump)$/i;
+
+function named(point: InputPoint): boolean {
+  const name = pointWords(point).name.replace(/([a-z])([A-Z])/g, "$1_$2");
+  return REDIRECT_NAME.test(name) || /(redirect|return|next|callback|continue)/i.test(name);
+}
+
+interface Form {
+  name: string;
+  value(host: string, origin: URL): string;
+}
+
+const FORMS: readonly Form[] = [
+  { name: "absolute URL", value: (host) => `https://${host}/` },
+  { name: "protocol-relative //host", value: (host) => `//${host}/` },
+  { name: "backslash /\\host", value: (host) => `/\\${host}/` },
+  { name: "scheme without slashes https:host", value: (host) => `https:${host}` },
+  { name: "own origin as userinfo", value: (host, origin) => `${origin.protocol}//${origin.host}@${host}/` },
+];
+
+/** The operation's document (or inventory) says it answers with a redirect. */
+function documentsRedirect(point: InputPoint): boolean {
+  return Object.keys(point.operation.responses ?? {}).some((status) => /^3(\d\d|XX)$/i.test(status));
+}
+
+function isRedirect(exchange: HttpExchange | undefined): boolean {
+  const status = exchange?.response?.status ?? 0;
+  return status >= 300 && status < 400 && Boolean(exchange?.response?.headers.location);
+}
+
+/** The host a browser would go to from this answer, or undefined when it does not redirect. */
+export function redirectHost(exchange: HttpExchange | undefined): string | undefined {
+  if (!exchange || !isRedirect(exchange)) return undefined;
+  try {
+    return new URL(exchange.response!.headers.location!, exchange.request.url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+interface Hit {
+  open: OpenPoint;
+  form: string;
+  evidence: Array<{ label: string; sent: Sent }>;
+  hosts: [string, string];
+}
+
+export async function probeOpenRedirect(
+  run: ProbeRun,
+  options: PointProbeOptions,
+): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
+  const { hits, stats } = await probePoints(run, options, {
+    // Only inputs a redirect plausibly reads: a baseline per input of the whole map would spend the
+    // agent's shared request budget on answers that cannot redirect.
+    select: (point) => !point.numeric && point.in !== "path" && (named(point) || documentsRedirect(point)),
+    test: (open) => testPoint(run, open),
+  });
+  const candidates = hits.map((hit) => pointFinding(run, findingOf(hit)));
+  return { candidates, stats: { ...stats, confirmed: candidates.length } };
+}
+
+async function attempt(
+  run: ProbeRun,
+  open: OpenPoint,
+  form: Form,
+): Promise<{ sent: Sent; host: string } | undefined> {
+  const host = `${uniqueToken()}.example`;
+  const sent = await sendAt(run, open, form.value(host, new URL(open.exchange.request.url)), {
+    followRedirects: false,
+  });
+  if (!sent || redirectHost(sent.exchange) !== host) return undefined;
+  return { sent, host };
+}
+
+async function testPoint(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
+  for (const form of FORMS) {
+    const first = await attempt(run, open, form);
+    if (!first) continue;
+    const second = await attempt(run, open, form);
+    if (!second) continue;
+    return {
+      open,
+      form: form.name,
+      evidence: [
+        { label: "redirect", sent: first.sent },
+        { label: "redirect-again", sent: second.sent },
+      ],
+      hosts: [first.host, second.host],
+    };
+  }
+  return undefined;
+}
+
+function findingOf(hit: Hit): PointFinding {
+  const key = operationKey(hit.open.point.operation);
+  const location = hit.evidence[0]!.sent.exchange.response?.headers.location ?? "";
+  return {
+    open: hit.open,
+    defectClass: "open-redirect",
+    family: "open-redirect",
+    title: `Open redirect through ${where(hit.open)} of ${key} (${hit.form})`,
+    summary: `${key}: ${where(hit.open)} set to an address on a host the client chose (${hit.form}) answered ${hit.evidence[0]!.sent.exchange.response?.status} with Location ${location}, sending the browser to ${hit.hosts[0]}; a second host, ${hit.hosts[1]}, was followed the same way: the redirect target is not checked against the application's own origin.`,
+    impact:
+      "An attacker sends a link on the application's trusted domain that lands the victim on a page of the attacker's choosing: phishing, and stolen tokens where the redirect carries them.",
+    evidence: hit.evidence,
+    confidence: 0.95,
+    assertions: [
+      {
+        kind: "header_not",
+        step: "redirect",
+        header: "location",
+        value: location,
+        message: "a redirect must stay on the application's own origin (or an allowlisted one)",
+      },
+    ],
+  };
+}

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
+import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
+import { injectionTools } from "../../src/tools/servers/injection-server.ts";
+import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+import { summarize } from "../fixtures/targets.ts";
+import { callTool } from "../support/fake-run-context.ts";
+import type { InjectionServer } from "./injection-fixture.ts";
+import { startInjectionServer } from "./injection-fixture.ts";
+
+let vulnerable: InjectionServer;
+let safe: InjectionServer;
+
+beforeAll(async () => {
+  [vulnerable, safe] = await Promise.all([
+    startInjectionServer({ vulnerable: true }),
+    startInjectionServer({ vulnerable: false }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([vulnerable.close(), safe.close()]);
+});
+
+async function probe(
+  tool: string,
+  server: InjectionServer,
+): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
+  const profile = profileFor({
+    name: "injection-fixture",
+    source: {},
+    environment: { mode: "managed", base_url: server.baseUrl, allow_writes: true },
+  });
+  const map = systemMapFor({
+    target: "injection-fixture",
+    baseUrl: server.baseUrl,
+    document: server.document,
+  });
+  const context = probeContext({ profile, map, root: server.root, agent: "AUDITOR" });
+  const definition = injectionTools.find((candidate) => candidate.name === tool);
+  if (!definition) throw new Error(`no tool ${tool}`);
+  const result = await callTool(definition, {}, context);
+  if (!result.ok) throw new Error(result.error);
+  const data = result.data as { candidates: EnvelopeDraft[]; stats: Record<string, unknown> };
+  for (const candidate of data.candidates) EnvelopeDraftSchema.parse(candidate);
+  return data;
+}
+
+function exchangeLabels(draft: EnvelopeDraft): string[] {
+  return draft.evidence
+    .filter((item) => item.kind === "exchange")
+    .map((item) => item.description.split(":")[0]!);
+}
+
+describe("injection probes: the vulnerable build is found, the safe build is not", () => {
+  it("probe_command_injection: a shell computed the echoed arithmetic", async () => {
+    const { candidates } = await probe("probe_command_injection", vulnerable);
+    expect(summarize(candidates)).toEqual(["injection GET /api/lookup [command:query:host]"]);
+    expect(candidates[0]!.title).toMatch(/OS command injection/);
+    expect(exchangeLabels(candidates[0]!)).toEqual([
+      "shell-arithmetic",
+      "shell-arithmetic-again",
+      "baseline",
+    ]);
+    expect((await probe("probe_command_injection", safe)).candidates).toEqual([]);
+  });
+
+  it("probe_template_injection: the engine multiplied the operands", async () => {
+    const { candidates } = await probe("probe_template_injection", vulnerable);
+    expect(summarize(candidates)).toEqual(["injection GET /api/greeting [template:query:name]"]);
+    expect(candidates[0]!.title).toMatch(/\{\{ \}\}/);
+    expect((await probe("probe_template_injection", safe)).candidates).toEqual([]);
+  });
+
+  it("probe_path_traversal: ../ reaches the application's own source file", async () => {
+    const { candidates } = await probe("probe_path_traversal", vulnerable);
+    expect(summarize(candidates)).toEqual(["injection GET /api/documents/read [path-traversal:query:file]"]);
+    expect(exchangeLabels(candidates[0]!)).toEqual([
+      "traversal",
+      "traversal-again",
+      "missing-file",
+      "baseline",
+    ]);
+    expect((await probe("probe_path_traversal", safe)).candidates).toEqual([]);
+  });
+
+  it("probe_ssrf: the loopback listener saw both tokens", async () => {
+    const { candidates, stats } = await probe("probe_ssrf", vulnerable);
+    expect(summarize(candidates)).toEqual(["ssrf POST /api/previews [ssrf:body:url]"]);
+    expect(String(stats.listener)).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect((await probe("probe_ssrf", safe)).candidates).toEqual([]);
+  });
+
+  it("probe_xxe: an external entity read a shipped document", async () => {
+    const { candidates } = await probe("probe_xxe", vulnerable);
+    expect(summarize(candidates)).toEqual(["xxe POST /api/import [xxe:file]"]);
+    expect((await probe("probe_xxe", safe)).candidates).toEqual([]);
+  });
+
+  it("probe_nosql_injection: an operator signs in without the secret", async () => {
+    const { candidates } = await probe("probe_nosql_injection", vulnerable);
+    expect(summarize(candidates)).toHaveLength(1);
+    expect(candidates[0]!.title).toMatch(/NoSQL operator injection in body .*password/);
+    expect((await probe("probe_nosql_injection", safe)).candidates).toEqual([]);
+  });
+
+  it("probe_open_redirect: the Location header names the client's host", async () => {
+    const { candidates } = await probe("probe_open_redirect", vulnerable);
+    expect(summarize(candidates)).toEqual(["open-redirect GET /auth/continue [open-redirect:query:next]"]);
+    expect(candidates[0]!.title).toMatch(/absolute URL/);
+    expect((await probe("probe_open_redirect", safe)).candidates).toEqual([]);
+  });
+
+  it("probe_insecure_deserialization: a revived function returned the product", async () => {
+    const { candidates } = await probe("probe_insecure_deserialization", vulnerable);
+    expect(summarize(candidates)).toEqual([
+      "insecure-deserialization POST /api/drafts/restore [deserialization:body:state]",
+    ]);
+    expect(candidates[0]!.title).toMatch(/node-serialize/);
+    expect((await probe("probe_insecure_deserialization", safe)).candidates).toEqual([]);
+  });
+});
