@@ -22,7 +22,14 @@ export const TOOL_CATALOG = {
     "generate_contract_test",
   ],
   authz: ["authz_matrix"],
-  security: ["probe_injection", "probe_xss", "scan_exposure", "check_misconfiguration", "check_graphql"],
+  security: [
+    "probe_injection",
+    "probe_xss",
+    "scan_exposure",
+    "check_misconfiguration",
+    "check_graphql",
+    "check_authentication",
+  ],
   deps: ["audit_dependencies"],
   db: [
     "db_schema",

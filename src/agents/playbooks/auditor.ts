@@ -2,8 +2,9 @@ import { definePlaybook } from "../playbook.ts";
 import { runProbesAndEmit } from "./api.ts";
 
 // AUDITOR without a model: the security probes — authorization matrix, injection, XSS, sensitive data,
-// misconfiguration, vulnerable dependencies — run against the pinned map; every distinct candidate is
-// emitted. audit_dependencies needs only the source tree, so it runs even without a live target.
+// misconfiguration, broken authentication, vulnerable dependencies — run against the pinned map; every
+// distinct candidate is emitted. audit_dependencies needs only the source tree, so it runs even without a
+// live target.
 
 const PROBES = [
   "authz_matrix",
@@ -12,6 +13,7 @@ const PROBES = [
   "scan_exposure",
   "check_misconfiguration",
   "check_graphql",
+  "check_authentication",
   "audit_dependencies",
 ];
 
