@@ -30,6 +30,8 @@ export interface AuthCheckOptions {
   checks?: readonly AuthCheck[];
   /** Only this operation (`METHOD /path`, a path or an operation id). */
   operation?: string;
+  /** Clock-skew tolerance before an expired token counts (default 65 s; tests shorten it). */
+  expiryLeewayMs?: number;
 }
 
 export async function checkAuthentication(
@@ -44,7 +46,7 @@ export async function checkAuthentication(
     const users = await usableUsers(run);
     const profileUsers = run.sessions.users();
     const forgery = wanted.has("token-forgery")
-      ? checkTokenForgery(run, users, selected).then((result) => {
+      ? checkTokenForgery(run, users, selected, { expiryLeewayMs: options.expiryLeewayMs }).then((result) => {
           stats.token_forgery = result.stats;
           return result.candidates;
         })

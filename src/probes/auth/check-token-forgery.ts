@@ -6,7 +6,7 @@ import { isAdminLike } from "../session/roles.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import { candidateSecrets, crackOffline } from "./guessable-secrets.ts";
 import { sessionJwts } from "./session-tokens.ts";
-import { shortLivedToken } from "./short-lived-token.ts";
+import { EXPIRY_LEEWAY_MS, shortLivedToken } from "./short-lived-token.ts";
 import { forgeryFindings } from "./token-findings.ts";
 import type { ForgeryContext, OperationVerdict } from "./token-forgery.ts";
 import { forgeryTargets, probeExpiry, probeOperation } from "./token-forgery.ts";
@@ -16,7 +16,7 @@ import { forgeryTargets, probeExpiry, probeOperation } from "./token-forgery.ts"
 // once a short-lived token has expired.
 
 /** Requests spent at most on guessing keys online, over all operations. */
-const ONLINE_GUESS_BUDGET = 600;
+const ONLINE_GUESS_BUDGET = 900;
 
 export interface TokenForgeryStats {
   session_tokens: "jwt" | "not-jwt" | "none";
@@ -27,10 +27,16 @@ export interface TokenForgeryStats {
   expiry: string;
 }
 
+export interface TokenForgeryOptions {
+  /** Clock-skew tolerance before an expired token's acceptance counts (default 65 s). */
+  expiryLeewayMs?: number;
+}
+
 export async function checkTokenForgery(
   run: ProbeRun,
   users: readonly ProfileUser[],
   operations: Iterable<Operation>,
+  options: TokenForgeryOptions = {},
 ): Promise<{ candidates: EnvelopeDraft[]; stats: TokenForgeryStats }> {
   const stats: TokenForgeryStats = {
     session_tokens: "none",
@@ -59,9 +65,10 @@ export async function checkTokenForgery(
     issuerKey,
     secrets: secrets.online,
     onlineBudget: { left: ONLINE_GUESS_BUDGET },
+    expiryLeewayMs: options.expiryLeewayMs ?? EXPIRY_LEEWAY_MS,
   };
   // Asked for first: the wait for it to expire runs while the other forgeries are tried.
-  const shortLived = shortLivedToken(run, owner).catch(() => undefined);
+  const shortLived = shortLivedToken(run, owner, context.expiryLeewayMs).catch(() => undefined);
   const targets = forgeryTargets(operations);
   stats.operations_tried = targets.length;
   const verdicts = (

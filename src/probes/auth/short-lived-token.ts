@@ -44,10 +44,11 @@ export interface ShortLivedToken {
 export async function shortLivedToken(
   run: ProbeRun,
   owner: SessionJwt,
+  leewayMs: number = EXPIRY_LEEWAY_MS,
 ): Promise<ShortLivedToken | undefined> {
   const now = Date.now();
   const own = expiresAt(owner.jwt);
-  if (own !== undefined && waitable(own, now)) {
+  if (own !== undefined && waitable(own, now, leewayMs)) {
     return { token: owner.token, jwt: owner.jwt, expiresAt: own, how: "the run's own session token" };
   }
   const recipe = run.target.profile?.auth?.login;
@@ -81,7 +82,7 @@ export async function shortLivedToken(
   const expiry = jwt ? expiresAt(jwt) : undefined;
   if (!token || !jwt || expiry === undefined) return undefined;
   run.masker.addSecret(token);
-  if (!waitable(expiry, Date.now())) {
+  if (!waitable(expiry, Date.now(), leewayMs)) {
     run.notes.push(
       `the sign-in's ${field.name}=${field.shortest} still gave a token living ${Math.round((expiry - Date.now()) / 1000)} s: expiry not tested`,
     );
@@ -97,8 +98,8 @@ export async function shortLivedToken(
   };
 }
 
-function waitable(expiry: number, now: number): boolean {
-  return expiry + EXPIRY_LEEWAY_MS - now <= MAX_EXPIRY_WAIT_MS;
+function waitable(expiry: number, now: number, leewayMs: number): boolean {
+  return expiry + leewayMs - now <= MAX_EXPIRY_WAIT_MS;
 }
 
 /** The sign-in body's integer lifetime property and the shortest value its schema allows (at least 1). */

@@ -17,7 +17,7 @@ import { epochSeconds, hmacDigest, randomlySigned, signHmac, tamperedToken, unsi
 import type { SessionJwt } from "./session-tokens.ts";
 import { withForgedToken } from "./session-tokens.ts";
 import type { ShortLivedToken } from "./short-lived-token.ts";
-import { EXPIRY_LEEWAY_MS, MAX_EXPIRY_WAIT_MS } from "./short-lived-token.ts";
+import { MAX_EXPIRY_WAIT_MS } from "./short-lived-token.ts";
 
 // Per operation: does it take a token nobody signed, one signed with a guessable key, one whose claims
 // were changed after signing, or one that has expired? Each forged token claims another user's identity
@@ -62,6 +62,8 @@ export interface ForgeryContext {
   secrets: readonly string[];
   /** Requests left for online key guessing across all operations. */
   onlineBudget: { left: number };
+  /** How far past its `exp` a token must be before its acceptance counts (clock-skew tolerance). */
+  expiryLeewayMs: number;
 }
 
 const SELF_SEGMENT = /^(me|self|whoami|current|current-?user|profile|account|userinfo)$/i;
@@ -138,7 +140,7 @@ export async function probeExpiry(
   }
   const ready = verdicts.filter((verdict) => verdict.accepted.length === 0);
   if (!shortLived || ready.length === 0) return;
-  const due = shortLived.expiresAt + EXPIRY_LEEWAY_MS;
+  const due = shortLived.expiresAt + context.expiryLeewayMs;
   const wait = due - Date.now();
   if (wait > MAX_EXPIRY_WAIT_MS) {
     run.notes.push(
@@ -396,7 +398,7 @@ class OperationProbe {
   /** The server's own token, past its `exp` by more than the usual clock-skew leeway. */
   async expiredReplay(token: ShortLivedToken): Promise<AcceptedForgery | undefined> {
     const { owner } = this.context;
-    if (Date.now() < token.expiresAt + EXPIRY_LEEWAY_MS) return undefined;
+    if (Date.now() < token.expiresAt + this.context.expiryLeewayMs) return undefined;
     const subject = { who: owner, rightful: this.ownerAnswer };
     const control = await this.sendToken(randomlySigned(token.jwt));
     if (!control || !refused(this.run, control)) return undefined;
@@ -411,7 +413,7 @@ class OperationProbe {
         from: owner.user.name,
         kind: "expired",
         ...(token.lifetime ? { lifetime: token.lifetime } : {}),
-        waitMs: EXPIRY_LEEWAY_MS + 2000,
+        waitMs: this.context.expiryLeewayMs + 2000,
       },
       sent,
       control,
