@@ -4,13 +4,19 @@ import { operationKey } from "../api/operation-index.ts";
 import { endpointLocation } from "../api/probe-support.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { credentialValues } from "../session/credential.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import type { AnswerShape } from "./answer-shape.ts";
 import { sameShape, shapeOf } from "./answer-shape.ts";
 import type { Attempt } from "./credential-attempt.ts";
-import { attempt, identityOf, stepOf, unknownIdentity, wrongPassword } from "./credential-attempt.ts";
+import {
+  attempt,
+  identityOf,
+  rightPassword,
+  stepOf,
+  unknownIdentity,
+  wrongPassword,
+} from "./credential-attempt.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
 
 // Unlimited password guessing: a bounded burst of wrong passwords for ONE account name, never a profile
@@ -95,26 +101,6 @@ async function burstAccount(run: ProbeRun, entry: CredentialOperation, like: Pro
     }
   }
   return { identity: unknownIdentity(sample, entry.identityIsEmail) };
-}
-
-async function rightPassword(
-  run: ProbeRun,
-  entry: CredentialOperation,
-  user: ProfileUser,
-): Promise<Attempt | undefined> {
-  const { username, password } = credentialValues(
-    user,
-    {
-      baseUrl: run.target.baseUrl,
-      client: run.client,
-      now: Date.now,
-      masker: run.masker,
-      memory: run.sessions.memory,
-    },
-    true,
-  );
-  run.masker.addSecret(password);
-  return attempt(run, entry, { identity: identityOf(entry, user) ?? username, password });
 }
 
 /**

@@ -6,7 +6,9 @@ import type { ProbeOutcome, ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import { checkBruteForce } from "./brute-force.ts";
+import { checkCsrf } from "./check-csrf.ts";
 import { checkTokenForgery } from "./check-token-forgery.ts";
+import { settleEncoding } from "./credential-encoding.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
 import { credentialOperations, describeOperation } from "./credential-operations.ts";
 import { discoverFields, fieldless } from "./field-discovery.ts";
@@ -16,10 +18,12 @@ import { checkUserEnumeration } from "./user-enumeration.ts";
 // check_authentication: the ways sign-in itself breaks. Forged session tokens on every authenticated read;
 // then, on every operation that takes credentials, reset tokens handed back, answers that tell accounts
 // apart, and unlimited password guessing — last, since a limit it trips may slow the sign-ins after it.
+// Cross-site request forgery on the state changes a cookie session authorises comes before them too.
 // The token check waits for a short-lived token to expire; the others run meanwhile.
 
 export const AUTH_CHECKS = [
   "token-forgery",
+  "csrf",
   "reset-token-exposure",
   "user-enumeration",
   "brute-force",
@@ -55,8 +59,20 @@ export async function checkAuthentication(
     const known = new Set(credentials.map((entry) => entry.operation));
     const unknown = selected.filter((operation) => !known.has(operation));
     credentials.push(...(await withDiscoveredFields(run, unknown, profileUsers)));
+    for (const [index, entry] of credentials.entries()) {
+      credentials[index] = await settleEncoding(run, entry, profileUsers);
+    }
     stats.credential_operations = credentials.map(describeOperation);
-    const others = runCredentialChecks(run, wanted, credentials, profileUsers);
+    const credentialTaking = new Set(credentials.map((entry) => entry.operation));
+    const forgeable = selected.filter((operation) => !credentialTaking.has(operation));
+    const others = (async () => {
+      const forged = wanted.has("csrf") ? await checkCsrf(run, users, forgeable) : undefined;
+      if (forged) stats.csrf = forged.stats;
+      return [
+        ...(forged?.candidates ?? []),
+        ...(await runCredentialChecks(run, wanted, credentials, profileUsers)),
+      ];
+    })();
     const [forged, found] = await Promise.all([forgery, others]);
     candidates.push(...forged, ...found);
   });

@@ -3,6 +3,7 @@ import { buildRequest, toSpec } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { ReproStep } from "../evidence/failing-test.ts";
 import type { HttpExchange } from "../http/http-types.ts";
+import { credentialValues } from "../session/credential.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send, submitForm } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
@@ -40,9 +41,31 @@ export async function attempt(
   const body =
     prepared.body && typeof prepared.body === "object" && !Array.isArray(prepared.body) ? prepared.body : {};
   prepared.body = { ...(body as Record<string, unknown>), ...fields };
-  if (!prepared.contentType) prepared.contentType = "application/json";
+  if (entry.encoding === "form") prepared.contentType = "application/x-www-form-urlencoded";
+  else if (entry.encoding === "json" || !prepared.contentType) prepared.contentType = "application/json";
   const exchange = await send(run, undefined, toSpec(run.target.baseUrl, prepared));
   return exchange ? { values, exchange } : undefined;
+}
+
+/** A profile user's right password at a sign-in: a request the application is meant to accept. */
+export async function rightPassword(
+  run: ProbeRun,
+  entry: CredentialOperation,
+  user: ProfileUser,
+): Promise<Attempt | undefined> {
+  const { username, password } = credentialValues(
+    user,
+    {
+      baseUrl: run.target.baseUrl,
+      client: run.client,
+      now: Date.now,
+      masker: run.masker,
+      memory: run.sessions.memory,
+    },
+    true,
+  );
+  run.masker.addSecret(password);
+  return attempt(run, entry, { identity: identityOf(entry, user) ?? username, password });
 }
 
 /** The name a profile user signs in with in `entry`'s account field; undefined when it does not fit. */

@@ -27,6 +27,8 @@ export interface CredentialOperation {
   fields: string[];
   /** The profile's own sign-in operation. */
   profileSignIn: boolean;
+  /** How the fields travel when that was settled by trying (see credential-encoding.ts); else the operation's own. */
+  encoding?: "json" | "form";
 }
 
 const IDENTITY_FIELD =
@@ -161,7 +163,7 @@ export function wordsOf(operation: Operation): string {
 }
 
 export function describeOperation(entry: CredentialOperation): string {
-  return `${operationKey(entry.operation)} (${entry.role}; account field ${entry.identityField})`;
+  return `${operationKey(entry.operation)} (${entry.role}; account field ${entry.identityField}${entry.encoding ? `; sent as ${entry.encoding}` : ""})`;
 }
 
 function isEmailField(field: FieldInfo | undefined): boolean {
