@@ -33,6 +33,9 @@ export async function startCredentialApp(build: "flawed" | "sound"): Promise<Cre
       if (build === "sound" && (failures.get(email) ?? 0) >= LIMIT) {
         return json(429, { error: "too many attempts" }, { "retry-after": "60" });
       }
+      if (!email || typeof body.password !== "string" || !body.password) {
+        return json(400, { error: "email and password are required" });
+      }
       const known = email in ACCOUNTS;
       if (known && body.password === ACCOUNTS[email]) {
         return json(200, { token: randomBytes(24).toString("hex") });

@@ -48,27 +48,35 @@ function mapFor(baseUrl: string): SystemMap {
   };
 }
 
-async function check(build: "flawed" | "sound") {
+async function check(build: "flawed" | "sound", profileKind: "json" | "api_key" = "json") {
   const app = await startCredentialApp(build);
   apps.push(app);
   process.env.CRED_ALICE_PW = ACCOUNTS["alice@fixture.test"];
   process.env.CRED_BOB_PW = ACCOUNTS["bob@fixture.test"];
+  process.env.CRED_API_KEY = "fixture-api-key";
   const profile = profileFor({
     name: "credential-fixture",
     source: {},
     environment: { mode: "managed", base_url: app.baseUrl },
-    auth: {
-      login: {
-        kind: "json",
-        endpoint: "POST /auth/login",
-        body: { email: "{username}", password: "{password}" },
-        token_from: "body:token",
-      },
-    },
-    users: [
-      { name: "alice", role: "member", username: "alice@fixture.test", password: "secret_ref:CRED_ALICE_PW" },
-      { name: "bob", role: "member", username: "bob@fixture.test", password: "secret_ref:CRED_BOB_PW" },
-    ],
+    auth:
+      profileKind === "json"
+        ? {
+            login: {
+              kind: "json",
+              endpoint: "POST /auth/login",
+              body: { email: "{username}", password: "{password}" },
+              token_from: "body:token",
+            },
+          }
+        : { login: { kind: "api_key", apply_as: "header:X-API-Key" } },
+    users: ["alice", "bob"].map((name) => ({
+      name,
+      role: "member",
+      username: `${name}@fixture.test`,
+      ...(profileKind === "json"
+        ? { password: `secret_ref:CRED_${name.toUpperCase()}_PW` }
+        : { token: "secret_ref:CRED_API_KEY" }),
+    })),
   });
   const run = openProbeRun(
     probeContext({ profile, map: mapFor(app.baseUrl), agent: "AUDITOR" }),
@@ -104,5 +112,14 @@ describe("check_authentication: the ways sign-in and reset give accounts away", 
   it("finds nothing on the sound build: alike answers, a limit, no token in the answer", async () => {
     const { found } = await check("sound");
     expect(found).toEqual([]);
+  });
+
+  it("judges a sign-in by its refusal when no profile user has a password (an API-key profile)", async () => {
+    const flawed = await check("flawed", "api_key");
+    expect(flawed.found).toContain("brute-force POST /auth/login");
+    for (const account of Object.keys(ACCOUNTS))
+      expect(flawed.app.failures.get(account) ?? 0).toBeLessThanOrEqual(2);
+    const sound = await check("sound", "api_key");
+    expect(sound.found).not.toContain("brute-force POST /auth/login");
   });
 });

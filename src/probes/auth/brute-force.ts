@@ -7,7 +7,7 @@ import type { HttpExchange } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import type { AnswerShape } from "./answer-shape.ts";
-import { sameShape, shapeOf } from "./answer-shape.ts";
+import { sameShape, scrub, shapeOf } from "./answer-shape.ts";
 import type { Attempt } from "./credential-attempt.ts";
 import {
   attempt,
@@ -51,27 +51,30 @@ interface Account {
   throwaway?: ProfileUser;
 }
 
+/**
+ * How the operation was shown to check credentials: a profile user's right password let in where a wrong
+ * one is not; or, when no profile user has a password (API-key profiles), a wrong password refused in words
+ * ("invalid", "incorrect"…) with an answer unlike the one to empty fields, so a gateway's blanket 401 or a
+ * validation error never passes for a sign-in.
+ */
+type PasswordCheck = { kind: "right-password"; right: Attempt } | { kind: "refusal"; empty: Attempt };
+
+const REFUSAL_WORDS =
+  /invalid|incorrect|wrong|credentials|unauthori[sz]ed|not match|mismatch|denied|failed|(unknown|no such) (user|account|e-?mail)/i;
+
 async function burst(
   run: ProbeRun,
   entry: CredentialOperation,
   users: readonly ProfileUser[],
 ): Promise<EnvelopeDraft | undefined> {
-  const key = operationKey(entry.operation);
   const checker = users.find((user) => identityOf(entry, user) !== undefined && user.password);
-  if (!checker) {
-    run.notes.push(
-      `${key}: no profile user with a password fits ${entry.identityField}: brute force not tested`,
-    );
-    return undefined;
-  }
-  const right = await rightPassword(run, entry, checker);
-  const account = await burstAccount(run, entry, checker);
+  const like = checker ?? users.find((user) => identityOf(entry, user) !== undefined);
+  const account = await burstAccount(run, entry, like);
   const first = await attempt(run, entry, { identity: account.identity, password: wrongPassword() });
-  if (!right || !first || broken(right.exchange) || broken(first.exchange)) return undefined;
+  if (!first || broken(first.exchange) || limited(first.exchange)) return undefined;
   const refusal = shape(first);
-  // The operation must check passwords: the right one is let in where a wrong one is not.
-  if ((right.exchange.response?.status ?? 0) >= 400 || sameShape(shape(right), refusal)) return undefined;
-  if (limited(first.exchange)) return undefined;
+  const check = await checksPasswords(run, entry, checker, first);
+  if (!check) return undefined;
   const attempts: Attempt[] = [first];
   for (let index = 1; index < BURST; index += 1) {
     const next = await attempt(run, entry, { identity: account.identity, password: wrongPassword() });
@@ -80,14 +83,62 @@ async function burst(
     if (limited(next.exchange) || !sameShape(shape(next), refusal)) return undefined;
   }
   if (growingDelays(attempts.map((item) => item.exchange.durationMs))) return undefined;
-  const after = await stillOpen(run, entry, account, checker, right);
+  const after =
+    check.kind === "right-password" && checker
+      ? await stillOpen(run, entry, account, checker, check.right)
+      : await stillRefusedAlike(run, entry, account, refusal);
   if (!after) return undefined;
-  return finding(run, entry, account, attempts, right, after);
+  return finding(run, entry, account, attempts, check, after);
+}
+
+async function checksPasswords(
+  run: ProbeRun,
+  entry: CredentialOperation,
+  checker: ProfileUser | undefined,
+  wrong: Attempt,
+): Promise<PasswordCheck | undefined> {
+  if (checker) {
+    const right = await rightPassword(run, entry, checker);
+    if (!right || broken(right.exchange)) return undefined;
+    const status = right.exchange.response?.status ?? 0;
+    return status < 400 && !sameShape(shape(right), shape(wrong))
+      ? { kind: "right-password", right }
+      : undefined;
+  }
+  const response = wrong.exchange.response;
+  if (
+    !response ||
+    response.status < 400 ||
+    !REFUSAL_WORDS.test(scrub(response.body, [wrong.values.identity]))
+  )
+    return undefined;
+  const empty = await attempt(run, entry, { identity: "", password: "" });
+  if (!empty || broken(empty.exchange) || sameShape(shape(empty), shape(wrong))) return undefined;
+  run.notes.push(
+    `${operationKey(entry.operation)}: no profile user has a password; the sign-in was judged by its refusal of a wrong one`,
+  );
+  return { kind: "refusal", empty };
+}
+
+/** Without a right password to try: after the burst, another wrong password is still refused as the first was. */
+async function stillRefusedAlike(
+  run: ProbeRun,
+  entry: CredentialOperation,
+  account: Account,
+  refusal: AnswerShape,
+): Promise<HttpExchange | undefined> {
+  const again = await attempt(run, entry, { identity: account.identity, password: wrongPassword() });
+  if (!again || limited(again.exchange) || !sameShape(shape(again), refusal)) return undefined;
+  return again.exchange;
 }
 
 /** A throw-away user when sign-up allows one and this is the sign-in the profile uses; else a name nobody has. */
-async function burstAccount(run: ProbeRun, entry: CredentialOperation, like: ProfileUser): Promise<Account> {
-  const sample = identityOf(entry, like);
+async function burstAccount(
+  run: ProbeRun,
+  entry: CredentialOperation,
+  like: ProfileUser | undefined,
+): Promise<Account> {
+  const sample = like ? identityOf(entry, like) : undefined;
   if (entry.profileSignIn && run.target.profile?.auth?.signup?.allowed) {
     try {
       const throwaway = run.sessions.throwawayUsers()[0] ?? (await run.sessions.throwawayUser(run.client));
@@ -161,7 +212,7 @@ function finding(
   entry: CredentialOperation,
   account: Account,
   attempts: readonly Attempt[],
-  right: Attempt,
+  check: PasswordCheck,
   after: HttpExchange,
 ): EnvelopeDraft {
   const key = operationKey(entry.operation);
@@ -169,21 +220,31 @@ function finding(
   const who = account.throwaway
     ? `the throw-away account ${account.identity} (registered by qaas)`
     : `the account name ${account.identity}, which no one has (no throw-away user could be registered, and profile users are never locked out on purpose)`;
+  const afterwards = account.throwaway
+    ? "the right password still signed in"
+    : check.kind === "right-password"
+      ? "a profile user's right password was still let in"
+      : "one more wrong password was still refused exactly as the first (the operation refuses wrong passwords in words and answers empty fields differently, so it does check them)";
   return buildFinding(run, {
     domain: "security",
     defectClass: "broken-authentication",
     title: `${key} never limits failed sign-ins (${attempts.length} wrong passwords in a row, all answered ${status})`,
-    summary: `${attempts.length} wrong passwords in a row for ${who} were all answered alike (${status}), with no 429, lockout, captcha, rate-limit header or growing delay; afterwards ${account.throwaway ? "the right password still signed in" : "a profile user's right password was still let in"}. Passwords can be guessed without limit.`,
+    summary: `${attempts.length} wrong passwords in a row for ${who} were all answered alike (${status}), with no 429, lockout, captcha, rate-limit header or growing delay; afterwards ${afterwards}. Passwords can be guessed without limit.`,
     impact: "Passwords can be guessed or stuffed at full speed: weak and reused passwords fall.",
     location: endpointLocation(entry.operation),
     severity: "medium",
-    confidence: account.throwaway ? 0.85 : 0.75,
+    confidence: account.throwaway ? 0.85 : check.kind === "right-password" ? 0.75 : 0.7,
     discriminator: "brute-force",
     exchanges: [
       { label: "first wrong password", exchange: attempts[0]!.exchange },
       { label: `wrong password ${attempts.length}`, exchange: attempts.at(-1)!.exchange },
-      { label: "right password before", exchange: right.exchange },
-      { label: "sign-in after the burst", exchange: after },
+      check.kind === "right-password"
+        ? { label: "right password before", exchange: check.right.exchange }
+        : { label: "empty fields (answered unlike a wrong password)", exchange: check.empty.exchange },
+      {
+        label: check.kind === "right-password" ? "sign-in after the burst" : "wrong password after the burst",
+        exchange: after,
+      },
     ],
     notes: [
       `all ${attempts.length} attempts used ${account.throwaway ? "a throw-away account" : "one account name that does not exist"}; durations ${attempts.map((item) => Math.round(item.exchange.durationMs)).join(", ")} ms`,
