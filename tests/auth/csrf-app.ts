@@ -9,6 +9,8 @@ import type { AddressInfo } from "node:net";
 
 export interface CsrfApp {
   baseUrl: string;
+  /** The signed-in user's contact details, edited by an unguarded profile form that shows them. */
+  profile: { email: string; phone: string };
   /** Record titles by collection, for asserting what the probe left behind. */
   titles: Record<string, string[]>;
   close(): Promise<void>;
@@ -37,6 +39,7 @@ export async function startCsrfApp(options: { sameSite?: "Strict" | "Lax" } = {}
       { id: 2, title: "Welcome", owner: "alice" },
     ],
   };
+  const profile = { email: "alice@fixture.test", phone: "+44 20 7946 0000" };
   const server = http.createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://fixture.invalid");
     const body = await readBody(request);
@@ -86,6 +89,22 @@ export async function startCsrfApp(options: { sameSite?: "Strict" | "Lax" } = {}
       response.end(`<html><body>${forms}</body></html>`);
       return;
     }
+    if (url.pathname === "/profile") {
+      if (!session) return json(401, { error: "sign in" });
+      if (request.method === "POST") {
+        const fields = new URLSearchParams(body);
+        profile.email = fields.get("email") ?? profile.email;
+        profile.phone = fields.get("phone") ?? profile.phone;
+        response.writeHead(303, { location: "/profile" });
+        response.end();
+        return;
+      }
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(
+        `<form method="post"><input type="hidden" name="csrf_token" value="${session.csrf}"><input name="email" type="email" value="${profile.email}"><input name="phone" type="tel" value="${profile.phone}"><button>Save</button></form>`,
+      );
+      return;
+    }
     const match = url.pathname.match(/^\/api\/(\w+)(\/rename)?$/);
     const collection = match?.[1] as Collection | undefined;
     if (!collection || !COLLECTIONS.includes(collection)) return json(404, { error: "not found" });
@@ -115,6 +134,7 @@ export async function startCsrfApp(options: { sameSite?: "Strict" | "Lax" } = {}
   const port = (server.address() as AddressInfo).port;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    profile,
     get titles() {
       return Object.fromEntries(
         COLLECTIONS.map((name) => [name, records[name].map((record) => record.title)]),

@@ -39,6 +39,8 @@ function mapFor(baseUrl: string): SystemMap {
       ...["notes", "tags", "labels", "boards", "cards"].map((name) =>
         undocumented("GET", `/api/${name}`, ["link"]),
       ),
+      undocumented("GET", "/profile", ["link"]),
+      { ...formAction("/profile"), form: { page: "/profile", enctype: "application/x-www-form-urlencoded" } },
       formAction("/api/notes/rename"),
       formAction("/api/tags/rename"),
       formAction("/api/boards/rename"),
@@ -92,11 +94,12 @@ async function check(app: CsrfApp, applyAs = "cookie:sid") {
 }
 
 describe("check_authentication: cross-site request forgery judged by effect", () => {
-  it("flags the unguarded cookie-authenticated rename and puts the renamed record back", async () => {
+  it("flags the unguarded cookie-authenticated changes and puts back what they changed", async () => {
     const app = await startCsrfApp();
     apps.push(app);
     const { candidates, stats } = await check(app);
     expect(candidates.map((candidate) => candidate.location.value)).toEqual([
+      "POST /profile",
       "POST /api/notes/rename",
       "POST /api/cards/rename",
     ]);
@@ -116,6 +119,8 @@ describe("check_authentication: cross-site request forgery judged by effect", ()
       boards: ["Roadmap"],
       cards: ["Bob's card", "Welcome"],
     });
+    // The address the account signs in with was re-sent as it was; the phone number got its value back.
+    expect(app.profile).toEqual({ email: "alice@fixture.test", phone: "+44 20 7946 0000" });
   });
 
   it("leaves a session whose cookie is SameSite=Lax alone: browsers do not send it cross-site", async () => {

@@ -82,7 +82,9 @@ async function probeOperation(run: ProbeRun, user: string, operation: Operation)
     const shown = showing(after, forged.marker);
     if (!shown) continue;
     const earlier = before.find((item) => item.place === shown.place);
-    const prior = priorValues(earlier, shown, forged.marker);
+    const read = priorValues(earlier, shown, forged.marker);
+    const prior: Prior =
+      read.kind === "unknown" && template.current ? { kind: "changed", values: template.current } : read;
     const anonymous = await anonymousControl(run, user, template, shape, places);
     const restored = await restore(run, user, template, shape, prior, places, [
       forged.marker,

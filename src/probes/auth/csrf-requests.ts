@@ -42,6 +42,10 @@ export interface ForgeryTemplate {
   fields: Array<[string, string]>;
   /** The fields a marker can go in (free text). */
   textFields: string[];
+  /** Marked fields that hold a telephone number: their marker is digits. */
+  phoneFields?: string[];
+  /** An edit form's current values of the marked fields (the record as it is, to put back). */
+  current?: Record<string, string>;
   csrfField?: string;
   /** A real token's length, so a wrong one looks like one. */
   csrfLength?: number;
@@ -49,13 +53,15 @@ export interface ForgeryTemplate {
   json?: Record<string, unknown>;
 }
 
-const FREE_TEXT_CONTROL = new Set(["text", "textarea", "search", ""]);
+const FREE_TEXT_CONTROL = new Set(["text", "textarea", "search", "tel", ""]);
+/** Fields that grant or prove access: an operation that takes one is never forged (it cannot be put back). */
+const SECRET_FIELD = /pass(word)?|passwd|pwd|secret|otp|pin$|role|admin|permission|scope|owner/i;
 /**
- * Fields whose change could lock the user out or hand the account over (a password, an address, a role):
- * an operation that takes one is never forged, since putting it back cannot be guaranteed.
+ * Fields naming the account: a form that shows their current value is re-sent with it unchanged (the
+ * marker goes elsewhere); a body whose current value is unknown is never forged.
  */
-const ACCOUNT_FIELD =
-  /pass(word)?|passwd|pwd|secret|otp|pin$|e-?mail|user_?name|login|phone|mobile|role|admin|permission|scope|owner/i;
+const IDENTITY_FIELD = /e-?mail|user_?name|login/i;
+const PHONE_FIELD = /phone|mobile|\btel\b/i;
 /** Operations whose effect cannot be undone or judged by a marker; never forged. */
 const DESTRUCTIVE_WORDS =
   /delete|remove|destroy|purge|drop|erase|wipe|revoke|cancel|deactivate|disable|transfer|withdraw|pay(ment)?s?\b|log-?out|sign-?out/i;
@@ -63,23 +69,37 @@ const DESTRUCTIVE_WORDS =
 /** A cross-site forgery template from the form the signed-in page shows, or undefined when it has no free text. */
 export function templateFromForm(operation: Operation, form: HtmlForm): ForgeryTemplate | undefined {
   const csrf = csrfControl(form, operation.form?.csrf_field) ?? csrfControl(form);
+  const controls = form.controls.filter((control) => control.name !== csrf?.name);
+  if (controls.some((control) => control.type === "password" || SECRET_FIELD.test(control.name)))
+    return undefined;
+  const identities = controls.filter(
+    (control) => control.type === "email" || IDENTITY_FIELD.test(control.name),
+  );
+  if (identities.some((control) => control.value === "")) return undefined;
   const fields = formDefaults(form).filter(([name]) => name !== csrf?.name);
   const button = submitButton(form);
   if (button?.name) fields.push([button.name, button.value]);
-  if (form.controls.some((control) => control.type === "password" || ACCOUNT_FIELD.test(control.name)))
-    return undefined;
-  const textFields = form.controls
-    .filter((control) => control.name !== csrf?.name && FREE_TEXT_CONTROL.has(control.type.toLowerCase()))
-    .map((control) => control.name);
-  for (const name of textFields) if (!fields.some(([field]) => field === name)) fields.push([name, ""]);
-  if (textFields.length === 0) return undefined;
+  const marked = controls.filter(
+    (control) => FREE_TEXT_CONTROL.has(control.type.toLowerCase()) && !identities.includes(control),
+  );
+  if (marked.length === 0) return undefined;
+  for (const control of marked)
+    if (!fields.some(([field]) => field === control.name)) fields.push([control.name, ""]);
+  // An edit form shows the record as it is: what to put back after a forged change took.
+  const editing = controls.some((control) => control.type !== "hidden" && control.value !== "");
   return {
     operation,
     url: form.action,
     kind: "form",
     enctype: form.enctype || "application/x-www-form-urlencoded",
     fields,
-    textFields,
+    textFields: marked.map((control) => control.name),
+    phoneFields: marked
+      .filter((control) => control.type === "tel" || PHONE_FIELD.test(control.name))
+      .map((control) => control.name),
+    ...(editing
+      ? { current: Object.fromEntries(marked.map((control) => [control.name, control.value])) }
+      : {}),
     ...(csrf ? { csrfField: csrf.name, csrfLength: csrf.value.length } : {}),
   };
 }
@@ -94,7 +114,8 @@ export function templateFromBody(baseUrl: string, operation: Operation): Forgery
   if (kind !== "json" && kind !== "form") return undefined;
   const prepared = buildRequest(operation, { seed: uniqueSeed() });
   const properties = propertiesOf(requestSchema(operation) ?? {});
-  if (Object.keys(properties).some((name) => ACCOUNT_FIELD.test(name))) return undefined;
+  if (Object.keys(properties).some((name) => SECRET_FIELD.test(name) || IDENTITY_FIELD.test(name)))
+    return undefined;
   const csrfField = Object.keys(properties).find(isCsrfFieldName);
   const body = Object.fromEntries(
     Object.entries(
@@ -154,8 +175,15 @@ export function forge(
   values?: Record<string, string>,
 ): ForgedRequest {
   const marker = newMarker();
+  const phone = phoneMarker();
   const fill = (name: string, value: unknown) =>
-    values ? (values[name] ?? value) : template.textFields.includes(name) ? marker : value;
+    values
+      ? (values[name] ?? value)
+      : template.phoneFields?.includes(name)
+        ? phone
+        : template.textFields.includes(name)
+          ? marker
+          : value;
   let spec: HttpRequestSpec;
   if (shape === "text-plain-json") {
     const body = Object.fromEntries(
@@ -183,7 +211,13 @@ export function forge(
       seed: marker,
     });
   }
-  return { shape, spec: crossSite(spec), marker, markedFields: [...template.textFields] };
+  const markers = template.textFields.some((name) => !template.phoneFields?.includes(name)) ? marker : phone;
+  return { shape, spec: crossSite(spec), marker: markers, markedFields: [...template.textFields] };
+}
+
+/** A telephone-shaped marker (a reserved 555 number with random digits), for fields that accept digits only. */
+function phoneMarker(): string {
+  return `+1555${String(randomBytes(4).readUInt32BE(0) % 10_000_000).padStart(7, "0")}`;
 }
 
 export function newMarker(): string {
