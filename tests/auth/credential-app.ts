@@ -44,6 +44,10 @@ export async function startCredentialApp(build: "flawed" | "sound"): Promise<Cre
       if (build === "flawed" && !known) return json(404, { error: "no such account" });
       return json(401, { error: build === "flawed" ? "wrong password" : "invalid email or password" });
     }
+    // Behind a gateway that wants a key it never gets: a blanket refusal, whatever the body says.
+    if (request.method === "POST" && request.url === "/auth/token") {
+      return json(401, { error: "authentication required" });
+    }
     if (request.method === "POST" && request.url === "/auth/password/forgot") {
       if (build === "flawed") {
         if (!(email in ACCOUNTS)) return json(404, { error: "no such account" });

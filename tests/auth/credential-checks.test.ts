@@ -36,6 +36,10 @@ function mapFor(baseUrl: string): SystemMap {
         email: { type: "string", format: "email" },
         password: { type: "string" },
       }),
+      jsonOperation("/auth/token", {
+        email: { type: "string", format: "email" },
+        password: { type: "string" },
+      }),
       jsonOperation("/auth/password/forgot", { email: { type: "string", format: "email" } }),
     ],
     routes: [],
@@ -117,6 +121,8 @@ describe("check_authentication: the ways sign-in and reset give accounts away", 
   it("judges a sign-in by its refusal when no profile user has a password (an API-key profile)", async () => {
     const flawed = await check("flawed", "api_key");
     expect(flawed.found).toContain("brute-force POST /auth/login");
+    // A blanket refusal says nothing about passwords: no burst is judged there.
+    expect(flawed.found).not.toContain("brute-force POST /auth/token");
     for (const account of Object.keys(ACCOUNTS))
       expect(flawed.app.failures.get(account) ?? 0).toBeLessThanOrEqual(2);
     const sound = await check("sound", "api_key");

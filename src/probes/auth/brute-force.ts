@@ -62,6 +62,10 @@ type PasswordCheck = { kind: "right-password"; right: Attempt } | { kind: "refus
 const REFUSAL_WORDS =
   /invalid|incorrect|wrong|credentials|unauthori[sz]ed|not match|mismatch|denied|failed|(unknown|no such) (user|account|e-?mail)/i;
 
+/** A refusal that says the credentials themselves are wrong ("invalid email or password"). */
+const CREDENTIAL_REFUSAL =
+  /\b(invalid|incorrect|wrong|bad|unknown)\b[^.\n]{0,40}\b(password|credentials?|passphrase)\b|\b(password|credentials?)\b[^.\n]{0,30}\b(invalid|incorrect|wrong|not match|mismatch)/i;
+
 async function burst(
   run: ProbeRun,
   entry: CredentialOperation,
@@ -106,14 +110,14 @@ async function checksPasswords(
       : undefined;
   }
   const response = wrong.exchange.response;
-  if (
-    !response ||
-    response.status < 400 ||
-    !REFUSAL_WORDS.test(scrub(response.body, [wrong.values.identity]))
-  )
-    return undefined;
+  if (!response || response.status < 400) return undefined;
+  const text = scrub(response.body, [wrong.values.identity]);
   const empty = await attempt(run, entry, { identity: "", password: "" });
-  if (!empty || broken(empty.exchange) || sameShape(shape(empty), shape(wrong))) return undefined;
+  if (!empty || broken(empty.exchange)) return undefined;
+  // Either the refusal names the credentials as wrong, or it says no in words and empty fields get
+  // another answer (a gateway's blanket "unauthorized" does neither).
+  const named = CREDENTIAL_REFUSAL.test(text);
+  if (!named && !(REFUSAL_WORDS.test(text) && !sameShape(shape(empty), shape(wrong)))) return undefined;
   run.notes.push(
     `${operationKey(entry.operation)}: no profile user has a password; the sign-in was judged by its refusal of a wrong one`,
   );
