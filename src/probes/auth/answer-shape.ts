@@ -1,8 +1,9 @@
 import type { HttpExchange } from "../http/http-types.ts";
 
-// What an answer says, without what changes on every request: the status, where a redirect points, the
-// headers present (names, and the names of cookies set), and the body with the caller's own input, times,
-// ids, tokens and numbers taken out. Two answers with equal shapes tell a visitor nothing apart.
+// What an answer says, without what changes on every request: the status, where a redirect points (its
+// query too, where the message often is), the headers present (names, and the names of cookies set), and
+// the body — each with the caller's own input, times, ids, tokens and numbers taken out. Two answers with
+// equal shapes tell a visitor nothing apart.
 
 export interface AnswerShape {
   status: number;
@@ -43,7 +44,8 @@ export function shapeOf(exchange: HttpExchange, echoes: readonly string[]): Answ
       : scrub(response.body, echoes);
   return {
     status: response.status,
-    location: scrub((response.headers.location ?? "").split("?")[0]!, echoes),
+    // The query stays: a redirect often carries the message there (`/login?error=locked`).
+    location: scrub(response.headers.location ?? "", echoes),
     headers: [...headerNames, ...cookies.map((name) => `cookie:${name}`)].join(","),
     body,
   };

@@ -7,29 +7,43 @@ import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import { statusOf } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { AcceptedForgery, OperationVerdict, TechniqueKind } from "./token-forgery.ts";
+import { isSelf } from "./token-forgery.ts";
 
-// One finding per operation that takes a forged token, except when every operation tried takes the same
-// forgery: that is one flaw of the application's token verification, reported once where a person looks
-// first (the caller's own record), with the other operations as related places.
+// One finding per operation that takes a forged token, except for a forgery several operations take: that
+// is one flaw of the application's token verification, reported once where a person looks first (the
+// caller's own record), with the other operations as related places. What an operation takes beyond
+// that still gets its own finding.
 
 const GLOBAL_MINIMUM = 3;
+const KINDS: readonly TechniqueKind[] = ["alg-none", "guessed-key", "tampered", "unverified", "expired"];
 
 export function forgeryFindings(run: ProbeRun, verdicts: readonly OperationVerdict[]): EnvelopeDraft[] {
-  const tested = verdicts.length;
   const affected = verdicts.filter((verdict) => verdict.accepted.length > 0);
   if (affected.length === 0) return [];
-  const kindsEverywhere = new Set<TechniqueKind>(
-    (["alg-none", "guessed-key", "tampered", "unverified", "expired"] as const).filter(
-      (kind) =>
-        tested >= GLOBAL_MINIMUM &&
-        verdicts.every((verdict) => verdict.accepted.some((entry) => entry.kind === kind)),
-    ),
+  const global = new Set(
+    KINDS.filter((kind) => {
+      const taking = verdicts.filter((verdict) =>
+        verdict.accepted.some((entry) => entry.kind === kind),
+      ).length;
+      return taking >= GLOBAL_MINIMUM;
+    }),
   );
-  if (kindsEverywhere.size > 0) {
-    const [first, ...rest] = affected;
-    return [finding(run, first!, rest)];
-  }
-  return affected.map((verdict) => finding(run, verdict, []));
+  if (global.size === 0) return affected.map((verdict) => finding(run, verdict, []));
+  const spread = affected
+    .map((verdict) => ({ ...verdict, accepted: verdict.accepted.filter((entry) => global.has(entry.kind)) }))
+    .filter((verdict) => verdict.accepted.length > 0);
+  const lead = spread.find((verdict) => isSelf(verdict.operation)) ?? spread[0]!;
+  const own = affected
+    .map((verdict) => ({ ...verdict, accepted: verdict.accepted.filter((entry) => !global.has(entry.kind)) }))
+    .filter((verdict) => verdict.accepted.length > 0);
+  return [
+    finding(
+      run,
+      lead,
+      spread.filter((verdict) => verdict !== lead),
+    ),
+    ...own.map((verdict) => finding(run, verdict, [])),
+  ];
 }
 
 function finding(
@@ -49,7 +63,7 @@ function finding(
   const forgedStep = { ...stepFromPrepared("forged", prepared, undefined), forge: lead.forgery };
   const scope =
     alike.length > 0
-      ? ` Every one of the ${alike.length + 1} authenticated reads tried takes it, so the flaw is in the application's token verification.`
+      ? ` ${alike.length + 1} of the authenticated reads tried take it, so the flaw is in the application's token verification.`
       : "";
   return buildFinding(run, {
     domain: "security",

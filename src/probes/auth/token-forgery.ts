@@ -431,6 +431,7 @@ export function refused(run: ProbeRun, exchange: HttpExchange): boolean {
   return exchange.response !== undefined && !accepted(run, exchange);
 }
 
-function isSelf(operation: Operation): boolean {
+/** Whether the operation answers about the caller (`/me`, `/profile`…): where a person looks first. */
+export function isSelf(operation: Operation): boolean {
   return SELF_SEGMENT.test(lastStaticSegment(operation.path) ?? "");
 }
