@@ -70,7 +70,7 @@ export async function checkAuthentication(
       if (forged) stats.csrf = forged.stats;
       return [
         ...(forged?.candidates ?? []),
-        ...(await runCredentialChecks(run, wanted, credentials, profileUsers)),
+        ...(await runCredentialChecks(run, wanted, credentials, profileUsers, users)),
       ];
     })();
     const [forged, found] = await Promise.all([forgery, others]);
@@ -116,11 +116,15 @@ async function runCredentialChecks(
   wanted: ReadonlySet<AuthCheck>,
   credentials: readonly CredentialOperation[],
   users: readonly ProfileUser[],
+  signedIn: readonly ProfileUser[],
 ): Promise<EnvelopeDraft[]> {
   const found: EnvelopeDraft[] = [];
   if (wanted.has("reset-token-exposure"))
     found.push(...(await checkResetTokenExposure(run, credentials, users)));
-  if (wanted.has("user-enumeration")) found.push(...(await checkUserEnumeration(run, credentials, users)));
+  // Accounts known to exist right now are the ones that just signed in: a profile account whose address
+  // changed during the run would otherwise pass for an unknown one.
+  const existing = signedIn.length > 0 ? signedIn : users;
+  if (wanted.has("user-enumeration")) found.push(...(await checkUserEnumeration(run, credentials, existing)));
   if (wanted.has("brute-force")) found.push(...(await checkBruteForce(run, credentials, users)));
   return found;
 }
