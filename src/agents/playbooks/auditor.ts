@@ -2,8 +2,9 @@ import { definePlaybook } from "../playbook.ts";
 import { runProbesAndEmit } from "./api.ts";
 
 // AUDITOR without a model: the security probes — authorization matrix, injection, XSS, sensitive data,
-// misconfiguration, vulnerable dependencies — run against the pinned map; every distinct candidate is
-// emitted. audit_dependencies needs only the source tree, so it runs even without a live target.
+// misconfiguration, broken authentication, vulnerable dependencies — run against the pinned map; every
+// distinct candidate is emitted. audit_dependencies needs only the source tree, so it runs even without a
+// live target.
 
 const PROBES = [
   "authz_matrix",
@@ -20,6 +21,7 @@ const PROBES = [
   "probe_nosql_injection",
   "probe_open_redirect",
   "probe_insecure_deserialization",
+  "check_authentication",
   "audit_dependencies",
 ];
 

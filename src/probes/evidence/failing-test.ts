@@ -23,14 +23,19 @@ export interface ReproStep {
 }
 
 /**
- * How a step alters a signed-in user's JWT: `alg-none` re-labels the header and drops the signature;
- * `claims` sets payload claims and keeps the original signature.
+ * How a step alters a signed-in user's JWT (`claims`, when given, are set in its payload first): `alg-none`
+ * re-labels the header and drops the signature; `claims` keeps the original signature; `hmac` signs with
+ * `secret`; `random-signature` puts random bytes in its place; `expired` signs in again (asking for the
+ * shortest lifetime through `lifetime`, when given) and waits until `waitMs` past the token's `exp`.
  */
 export interface TokenForgery {
   from: string;
-  kind: "alg-none" | "claims";
+  kind: "alg-none" | "claims" | "hmac" | "random-signature" | "expired";
   alg?: string;
   claims?: Record<string, unknown>;
+  secret?: string;
+  lifetime?: { field: string; value: number };
+  waitMs?: number;
 }
 
 export type ReproAssertion =
@@ -109,6 +114,7 @@ export function renderFailingTest(
     lines.push(`// or directly from ${[...used].map(credentialVariable).join(", ")}.`);
   }
   lines.push('import assert from "node:assert/strict";');
+  if (script.steps.some((step) => step.forge)) lines.push('import { createHmac, randomBytes } from "node:crypto";');
   lines.push('import { test } from "node:test";');
   lines.push("");
   lines.push(`const BASE_URL = process.env.QAAS_BASE_URL ?? ${JSON.stringify(baseUrl)};`);
@@ -189,6 +195,11 @@ async function credential(user) {
   if (LOGIN.kind === "bearer" || LOGIN.kind === "api_key") {
     return (sessions[user] = { token: process.env[entry.tokenVariable] ?? "", cookies: {} });
   }
+  return (sessions[user] = await signIn(user));
+}
+
+async function signIn(user, extra = {}) {
+  const entry = USERS[user];
   const password = process.env[entry.passwordVariable] ?? "";
   const [method, path] = LOGIN.endpoint.split(/\s+/);
   // A form sign-in starts on the page that shows the form: its cookies and hidden fields (a CSRF token).
@@ -204,6 +215,7 @@ async function credential(user) {
   for (const [key, value] of Object.entries(template)) {
     fields[key] = value.split("{username}").join(entry.username).split("{password}").join(password);
   }
+  Object.assign(fields, extra);
   const response = await fetch(new URL(path, BASE_URL), {
     method,
     redirect: "manual",
@@ -227,7 +239,15 @@ async function credential(user) {
     token = (applyCookie && cookies[applyCookie]) ?? ["token", "access_token", "accessToken", "jwt", "id_token", "auth_token"].map((key) => valueAt(json, key) ?? valueAt(json, "data." + key)).find(Boolean) ?? Object.values(cookies)[0];
   }
   assert.ok(token, "sign-in as " + user + " failed (" + response.status + ")");
-  return (sessions[user] = { token: String(token), cookies });
+  return { token: String(token), cookies };
+}
+
+async function expiredToken(how) {
+  const { token } = how.lifetime ? await signIn(how.from, { [how.lifetime.field]: how.lifetime.value }) : await credential(how.from);
+  const exp = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString("utf8")).exp;
+  const wait = exp * 1000 + (how.waitMs ?? 0) - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  return token;
 }
 
 const UNIQUE = Math.random().toString(36).slice(2, 8);
@@ -242,7 +262,10 @@ async function call(steps, step) {
   if (step.body !== undefined) headers["content-type"] = step.contentType ?? "application/json";
   const session = step.as && !step.forge ? await credential(step.as) : undefined;
   const target = url;
-  if (step.forge) url = applyCredential(headers, target, forge((await credential(step.forge.from)).token, step.forge), {});
+  if (step.forge) {
+    const forged = step.forge.kind === "expired" ? await expiredToken(step.forge) : forge((await credential(step.forge.from)).token, step.forge);
+    url = applyCredential(headers, target, forged, {});
+  }
   let body = step.body === undefined ? undefined : fill(steps, step.body);
   if (step.formPage) {
     const page = await loadPage(fill(steps, step.formPage), session?.cookies ?? {}, headers, target);
@@ -357,8 +380,16 @@ function forge(token, how) {
   const [head, body, signature] = token.split(".");
   const decode = (part) => JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
   const encode = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  if (how.kind === "alg-none") return encode({ ...decode(head), alg: how.alg ?? "none" }) + "." + body + ".";
-  return head + "." + encode({ ...decode(body), ...(how.claims ?? {}) }) + "." + signature;
+  const payload = how.claims ? encode({ ...decode(body), ...how.claims }) : body;
+  if (how.kind === "alg-none") return encode({ ...decode(head), alg: how.alg ?? "none" }) + "." + payload + ".";
+  if (how.kind === "random-signature") return head + "." + payload + "." + randomBytes(32).toString("base64url");
+  if (how.kind === "hmac") {
+    const header = decode(head);
+    const alg = /^HS(256|384|512)$/i.test(String(header.alg)) ? String(header.alg).toUpperCase() : "HS256";
+    const input = encode({ ...header, alg }) + "." + payload;
+    return input + "." + createHmac("sha" + alg.slice(2), how.secret ?? "").update(input).digest("base64url");
+  }
+  return head + "." + payload + "." + signature;
 }
 
 function idOf(json, parameter) {
