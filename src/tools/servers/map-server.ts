@@ -7,14 +7,18 @@ import type { GuardedAction } from "../../guardrails/actions.ts";
 import { type SystemMap, SystemMapSchema } from "../../map/system-map.ts";
 import { effectiveDatabase } from "../../probes/data/target-database.ts";
 import {
+  discoveredNote,
+  discoverOpenApi,
+  USUAL_OPENAPI_PATHS,
+} from "../../probes/openapi/discover-openapi.ts";
+import {
   loadOpenApi,
   operationsFromOpenApi,
   resolveOpenApiLocation,
 } from "../../probes/openapi/load-openapi.ts";
 import { findOwnership } from "../../probes/ownership/ownership.ts";
-import { crawlPages } from "../../probes/pages/crawl-pages.ts";
 import { scanChannels } from "../../probes/realtime/find-channels.ts";
-import { scanSourceRoutes } from "../../probes/routes/find-source-routes.ts";
+import { scanSourceRoutesAsync } from "../../probes/routes/find-source-routes.ts";
 import type { FoundDatabase } from "../../probes/schema/find-database.ts";
 import { readPostgresSchema } from "../../probes/schema/read-postgres-schema.ts";
 import { readSqliteSchema } from "../../probes/schema/read-sqlite-schema.ts";
@@ -23,6 +27,7 @@ import { err, ok, type ToolResult } from "../result.ts";
 import { defineTool, type ToolDefinition } from "../tool.ts";
 import { composeOperations, composeSystemMap, liveBaseUrl, type MapPart, mapDraft } from "./map-draft.ts";
 import { mapGraphqlTools } from "./map-graphql-tools.ts";
+import { mapWebTools } from "./map-web-tools.ts";
 
 // MAPPER's tools. Each reads one part of the target into the run's draft map and answers a summary
 // (counts, a few examples), never the whole part: a model seat's context stays small, and the full map
@@ -38,7 +43,12 @@ const mapOpenApi = defineTool({
   input: z.strictObject({ location: z.string().min(1).optional() }),
   actions: (input, context) => {
     const location = input.location ?? context.target?.profile.api?.openapi;
-    if (!location) return [];
+    if (!location) {
+      const base = liveBaseUrl(context.target);
+      return base && discoveryAllowed(context.target)
+        ? USUAL_OPENAPI_PATHS.map((usual) => getAction(joinUrl(base, usual)))
+        : [];
+    }
     try {
       const resolved = resolveOpenApiLocation(location, openApiOptions(context.target));
       return [
@@ -52,9 +62,34 @@ const mapOpenApi = defineTool({
     const draft = mapDraft(context);
     const location = input.location ?? context.target?.profile.api?.openapi;
     if (!location) {
-      draft.openapi = null;
-      draft.documentedOperations = [];
-      return skipped(context, "openapi", "the profile names no OpenAPI document (api.openapi)");
+      const discovered =
+        context.target && discoveryAllowed(context.target)
+          ? await discoverOpenApi(context.target, { signal: context.signal })
+          : undefined;
+      if (!discovered) {
+        draft.openapi = null;
+        draft.documentedOperations = [];
+        return skipped(
+          context,
+          "openapi",
+          discoveryAllowed(context.target)
+            ? "no OpenAPI document: the profile names none (api.openapi) and none was found in the source or at the usual URLs"
+            : "no OpenAPI document: the profile names none and says not to look for one (api.discover: false)",
+        );
+      }
+      const operations = operationsFromOpenApi(discovered.loaded.document, {
+        basePath: context.target?.profile.api?.base_path,
+      });
+      draft.openapi = discovered.loaded;
+      draft.documentedOperations = operations;
+      setNotes(context, "openapi", [discoveredNote(discovered)]);
+      return ok({
+        source: discovered.loaded.source,
+        version: discovered.loaded.version,
+        found: discovered.found,
+        operations: operations.length,
+        examples: operations.slice(0, EXAMPLES).map((operation) => `${operation.method} ${operation.path}`),
+      });
     }
     try {
       const resolved = resolveOpenApiLocation(location, openApiOptions(context.target));
@@ -102,7 +137,7 @@ const mapSourceRoutes = defineTool({
     if (!fs.existsSync(scanRoot))
       return skipped(context, "source", `source folder ${scanRoot} does not exist`);
     const prefix = path.relative(root, scanRoot).split(path.sep).join("/");
-    const scan = scanSourceRoutes(scanRoot, {
+    const scan = await scanSourceRoutesAsync(scanRoot, {
       exclude: context.target?.goldenLedger ? [context.target.goldenLedger] : [],
       maxFiles: input.max_files,
     });
@@ -132,55 +167,6 @@ const mapSourceRoutes = defineTool({
         .map((item) => `${item.method} ${item.path}`),
       notes,
     });
-  },
-});
-
-const mapPages = defineTool({
-  name: "map_pages",
-  server: "map",
-  description:
-    "Crawl the live target's HTML pages from its UI entry (profile ui.entry, or `entry`), same origin only, never following sign-out links or submitting forms that change state. Answers page counts and broken pages.",
-  input: z.strictObject({
-    entry: z.string().min(1).optional(),
-    max_pages: z.number().int().positive().max(500).optional(),
-  }),
-  actions: (input, context) => {
-    const base = liveBaseUrl(context.target);
-    const entry = input.entry ?? context.target?.profile.ui?.entry;
-    return base && entry !== undefined ? [getAction(joinUrl(base, entry))] : [];
-  },
-  async run(input, context) {
-    const draft = mapDraft(context);
-    const base = liveBaseUrl(context.target);
-    const entry = input.entry ?? context.target?.profile.ui?.entry;
-    if (!base)
-      return skipped(
-        context,
-        "pages",
-        "the target is not live (environment.mode none or no base_url): pages not crawled",
-      );
-    if (entry === undefined)
-      return skipped(context, "pages", "the profile has no ui section: pages not crawled");
-    try {
-      const pages = await crawlPages(base, entry, { maxPages: input.max_pages, signal: context.signal });
-      draft.pages = pages;
-      const notes = pages.length === 0 ? [`no page reached from ${entry}`] : [];
-      setNotes(context, "pages", notes);
-      return ok({
-        pages: pages.length,
-        by_status: countBy(pages.map((page) => String(page.status ?? "unreachable"))),
-        forms: pages.reduce((sum, page) => sum + page.forms.length, 0),
-        broken: pages
-          .filter((page) => page.status === undefined || page.status >= 400)
-          .slice(0, EXAMPLES)
-          .map((page) => page.path),
-        examples: pages
-          .slice(0, EXAMPLES)
-          .map((page) => (page.title ? `${page.path} (${page.title})` : page.path)),
-      });
-    } catch (error) {
-      return failed(context, "pages", `pages from ${entry} not crawled`, error);
-    }
   },
 });
 
@@ -326,7 +312,7 @@ const saveSystemMap = defineTool({
 export const mapTools: ToolDefinition[] = [
   mapOpenApi,
   mapSourceRoutes,
-  mapPages,
+  ...mapWebTools,
   ...mapGraphqlTools,
   mapDatabase,
   mapOwnership,
@@ -338,6 +324,11 @@ function foundOf(found: FoundDatabase): NonNullable<NonNullable<SystemMap["datab
   return found.kind === "sqlite"
     ? { path: found.path, in: found.in }
     : { url_env: found.url_env, in: found.in };
+}
+
+/** A profile may say its target has no document to find (to test it as an application without one). */
+function discoveryAllowed(target: LoadedTarget | undefined): boolean {
+  return target?.profile.api?.discover ?? true;
 }
 
 function openApiOptions(target: LoadedTarget | undefined): { root?: string; baseUrl?: string } {
