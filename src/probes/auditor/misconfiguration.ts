@@ -25,17 +25,21 @@ export async function checkMisconfiguration(
   const candidates: EnvelopeDraft[] = [];
   const stats = { cors_checked: 0, debug_checked: 0, files_checked: 0, folders_checked: 0, pages_checked: 0 };
   const guess = options.guess_paths !== false;
-  const exhausted = await untilBudget(run, async () => {
-    const users = await usableUsers(run);
-    const user = users[0]?.name;
-    const results = await Promise.all([
-      checkCors(run, user, stats),
-      checkDebugRoutes(run, guess, stats),
-      guess ? checkExposedFiles(run, stats) : Promise.resolve([]),
-      checkDirectoryListings(run, stats),
-      checkSecurityHeaders(run, user, stats),
-    ]);
-    for (const found of results) candidates.push(...found);
-  });
+  const user = (await usableUsers(run))[0]?.name;
+  const checks: Array<() => Promise<EnvelopeDraft[]>> = [
+    () => checkDebugRoutes(run, guess, stats),
+    () => (guess ? checkExposedFiles(run, stats) : Promise.resolve([])),
+    () => checkCors(run, user, stats),
+    () => checkDirectoryListings(run, stats),
+    () => checkSecurityHeaders(run, user, stats),
+  ];
+  // One after the other, each under the budget on its own: a check cut short loses only its own findings.
+  let exhausted = false;
+  for (const check of checks) {
+    if (exhausted) break;
+    exhausted = await untilBudget(run, async () => {
+      candidates.push(...(await check()));
+    });
+  }
   return { candidates, stats: { ...stats, budget_exhausted: exhausted } };
 }
