@@ -49,6 +49,16 @@ describe("password hashes", () => {
         "pbkdf2:sha256:600000$Xb3kR1$0c9b1e6f3a5d7c2e8f4a6b1d3e5f7a9c0b2d4f6e8a1c3e5f7a9b0d2c4e6f8a1b",
       ),
     ).toBe("pbkdf2");
+    expect(
+      hashFormatOf("scrypt$16384$GH7yrcdp2kPrGJWyojxebA$qCbIhd7UjXD5iV4rQBtII61fkG0mE57QGXWQlG4ULQM"),
+    ).toBe("scrypt");
+    // A hash-named field holding hash material of a format no list names is still a password hash.
+    expect(
+      passwordsInJson({ password_hash: "v9:Zk3q8Lr2Xw7Tn4Pb6Yc1Hs5Jm0Gd:Qa8Wf3Ne6Ru1Ti4Oy7Bv2Lx9Kc5" }).map(
+        (found) => found.kind,
+      ),
+    ).toEqual(["hash"]);
+    expect(passwordsInJson({ password_hash: "not-set" })).toEqual([]);
     const digest = "5f4dcc3b5aa765d61d8327deb882cf99";
     expect(passwordsInJson({ id: 1, password_hash: digest }).map((found) => found.kind)).toEqual(["digest"]);
     // The same 32 hex characters under an ordinary name are a request id, not a password.

@@ -1,5 +1,5 @@
 import type { JsonRecordVisit } from "./exposure-walk.ts";
-import { isMaskedValue, walkRecords } from "./exposure-walk.ts";
+import { isMaskedValue, shannonEntropy, walkRecords } from "./exposure-walk.ts";
 
 // Password hashes in every common storage format, and password-named fields (digests, plaintext). A hash
 // format is told by its own prefix and alphabet (modular crypt `$id$`, Werkzeug `method:params$salt$hash`,
@@ -23,6 +23,11 @@ export const PASSWORD_HASH_FORMATS: readonly HashFormat[] = [
   { name: "scrypt", source: String.raw`\$scrypt\$[^\s$"'<>]*\$[^\s$"'<>]+\$[^\s$"'<>]+` },
   { name: "scrypt", source: String.raw`scrypt:\d+:\d+:\d+\$[^\s$"'<>]+\$[a-f0-9]{32,}` },
   { name: "scrypt", source: String.raw`\$7\$${B64}{14,}\$${B64}{20,}` },
+  // `scrypt$N$salt$hash`, `pbkdf2_sha512$iterations$salt$hash` with base64url salts (Node and Go libraries).
+  {
+    name: "scrypt",
+    source: String.raw`scrypt\$\d+(?:\$\d+\$\d+)?\$[A-Za-z0-9+/_-]{8,}={0,2}\$[A-Za-z0-9+/_-]{20,}={0,2}`,
+  },
   { name: "yescrypt", source: String.raw`\$y\$${B64}+\$${B64}+\$${B64}{43}` },
   { name: "pbkdf2", source: String.raw`pbkdf2:sha\d+(?::\d+)?\$[^\s$"'<>]+\$[a-f0-9]{32,}` },
   { name: "pbkdf2", source: String.raw`pbkdf2_sha\d+\$\d+\$[^\s$"'<>]+\$[A-Za-z0-9+/=]{20,}` },
@@ -124,9 +129,18 @@ export function passwordExposureOf(key: string, value: string): Omit<PasswordExp
   if (isDigest(trimmed))
     return { kind: "digest", what: `${digestName(trimmed)} password digest (${key})`, value: trimmed };
   const compact = compactKey(key);
+  // A field named for a hash that holds hash material of a format not listed above is still a hash.
+  if (/hash|digest|crypt|salted/.test(compact) && looksLikeHashMaterial(trimmed))
+    return { kind: "hash", what: `password hash (${key})`, value: trimmed };
   if (AMBIGUOUS_KEY.test(compact) || /hash|digest|crypt|enc|salted/.test(compact)) return undefined;
   if (NOT_A_PASSWORD.test(trimmed) || trimmed.length > 128 || /\s{2,}|\n/.test(trimmed)) return undefined;
   return { kind: "plaintext", what: `plaintext password (${key})`, value: trimmed };
+}
+
+/** Long, unspaced, of a hash's alphabet and random-looking: what any hashing library stores. */
+function looksLikeHashMaterial(value: string): boolean {
+  if (value.length < 20 || value.length > 400 || !/^[A-Za-z0-9+/=$.:_{}-]+$/.test(value)) return false;
+  return shannonEntropy(value) >= 3.5;
 }
 
 /** Password hashes and password-named values anywhere in a JSON answer, with the record that holds each. */
