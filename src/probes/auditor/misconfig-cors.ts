@@ -21,6 +21,7 @@ import { get, locationOf } from "./misconfig-support.ts";
 
 const MAX_TARGETS = 40;
 const MAX_RELATED = 10;
+const MAX_LOOKALIKE_TARGETS = 8;
 
 interface OriginTrick {
   kind: "arbitrary" | "null" | "suffix" | "prefix";
@@ -125,7 +126,13 @@ export async function checkCors(
   const answered = new Set<MappedPath>();
   const reflected = new Set<MappedPath>();
   for (const trick of tricks) {
-    await mapConcurrent([...open], 6, async (target) => {
+    // Look-alikes of the application's own domains only matter where an allow-list exists: a few routes
+    // that answered are enough to find one.
+    const pool =
+      trick.kind === "arbitrary" || trick.kind === "null"
+        ? [...open]
+        : [...open].filter((target) => answered.has(target)).slice(0, MAX_LOOKALIKE_TARGETS);
+    await mapConcurrent(pool, 6, async (target) => {
       stats.cors_checked += 1;
       const first = await get(run, user, target.path, { origin: trick.first });
       if (!first || !isSuccess(first)) return;
@@ -141,11 +148,21 @@ export async function checkCors(
   }
   const preflight = await checkPreflights(run, stats, tricks[0]!);
   if (granted.length === 0) return preflight;
-  // One policy on every route is configured in one place: one finding. Some routes only: one per route.
+  // A CORS policy is configured in one place: every route that grants is one finding, the first place
+  // named and the others related; pre-flights of the same policy ride along.
   const everywhere = answered.size > 1 && reflected.size === answered.size;
   granted.sort((a, b) => a.target.path.localeCompare(b.target.path));
-  const groups = everywhere ? [granted] : granted.map((entry) => [entry]);
-  return [...groups.map((group) => findingOf(run, user, group, everywhere)), ...preflight];
+  const finding = findingOf(run, user, granted, everywhere);
+  const preflightPlaces = preflight.map((draft) => ({
+    kind: draft.location.kind,
+    value: draft.location.value,
+  }));
+  if (preflightPlaces.length > 0)
+    finding.location.related = [...(finding.location.related ?? []), ...preflightPlaces].slice(
+      0,
+      MAX_RELATED,
+    );
+  return [finding];
 }
 
 /** Signed-in data: the answer as the user differs from the anonymous one (which is refused or other). */
@@ -181,7 +198,7 @@ function findingOf(
     domain: "security",
     defectClass: "misconfiguration",
     title: `CORS lets ${chosen.trick.label} read ${everywhere ? "the API's answers" : `GET ${chosen.target.path}`} with credentials`,
-    summary: `GET ${chosen.target.path} as ${user} answered Access-Control-Allow-Origin: ${chosen.trick.first} with Access-Control-Allow-Credentials: true, and did the same for ${chosen.trick.second}${everywhere ? `; so did every other GET checked (${group.length})` : ""}. The answer carries the signed-in user's data.`,
+    summary: `GET ${chosen.target.path} as ${user} answered Access-Control-Allow-Origin: ${chosen.trick.first} with Access-Control-Allow-Credentials: true, and did the same for ${chosen.trick.second}${everywhere ? `; so did every other GET checked (${group.length})` : group.length > 1 ? `; so did ${group.length - 1} other GET(s)` : ""}. The answer carries the signed-in user's data.`,
     impact:
       "A web site the signed-in user visits can call the API with the user's cookies and read the answers.",
     location: locationOf(chosen.target),
