@@ -28,6 +28,8 @@ export const DEBUG_SEGMENT =
 
 /** Operations whose error disclosures are reported one by one before the rest are folded into one. */
 const DISCLOSURES_PER_SIGNATURE = 6;
+/** Requests kept back from observing for replaying error disclosures (their second signal). */
+const CONFIRMATION_RESERVE = 40;
 
 /**
  * scan_exposure: reads every GET (as the least privileged user, and anonymously where the document says
@@ -49,17 +51,28 @@ export async function scanExposure(
         .split("/")
         .some((segment) => DEBUG_SEGMENT.test(segment)),
   );
+  const observations: Observed[] = [];
+  let caller: { name: string; role: string } | undefined;
   const exhausted = await untilBudget(run, async () => {
     const users = byPrivilege(await usableUsers(run)).filter(
       (user) => !options.user || user.name === options.user,
     );
-    const caller = users[0];
-    const observations = await observeOperations(run, operations, factory, caller?.name, stats);
-    const facts = callerFacts(run, observations, caller?.name, caller ? isAdminLike(caller.role) : false);
-    for (const observed of observations) found.push(...judgeObserved(observed, facts));
-    const confirmed = await confirmDisclosures(run, found, stats);
-    found.splice(0, found.length, ...confirmed);
+    caller = users[0];
+    await observeOperations(
+      run,
+      operations,
+      factory,
+      caller?.name,
+      stats,
+      observations,
+      CONFIRMATION_RESERVE,
+    );
   });
+  // What was seen before the budget ran out is judged all the same; confirmations use the reserve.
+  const facts = callerFacts(run, observations, caller?.name, caller ? isAdminLike(caller.role) : false);
+  for (const observed of observations) found.push(...judgeObserved(observed, facts));
+  const confirmed = await confirmDisclosures(run, found, stats);
+  found.splice(0, found.length, ...confirmed);
   return {
     candidates: choose(run, found),
     stats: { ...stats, exposures: found.length, budget_exhausted: exhausted },
@@ -121,6 +134,8 @@ async function confirmDisclosures(
             ),
         );
       });
+      // A replay the budget (or the network) refuses is no second signal.
+      replay = replay.catch(() => false);
       replays.set(candidate.observed, replay);
     }
     if (await replay) kept.push(candidate);
