@@ -76,6 +76,13 @@ function site(vulnerable: boolean): http.Server {
             "text/html",
             '<html><head><title>Uploads</title></head><body><h1>Your uploads</h1><a href="/">Home</a> <a href="/help">Help</a></body></html>',
           );
+    // A listing whose files are not served: the names alone are the disclosure.
+    if (vulnerable && url.pathname === "/exports/")
+      return send(
+        200,
+        "text/html",
+        '<html><head><title>Index of /exports/</title></head><body><h1>Index of /exports/</h1><a href="payroll-2024.csv">payroll-2024.csv</a></body></html>',
+      );
     if (vulnerable && url.pathname === "/uploads/notes.txt")
       return send(200, "text/plain", "remember the milk");
     if (vulnerable && url.pathname === "/uploads/invoice-1.pdf")
@@ -142,6 +149,7 @@ describe("check_misconfiguration on a small site", () => {
         "exposed-file GET /.git/config",
         "debug-endpoint GET /debug/settings",
         "directory-listing GET /uploads/",
+        "directory-listing GET /exports/",
         "cors GET /api/orders",
       ]),
     );

@@ -86,8 +86,14 @@ export async function checkDirectoryListings(
     if (looksLikeControl(page, control)) return;
     const file = entries.find((entry) => !entry.name.endsWith("/")) ?? entries[0]!;
     const listed = await get(run, undefined, file.href, { accept: "*/*" });
-    if (!listed?.response || !isSuccess(listed) || looksLikeControl(listed, control)) return;
-    if (listed.response.body === body) return;
+    const served =
+      listed?.response !== undefined &&
+      isSuccess(listed) &&
+      !looksLikeControl(listed, control) &&
+      listed.response.body !== body;
+    // A server-generated banner on a page unlike the answer for anything is its own second signal: the
+    // names alone disclose what the folder holds, whether or not each file is then served.
+    if (!served && !signature) return;
     findings.push(
       buildFinding(run, {
         domain: "security",
@@ -98,7 +104,7 @@ export async function checkDirectoryListings(
           .map((entry) => entry.name)
           .join(
             ", ",
-          )})${signature ? " in a server-generated listing" : ""}; ${file.href} is really served (${listed.response.status}), while a file that cannot exist is not.`,
+          )})${signature ? " in a server-generated listing" : ""}; ${served ? `${file.href} is really served (${listed?.response?.status}), while a file that cannot exist is not` : "a folder path that cannot exist answers differently"}.`,
         impact: "Anyone can enumerate and download the folder's files, including ones never linked anywhere.",
         location: locationOf(candidate),
         severity: "low",
@@ -106,7 +112,7 @@ export async function checkDirectoryListings(
         discriminator: "directory-listing",
         exchanges: [
           { label: "listing", exchange: page },
-          { label: "listed-file", exchange: listed },
+          ...(served && listed ? [{ label: "listed-file", exchange: listed }] : []),
         ],
         repro: {
           title: `${candidate.path} does not list its files`,
