@@ -108,10 +108,14 @@ describe("AUDITOR probes on the notes fixture", () => {
     );
   });
 
-  it("scan_exposure: the password hash in the profile, masked in every artifact", async () => {
+  it("scan_exposure: the password hash in the profile and the SQL error of the injectable search, masked in every artifact", async () => {
     const context = notes.context({ agent: "AUDITOR" });
     const { candidates } = await probe("scan_exposure", context);
-    expect(summarize(candidates)).toEqual(["sensitive-data-exposure GET /api/me [password-hash]"]);
+    // The search pastes a quote into its SQL and answers the database's own message: a disclosure too.
+    expect(summarize(candidates)).toEqual([
+      "misconfiguration GET /api/search [error-disclosure]",
+      "sensitive-data-exposure GET /api/me [password-hash]",
+    ]);
     expect(artifactsText(context)).not.toContain("u7Q1n0S2x9cQ0kqGJ1t0ZK8b5mVNQeWa");
   });
 

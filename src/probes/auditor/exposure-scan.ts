@@ -1,32 +1,21 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
-import type { DefectClass } from "../../envelope/taxonomy.ts";
-import type { Operation } from "../../map/system-map.ts";
-import { isAuthOperation, isSafeWrite, operationKey, selectOperations } from "../api/operation-index.ts";
-import { endpointLocation, sendPrepared } from "../api/probe-support.ts";
-import type { PreparedRequest } from "../api/request-builder.ts";
-import { bodyKind, buildRequest } from "../api/request-builder.ts";
-import { ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
+import { operationKey, selectOperations } from "../api/operation-index.ts";
+import { endpointLocation } from "../api/probe-support.ts";
+import { ResourceFactory } from "../api/resource-factory.ts";
 import type { ReproAssertion } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
-import { mapConcurrent } from "../http/concurrency.ts";
-import type { HttpExchange } from "../http/http-types.ts";
-import { SECRET_VALUE_PATTERNS } from "../http/masking.ts";
-import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
+import { toTemplateForm } from "../http/target-url.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { byPrivilege, isAdminLike } from "../session/roles.ts";
-import { severityFor } from "../severity.ts";
 import { isAdminMarked } from "./admin-marked.ts";
-import type { Exposure } from "./sensitive-patterns.ts";
-import {
-  emailsIn,
-  findEnvironment,
-  findHashes,
-  findSecrets,
-  findStackTrace,
-  STACK_TRACE,
-} from "./sensitive-patterns.ts";
+import { disclosuresIn } from "./exposure-errors.ts";
+import type { CallerFacts, ExposureCandidate } from "./exposure-judge.ts";
+import { isSelfOperation, judgeObserved } from "./exposure-judge.ts";
+import type { Observed } from "./exposure-observe.ts";
+import { describeObserved, observeOperations, repeat } from "./exposure-observe.ts";
+import { emailsIn } from "./sensitive-patterns.ts";
 
 export interface ExposureOptions {
   operation?: string;
@@ -35,43 +24,26 @@ export interface ExposureOptions {
 
 /** Debug-shaped routes are check_misconfiguration's; scanning them here would report one leak twice. */
 export const DEBUG_SEGMENT =
-  /^(debug|_debug|__debug__|env|environment|config|configuration|actuator|metrics|phpinfo(\.php)?|server-status|server-info|_profiler|heapdump|threaddump|trace|vars|expvar|diagnostics|\.env|\.git)$/i;
+  /^(debug|_debug|__debug__|env|environment|config|configuration|actuator|metrics|phpinfo(\.php)?|server-status|server-info|_profiler|heapdump|threaddump|trace|vars|expvar|diagnostics|console|\.env.*|\.git|\.svn|\.hg)$/i;
 
-/** Harvested items read besides the first, per operation: enough to meet another user, bounded. */
-const MORE_ITEMS = 2;
-
-interface Observed {
-  operation: Operation;
-  prepared: PreparedRequest;
-  user: string | undefined;
-  exchange: HttpExchange;
-  purpose: "read" | "error";
-  /** A record of another user, addressed by an id the caller saw in its own answers. */
-  ofAnother?: boolean;
-}
-
-interface Candidate {
-  defectClass: DefectClass;
-  discriminator: string;
-  exposure: Exposure;
-  observed: Observed;
-  confidence: number;
-  note: string;
-}
+/** Operations whose error disclosures are reported one by one before the rest are folded into one. */
+const DISCLOSURES_PER_SIGNATURE = 6;
+/** Requests kept back from observing for replaying error disclosures (their second signal). */
+const CONFIRMATION_RESERVE = 40;
 
 /**
  * scan_exposure: reads every GET (as the least privileged user, and anonymously where the document says
- * public; item reads also at ids of other users the caller saw in its own answers) and provokes an error
- * on each operation (a malformed id or body), then looks in what comes back
- * for password hashes, secrets (known key shapes, and secret-named fields with high-entropy values),
- * other users' email addresses, environment values and stack traces.
+ * public; item reads also at ids of other users the caller saw in its own answers) and sends each operation
+ * harmless malformed inputs (a wrong-typed query value, a malformed and an unknown id, a cut-short JSON
+ * body), then looks in what comes back for password hashes of every common format, secrets, private fields
+ * the documented answer does not declare, environment values, and stack traces, debug pages or SQL in errors.
  */
 export async function scanExposure(
   run: ProbeRun,
   options: ExposureOptions,
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
-  const found: Candidate[] = [];
-  const stats = { reads: 0, errors_provoked: 0 };
+  const found: ExposureCandidate[] = [];
+  const stats = { reads: 0, errors_provoked: 0, confirmations: 0 };
   const factory = new ResourceFactory(run);
   const operations = selectOperations(run.map, options.operation).filter(
     (operation) =>
@@ -79,263 +51,209 @@ export async function scanExposure(
         .split("/")
         .some((segment) => DEBUG_SEGMENT.test(segment)),
   );
+  const observations: Observed[] = [];
+  let caller: { name: string; role: string } | undefined;
   const exhausted = await untilBudget(run, async () => {
     const users = byPrivilege(await usableUsers(run)).filter(
       (user) => !options.user || user.name === options.user,
     );
-    const caller = users[0];
-    const knownEmails = new Map<string, string>();
-    for (const user of users)
-      if (user.username?.includes("@")) knownEmails.set(user.username.toLowerCase(), user.name);
-    const observations: Observed[] = [];
-    await mapConcurrent(operations, 8, async (operation) => {
-      const method = operation.method.toUpperCase();
-      const located = await factory.pathValuesFor(operation, caller?.name).catch(() => undefined);
-      if (method === "GET" && located) {
-        const others = await otherItems(factory, operation, caller?.name, located);
-        for (const values of [located.values, ...others]) {
-          const prepared = buildRequest(operation, { seed: uniqueSeed(), pathValues: values });
-          const callers = operation.security === "public" ? [caller?.name, undefined] : [caller?.name];
-          // Another user's own record names its own email: only hashes and secrets count there.
-          const ofAnother = values !== located.values;
-          for (const user of [...new Set(callers)]) {
-            const exchange = await sendPrepared(run, user, prepared);
-            stats.reads += 1;
-            if (exchange)
-              observations.push({ operation, prepared, user, exchange, purpose: "read", ofAnother });
-          }
-        }
-      }
-      const broken = provokeError(run, operation, located?.values);
-      if (broken) {
-        const exchange = await sendPrepared(run, caller?.name, broken);
-        stats.errors_provoked += 1;
-        if (exchange)
-          observations.push({ operation, prepared: broken, user: caller?.name, exchange, purpose: "error" });
-      }
-    });
-    for (const observed of observations)
-      found.push(...inspect(run, observed, knownEmails, caller ? isAdminLike(caller.role) : false));
+    caller = users[0];
+    await observeOperations(
+      run,
+      operations,
+      factory,
+      caller?.name,
+      stats,
+      observations,
+      CONFIRMATION_RESERVE,
+    );
   });
+  // What was seen before the budget ran out is judged all the same; confirmations use the reserve.
+  const facts = callerFacts(run, observations, caller?.name, caller ? isAdminLike(caller.role) : false);
+  for (const observed of observations) found.push(...judgeObserved(observed, facts));
+  const confirmed = await confirmDisclosures(run, found, stats);
+  found.splice(0, found.length, ...confirmed);
   return {
     candidates: choose(run, found),
     stats: { ...stats, exposures: found.length, budget_exhausted: exhausted },
   };
 }
 
-/**
- * Items of other users the caller can address: ids it saw in its own answers (a colleague's id in an
- * `assignee_id`), read as well as the first one. Only for items addressed by their id alone.
- */
-async function otherItems(
-  factory: ResourceFactory,
-  operation: Operation,
+function callerFacts(
+  run: ProbeRun,
+  observations: readonly Observed[],
   caller: string | undefined,
-  located: { values: Record<string, string>; owned: boolean },
-): Promise<Array<Record<string, string>>> {
-  const family = factory.familyOf(operation);
-  const idParameter = family?.idParameter;
-  if (!family || !idParameter || located.owned) return [];
-  if (pathParameterNames(operation.path).some((name) => name !== idParameter)) return [];
-  const ids = await factory.harvestedIds(family, caller, { every: true });
-  return ids
-    .filter((id) => id !== located.values[idParameter])
-    .slice(0, MORE_ITEMS)
-    .map((id) => ({ [idParameter]: id }));
-}
-
-/** A request the server must refuse: a malformed id in the path, or a malformed JSON body. */
-function provokeError(
-  run: ProbeRun,
-  operation: Operation,
-  values: Record<string, string> | undefined,
-): PreparedRequest | undefined {
-  const method = operation.method.toUpperCase();
-  const names = pathParameterNames(operation.path);
-  if (method === "GET" && names.length > 0) {
-    const broken = Object.fromEntries(names.map((name) => [name, values?.[name] ?? "1"]));
-    broken[names[names.length - 1]!] = `'"><%{qaas}`;
-    return buildRequest(operation, { seed: uniqueSeed(), pathValues: broken });
-  }
-  if (
-    (method === "POST" || method === "PUT" || method === "PATCH") &&
-    bodyKind(operation) === "json" &&
-    run.target.writesAllowed &&
-    isSafeWrite(operation)
-  ) {
-    if (names.length > 0 && !values) return undefined;
-    const prepared = buildRequest(operation, { seed: uniqueSeed(), pathValues: values });
-    prepared.rawBody = '{"qaas": ';
-    return prepared;
-  }
-  return undefined;
-}
-
-function inspect(
-  run: ProbeRun,
-  observed: Observed,
-  knownEmails: Map<string, string>,
-  callerIsAdmin: boolean,
-): Candidate[] {
-  const response = observed.exchange.response;
-  if (!response) return [];
-  const candidates: Candidate[] = [];
-  const json = response.json;
-  const text = response.body;
-  for (const exposure of findHashes(json, text)) {
-    candidates.push({
-      defectClass: "sensitive-data-exposure",
-      discriminator: "password-hash",
-      exposure,
-      observed,
-      confidence: 0.9,
-      note: `${exposure.what} at ${exposure.path}`,
-    });
+  isAdmin: boolean,
+): CallerFacts {
+  const identities = new Set<string>();
+  const knownEmails = new Map<string, string>();
+  for (const user of run.sessions.users()) {
+    if (user.username?.includes("@")) knownEmails.set(user.username.toLowerCase(), user.name);
+    if (user.name === caller && user.username) identities.add(user.username.toLowerCase());
   }
   const ownCredentials = new Set<string>();
-  for (const header of Object.values(observed.exchange.request.headers))
-    for (const part of header.split(/[\s;=]+/)) ownCredentials.add(part);
-  const secrets = findSecrets(json, text).filter((exposure) => !ownCredentials.has(exposure.value));
-  const shapeKnown = (exposure: Exposure) =>
-    SECRET_VALUE_PATTERNS.some(({ name }) => name === exposure.what && !/web token/.test(name));
-  const distinct = new Set(secrets.map((exposure) => exposure.value));
-  const auth = isAuthOperation(observed.operation);
-  for (const exposure of secrets) {
-    const telling =
-      shapeKnown(exposure) || observed.user === undefined || distinct.size >= 2 || response.status >= 400;
-    if (auth && !shapeKnown(exposure)) continue;
-    if (!telling) continue;
-    candidates.push({
-      defectClass: "secret-exposure",
-      discriminator: "credential",
-      exposure,
-      observed,
-      confidence: shapeKnown(exposure) ? 0.9 : 0.8,
-      note: `${exposure.what} at ${exposure.path}`,
-    });
+  for (const observed of observations) {
+    if (observed.user !== caller || caller === undefined) continue;
+    for (const header of Object.values(observed.exchange.request.headers))
+      for (const part of header.split(/[\s;=,]+/)) if (part.length >= 8) ownCredentials.add(part);
+    // The caller's own email, from an answer about itself.
+    if (isSelfOperation(observed) && observed.purpose === "read")
+      for (const email of emailsIn(observed.exchange.response?.json).slice(0, 1)) identities.add(email.value);
   }
-  if (json !== undefined) {
-    const environment = findEnvironment(json);
-    if (environment)
-      candidates.push({
-        defectClass: "secret-exposure",
-        discriminator: "environment",
-        exposure: environment,
-        observed,
-        confidence: 0.85,
-        note: environment.what,
-      });
-  }
-  const trace = findStackTrace(text);
-  if (trace)
-    candidates.push({
-      defectClass: "sensitive-data-exposure",
-      discriminator: "stack-trace",
-      exposure: trace,
-      observed,
-      confidence: 0.7,
-      note: trace.what,
-    });
-  if (
-    !callerIsAdmin &&
-    !observed.ofAnother &&
-    !isAdminMarked(run.map, observed.operation) &&
-    json !== undefined
-  ) {
-    const emails = emailsIn(json);
-    const callerEmail = [...knownEmails.entries()].find(([, name]) => name === observed.user)?.[0];
-    const others = emails.filter((email) => email.value !== callerEmail);
-    const ofProfileUsers = others.filter((email) => knownEmails.has(email.value));
-    const distinctOthers = new Set(others.map((email) => email.value));
-    if (
-      ofProfileUsers.length > 0 ||
-      (observed.user === undefined && distinctOthers.size > 0) ||
-      distinctOthers.size >= 3
-    ) {
-      const first = ofProfileUsers[0] ?? others[0]!;
-      candidates.push({
-        defectClass: "sensitive-data-exposure",
-        discriminator: "personal-data",
-        exposure: {
-          kind: "personal",
-          what: "email addresses of other users",
-          path: first.path,
-          value: first.value,
-        },
-        observed,
-        confidence: ofProfileUsers.length > 0 ? 0.85 : 0.7,
-        note: `${distinctOthers.size} email address(es) of other users, e.g. at ${first.path}`,
-      });
-    }
-  }
-  return candidates;
+  return {
+    identities,
+    isAdmin,
+    adminOperation: (observed) => isAdminMarked(run.map, observed.operation),
+    ownCredentials,
+    knownEmails,
+  };
 }
 
-/** One finding per place and kind; stack traces once per target (they come from one error handler). */
-function choose(run: ProbeRun, found: Candidate[]): EnvelopeDraft[] {
-  const chosen = new Map<string, Candidate>();
+/** A disclosure in an error answer counts when the same request discloses the same kind again. */
+async function confirmDisclosures(
+  run: ProbeRun,
+  found: ExposureCandidate[],
+  stats: { confirmations: number },
+): Promise<ExposureCandidate[]> {
+  const kept: ExposureCandidate[] = [];
+  const replays = new Map<Observed, Promise<boolean>>();
   for (const candidate of found) {
-    const key =
-      candidate.discriminator === "stack-trace"
-        ? "stack-trace"
-        : `${candidate.discriminator}|${operationKey(candidate.observed.operation)}`;
-    const known = chosen.get(key);
-    if (!known || candidate.confidence > known.confidence) chosen.set(key, candidate);
+    if (candidate.discriminator !== "error-disclosure") {
+      kept.push(candidate);
+      continue;
+    }
+    let replay = replays.get(candidate.observed);
+    if (!replay) {
+      stats.confirmations += 1;
+      replay = repeat(run, candidate.observed).then((again) => {
+        const response = again?.response;
+        return Boolean(
+          response &&
+            disclosuresIn(response.body, response.json).some(
+              (item) => item.kind === candidate.disclosure?.kind,
+            ),
+        );
+      });
+      // A replay the budget (or the network) refuses is no second signal.
+      replay = replay.catch(() => false);
+      replays.set(candidate.observed, replay);
+    }
+    if (await replay) kept.push(candidate);
   }
-  return [...chosen.values()].map((candidate) => findingOf(run, candidate));
+  return kept;
 }
 
-function findingOf(run: ProbeRun, candidate: Candidate): EnvelopeDraft {
-  const { observed, exposure } = candidate;
+/**
+ * One finding per place and kind (the strongest); error disclosures that share one signature on many
+ * operations come from one handler, so past a few the rest ride along as related places.
+ */
+function choose(run: ProbeRun, found: ExposureCandidate[]): EnvelopeDraft[] {
+  const chosen = new Map<string, ExposureCandidate>();
+  const order = [
+    "password-hash",
+    "credential",
+    "environment",
+    "excessive-data",
+    "personal-data",
+    "error-disclosure",
+  ];
+  for (const candidate of found) {
+    // Private fields reported as excessive data are not reported again as emails of other users.
+    const group = candidate.discriminator === "personal-data" ? "excessive-data" : candidate.discriminator;
+    const key = `${group}|${operationKey(candidate.observed.operation)}`;
+    const known = chosen.get(key);
+    if (!known || better(candidate, known)) chosen.set(key, candidate);
+  }
+  const sorted = [...chosen.values()].sort(
+    (a, b) =>
+      order.indexOf(a.discriminator) - order.indexOf(b.discriminator) ||
+      operationKey(a.observed.operation).localeCompare(operationKey(b.observed.operation)),
+  );
+  const perSignature = new Map<string, ExposureCandidate[]>();
+  const findings: Array<{ candidate: ExposureCandidate; related: string[] }> = [];
+  for (const candidate of sorted) {
+    if (candidate.discriminator !== "error-disclosure") {
+      findings.push({ candidate, related: [] });
+      continue;
+    }
+    const signature = candidate.what;
+    const same = perSignature.get(signature) ?? [];
+    same.push(candidate);
+    perSignature.set(signature, same);
+    if (same.length <= DISCLOSURES_PER_SIGNATURE) findings.push({ candidate, related: [] });
+    else
+      findings
+        .find((entry) => entry.candidate === same[DISCLOSURES_PER_SIGNATURE - 1])
+        ?.related.push(operationKey(candidate.observed.operation));
+  }
+  return findings.map(({ candidate, related }) => findingOf(run, candidate, related));
+}
+
+function better(candidate: ExposureCandidate, known: ExposureCandidate): boolean {
+  const severity = ["low", "medium", "high", "critical"];
+  if (candidate.confidence !== known.confidence) return candidate.confidence > known.confidence;
+  return severity.indexOf(candidate.severity) > severity.indexOf(known.severity);
+}
+
+const IMPACT: Record<ExposureCandidate["discriminator"], string> = {
+  "password-hash":
+    "Password hashes can be cracked offline (plaintext needs no cracking); they must never leave the server.",
+  credential: "Credentials or secrets let an attacker act as the application, its integrations or its users.",
+  environment: "Secrets of the deployment (database URLs, keys) are readable by whoever gets this answer.",
+  "excessive-data":
+    "Private data of other people is disclosed beyond what the interface promises (OWASP API3).",
+  "personal-data": "Personal data of other users is disclosed.",
+  "error-disclosure": "Internals (source paths, modules, line numbers, queries) help an attacker aim.",
+};
+
+function findingOf(run: ProbeRun, candidate: ExposureCandidate, related: string[]): EnvelopeDraft {
+  const { observed } = candidate;
   const key = operationKey(observed.operation);
   const step = stepFromPrepared("exposed", observed.prepared, observed.user);
   // The value itself is masked everywhere, the test included: it asserts on the field or on the shape.
-  run.masker.addSecret(exposure.value);
-  const shape = SECRET_VALUE_PATTERNS.find(({ name }) => name === exposure.what)?.pattern.source;
+  run.masker.addSecret(candidate.value);
   const assertion: ReproAssertion =
-    exposure.path !== "text"
+    candidate.path !== "text"
       ? {
           kind: "json_lacks",
           step: "exposed",
-          path: exposure.path.replace(/\[(\d+)\]/g, ".$1"),
-          message: `${exposure.what} must not be returned`,
+          path: candidate.path.replace(/\[(\d+)\]/g, ".$1"),
+          message: `${candidate.what} must not be returned`,
         }
-      : candidate.discriminator === "stack-trace"
+      : candidate.pattern
         ? {
             kind: "body_not_matches",
             step: "exposed",
-            pattern: STACK_TRACE.map(({ pattern }) => pattern.source).join("|"),
-            message: "error answers must not carry stack traces",
+            pattern: candidate.pattern,
+            message: "error answers must not carry stack traces, debug pages or SQL",
           }
         : {
-            kind: "body_not_matches",
+            kind: "body_lacks",
             step: "exposed",
-            pattern: shape ?? "(?!)",
-            message: `${exposure.what} must not be returned`,
+            text: candidate.value,
+            message: `${candidate.what} must not be returned`,
           };
   const who = observed.user ?? "anonymous";
+  const how = describeObserved(observed);
   return buildFinding(run, {
     domain: "security",
     defectClass: candidate.defectClass,
-    title: `${key} returns ${exposure.what}${observed.purpose === "error" ? " in an error answer" : ""}`,
-    summary: `${key} (as ${who}, status ${observed.exchange.response?.status}) returned ${candidate.note}. The value is masked in the evidence.`,
-    impact:
-      candidate.discriminator === "password-hash"
-        ? "Password hashes can be cracked offline; they must never leave the server."
-        : candidate.discriminator === "personal-data"
-          ? "Personal data of other users is disclosed."
-          : candidate.discriminator === "stack-trace"
-            ? "Internals (paths, modules, line numbers) help an attacker aim."
-            : "Credentials or secrets let an attacker act as the application or its users.",
+    title:
+      observed.purpose === "error"
+        ? `${key} answers ${candidate.what} to a malformed ${observed.provoked ?? "request"}`
+        : `${key} returns ${candidate.what}`,
+    summary: `${how} (as ${who}, status ${observed.exchange.response?.status}) returned ${candidate.note}. Values are masked in the evidence.`,
+    impact: IMPACT[candidate.discriminator],
     location: endpointLocation(observed.operation),
-    severity: severityFor(candidate.defectClass, {
-      exposure: exposure.kind,
-      anonymous: observed.user === undefined,
-    }),
+    related: related.length > 0 ? related.map((value) => ({ kind: "endpoint" as const, value })) : undefined,
+    severity: candidate.severity,
     confidence: candidate.confidence,
     discriminator: candidate.discriminator,
-    exchanges: [{ label: observed.purpose, exchange: observed.exchange }],
-    notes: [candidate.note],
-    repro: { title: `${key} does not return ${exposure.what}`, steps: [step], assertions: [assertion] },
+    exchanges: [{ label: observed.purpose === "error" ? "error" : "exposed", exchange: observed.exchange }],
+    notes: [
+      candidate.note,
+      ...(related.length > 0 ? [`the same ${candidate.what} also on ${related.join(", ")}`] : []),
+    ],
+    repro: { title: `${key} does not return ${candidate.what}`, steps: [step], assertions: [assertion] },
   });
 }

@@ -63,7 +63,7 @@ export const checkMisconfigurationTool = defineTool({
   input: z.strictObject({ max_requests: ProbeFilter.max_requests, guess_paths: z.boolean().optional() }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "check_misconfiguration", { max_requests: input.max_requests ?? 200 }, (run) =>
+    runProbeTool(context, "check_misconfiguration", { max_requests: input.max_requests ?? 400 }, (run) =>
       checkMisconfiguration(run, input),
     ),
 });
