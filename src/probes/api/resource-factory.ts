@@ -85,10 +85,31 @@ export class ResourceFactory {
   }
 
   /** A new resource every call: for sequences that change or delete it. */
-  async create(
+  create(
     family: ResourceFamily,
     user: string | undefined,
     edit?: (request: PreparedRequest) => void,
+  ): Promise<CreatedResource | undefined> {
+    return this.make(family, user, edit, true);
+  }
+
+  /**
+   * A new record even when no item path addresses it (`POST /ledgers` with only `POST /ledgers/remove`
+   * taking the id in its body): its id is known, its `pathValues` hold only its parents' ids.
+   */
+  createRecord(
+    family: ResourceFamily,
+    user: string | undefined,
+    edit?: (request: PreparedRequest) => void,
+  ): Promise<CreatedResource | undefined> {
+    return this.make(family, user, edit, false);
+  }
+
+  private async make(
+    family: ResourceFamily,
+    user: string | undefined,
+    edit: ((request: PreparedRequest) => void) | undefined,
+    addressable: boolean,
   ): Promise<CreatedResource | undefined> {
     const creator = this.creatorOf(family);
     if (!creator?.create || !this.canCreate(family)) return undefined;
@@ -98,7 +119,15 @@ export class ResourceFactory {
     for (const parameter of creator.parentParameters) {
       const parentFamily = familyOfParameter(this.families, creator.collection, parameter);
       const parent = parentFamily ? await this.ensure(parentFamily, user) : undefined;
-      if (!parent) return undefined;
+      if (!parent) {
+        // A parent no family lists or creates (`{org}` of `/orgs/{org}/invoices`): the caller's own,
+        // named in its sign-in or "me" answer; never a guessed id.
+        const own =
+          parentFamily || user === undefined ? undefined : await this.harvest.selfReference(user, parameter);
+        if (own === undefined) return undefined;
+        pathValues[parameter] = own;
+        continue;
+      }
       Object.assign(pathValues, parent.pathValues);
       if (!parents.includes(parent))
         parents.push(...parent.parents.filter((known) => !parents.includes(known)), parent);
@@ -120,13 +149,13 @@ export class ResourceFactory {
     }
     if (!exchange || !isSuccess(exchange)) return undefined;
     const id = extractId(exchange, family);
-    if (id === undefined || !family.idParameter) return undefined;
+    if (id === undefined || (addressable && !family.idParameter)) return undefined;
     const resource: CreatedResource = {
       family,
       id,
       owner: user,
       parents,
-      pathValues: { ...pathValues, [family.idParameter]: id },
+      pathValues: family.idParameter ? { ...pathValues, [family.idParameter]: id } : { ...pathValues },
       request,
       created: exchange.response?.json,
       markers: markersIn(request.body, seed),
@@ -171,8 +200,15 @@ export class ResourceFactory {
     const base: Record<string, string> = {};
     for (const [index, parameter] of parameters.entries()) {
       const parentFamily = familyOfParameter(this.families, lister.collection, parameter);
-      const parent = parentFamily ? await this.discover(parentFamily, user) : undefined;
-      const idParameter = parentFamily?.idParameter;
+      if (!parentFamily) {
+        const own = user === undefined ? undefined : await this.harvest.selfReference(user, parameter);
+        if (own === undefined) return [];
+        if (index === parameters.length - 1) return [{ ...base, [parameter]: own }];
+        base[parameter] = own;
+        continue;
+      }
+      const parent = await this.discover(parentFamily, user);
+      const idParameter = parentFamily.idParameter;
       if (!idParameter || !parent || parent.ids.length === 0) return [];
       if (index === parameters.length - 1)
         return parent.ids.slice(0, 3).map((id) => ({ ...base, ...parent.pathValues, [idParameter]: id }));
