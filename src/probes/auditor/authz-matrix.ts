@@ -1,5 +1,6 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
+import { probeMassAssignment } from "../api/mass-assignment.ts";
 import type { ResourceFamily } from "../api/operation-index.ts";
 import { selectOperations } from "../api/operation-index.ts";
 import { sendPrepared } from "../api/probe-support.ts";
@@ -56,7 +57,9 @@ export async function authzMatrix(
     skipped: {} as Record<string, number>,
     vertical_leaks: 0,
     function_write_leaks: 0,
+    mass_assignment: 0,
   };
+  const assigned: EnvelopeDraft[] = [];
   const forged: EnvelopeDraft[] = [];
   const factory = new ResourceFactory(run);
   const selected = new Set(
@@ -134,6 +137,16 @@ export async function authzMatrix(
       const functionLeaks = await checkFunctionWrites(check, [...selected], slots, users);
       stats.function_write_leaks = functionLeaks.length;
       leaks.push(...functionLeaks);
+      // fuzz_operation tries mass assignment on documented creates; the ones only the source, a form or
+      // traffic revealed are tried here.
+      const undocumented = factory.families.filter(
+        (family) => family.create && selected.has(family.create) && !family.create.documented,
+      );
+      await mapConcurrent(undocumented, 3, async (family) => {
+        const found = await probeMassAssignment(run, factory, family, owner.name);
+        stats.mass_assignment += found.length;
+        assigned.push(...found);
+      });
     }
     const collections = run.map.operations.filter(
       (operation) =>
@@ -161,7 +174,7 @@ export async function authzMatrix(
       });
     }
   });
-  const candidates = [...group(run, leaks), ...forged];
+  const candidates = [...group(run, leaks), ...forged, ...assigned];
   return {
     candidates,
     stats: {
