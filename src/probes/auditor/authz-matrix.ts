@@ -6,7 +6,7 @@ import { selectOperations } from "../api/operation-index.ts";
 import { sendPrepared } from "../api/probe-support.ts";
 import { buildRequest } from "../api/request-builder.ts";
 import type { CreatedResource } from "../api/resource-factory.ts";
-import { ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
+import { listItems, ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
 import { isPersonFamily } from "../api/resource-harvest.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
@@ -154,9 +154,10 @@ export async function authzMatrix(
         operation.method.toUpperCase() === "GET" &&
         pathParameterNames(operation.path).length === 0,
     );
+    const ownIds = await ownIdsOf(factory, users);
     await mapConcurrent(collections, 8, async (operation) => {
       stats.collection_checks += 1;
-      leaks.push(...(await checkCollection(run, operation, users)));
+      leaks.push(...(await checkCollection(run, operation, users, ownIds)));
     });
     const vertical = await checkVertical(run, factory, [...selected], users);
     stats.vertical_leaks = vertical.length;
@@ -224,13 +225,49 @@ async function harvested(
     : { values: { [family.idParameter]: id }, id, markers: [], harvested: true };
 }
 
-/** Anonymous against a signed-in user (lower roles against higher ones are checkVertical's). */
-async function checkCollection(run: ProbeRun, operation: Operation, users: ProfileUser[]): Promise<Leak[]> {
+/** The profile users' own ids, as their sign-in or "me" answers give them. */
+async function ownIdsOf(factory: ResourceFactory, users: ProfileUser[]): Promise<Set<string>> {
+  const ids = await Promise.all(users.map((user) => factory.harvest.ownId(user.name).catch(() => undefined)));
+  return new Set(ids.filter((id): id is string => id !== undefined));
+}
+
+const OWNER_KEY =
+  /^(owner|owner_?id|ownerId|user_?id|userId|created_?by|createdBy|author_?id|authorId|account_?id|accountId)$/;
+
+/** Whether a list's items name one of the profile users as their owner: records that belong to someone. */
+function ownedRecords(json: unknown, ownIds: ReadonlySet<string>): boolean {
+  if (ownIds.size === 0) return false;
+  return listItems(json).some(
+    (item) =>
+      item !== null &&
+      typeof item === "object" &&
+      Object.entries(item).some(
+        ([key, value]) =>
+          OWNER_KEY.test(key) &&
+          (typeof value === "number" || typeof value === "string") &&
+          ownIds.has(String(value)),
+      ),
+  );
+}
+
+/**
+ * Anonymous against a signed-in user (lower roles against higher ones are checkVertical's): an operation
+ * the document protects, or, with no document to say, whose items are records a profile user owns.
+ */
+async function checkCollection(
+  run: ProbeRun,
+  operation: Operation,
+  users: ProfileUser[],
+  ownIds: ReadonlySet<string>,
+): Promise<Leak[]> {
   const lowest = byPrivilege(users)[0]!;
   const prepared = buildRequest(operation, { seed: uniqueSeed() });
   const leaks: Leak[] = [];
   const signedIn = await sendPrepared(run, lowest.name, prepared);
-  const requiresAuthentication = operation.security === "required" || isAdminMarked(run.map, operation);
+  const requiresAuthentication =
+    operation.security === "required" ||
+    isAdminMarked(run.map, operation) ||
+    (operation.security === "unknown" && ownedRecords(signedIn?.response?.json, ownIds));
   if (
     requiresAuthentication &&
     signedIn &&
