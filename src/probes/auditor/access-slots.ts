@@ -91,7 +91,9 @@ function beside(operation: Operation, families: readonly ResourceFamily[]): Obje
   const method = operation.method.toUpperCase();
   for (const { place, name } of names) {
     const stem = idStem(name);
-    const family = stem ? namedFamily(families, stem, template) : enclosingFamily(families, template, method);
+    const family = stem
+      ? namedFamily(families, stem, template)
+      : enclosingFamily(families, template, method, operation);
     // A create's own reference (`POST /tasks {project_id}`) makes a new object: not an access to one.
     if (!family || family.create === operation) continue;
     return { operation, family, place, name };
@@ -119,17 +121,21 @@ function enclosingFamily(
   families: readonly ResourceFamily[],
   template: string,
   method: string,
+  operation: Operation,
 ): ResourceFamily | undefined {
-  return families
-    .filter((family) => family.create || family.list)
-    .filter((family) => {
-      if (family.collection === template) return method !== "POST";
-      if (!template.startsWith(`${family.collection}/`)) return false;
-      // One static segment further: a verb or a view of the collection, not a nested collection of items.
-      const rest = template.slice(family.collection.length + 1);
-      return !rest.includes("/") && !rest.startsWith("{");
-    })
-    .sort((a, b) => b.collection.length - a.collection.length)[0];
+  return (
+    families
+      // `GET /permits/detail?id=` makes a family of its own whose "list" is itself: it lists nothing.
+      .filter((family) => family.create || (family.list && family.list !== operation))
+      .filter((family) => {
+        if (family.collection === template) return method !== "POST";
+        if (!template.startsWith(`${family.collection}/`)) return false;
+        // One static segment further: a verb or a view of the collection, not a nested collection of items.
+        const rest = template.slice(family.collection.length + 1);
+        return !rest.includes("/") && !rest.startsWith("{");
+      })
+      .sort((a, b) => b.collection.length - a.collection.length)[0]
+  );
 }
 
 /** The family a reference names, preferring the one whose collection shares most of the path. */

@@ -142,6 +142,17 @@ export async function effectOf(
       }
     }
   }
+  if (attempt && (statusOf(attempt) === 400 || statusOf(attempt) === 422)) {
+    // A body inferred from a handler may guess a field's type wrong: text in every numeric field once.
+    const retyped = asText(prepared, slot, marker);
+    if (retyped) {
+      const retried = await sendPrepared(run, actor, retyped);
+      if (retried) {
+        attempt = retried;
+        Object.assign(prepared, retyped);
+      }
+    }
+  }
   if (!attempt || !isSuccess(attempt)) return undefined;
   if (view && first?.state === "present" && second?.state === "present") {
     const after = await view.look(owner);
@@ -199,6 +210,19 @@ function withMarker(prepared: PreparedRequest, slot: ObjectSlot, marker: string)
   }
   prepared.body = body;
   return prepared;
+}
+
+function asText(prepared: PreparedRequest, slot: ObjectSlot, marker: string): PreparedRequest | undefined {
+  const body = prepared.body;
+  if (!body || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const fields = Object.entries(body as Record<string, unknown>).filter(
+    ([name, value]) => name !== slot.name && !isIdName(name) && typeof value === "number",
+  );
+  if (fields.length === 0) return undefined;
+  const copy = clonePrepared(prepared);
+  copy.body = { ...(body as Record<string, unknown>) };
+  for (const [name] of fields) (copy.body as Record<string, unknown>)[name] = marker;
+  return copy;
 }
 
 function flipBodyId(prepared: PreparedRequest, slot: ObjectSlot): PreparedRequest | undefined {
