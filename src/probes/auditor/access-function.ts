@@ -32,11 +32,11 @@ import { verticalPairs } from "./authz-vertical.ts";
 export function isPrivilegedOperation(map: SystemMap, operation: Operation, pair: VerticalPair): boolean {
   if (isAdminMarked(map, operation)) return true;
   const roles = operation.roles?.map((role) => role.toLowerCase());
-  return Boolean(
-    roles &&
-      roles.includes(pair.privileged.role.toLowerCase()) &&
-      !roles.includes(pair.lower.role.toLowerCase()) &&
-      !roles.includes("anonymous"),
+  if (!roles) return false;
+  return (
+    roles.includes(pair.privileged.role.toLowerCase()) &&
+    !roles.includes(pair.lower.role.toLowerCase()) &&
+    !roles.includes("anonymous")
   );
 }
 
