@@ -69,7 +69,8 @@ async function generatedTestOutput(
   }
 }
 
-describe("authz_matrix on the tracker fixture", () => {
+// The whole matrix against a live fixture: seconds on a quiet machine, far more on a loaded one.
+describe("authz_matrix on the tracker fixture", { timeout: 120_000 }, () => {
   it("finds the cross-tenant card read, members reaching privileged reads and the unsigned token; the correct tracker is silent", async () => {
     const context = defective.context({ agent: "AUDITOR" });
     const { candidates, stats } = await probe("authz_matrix", context);

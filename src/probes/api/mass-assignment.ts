@@ -1,88 +1,50 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
+import type { ReproStep } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
-import type { JsonSchema } from "../schema-values/json-schema.ts";
-import { asSchema, chooseBranch, propertiesOf, schemaType } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
-import { roleRank } from "../session/roles.ts";
+import { usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
+import type { PrivilegedField } from "./mass-assignment-fields.ts";
+import { holds, privilegedFields, valuesFor } from "./mass-assignment-fields.ts";
 import type { ResourceFamily } from "./operation-index.ts";
 import { isSafeWrite, operationKey } from "./operation-index.ts";
-import { endpointLocation, responseSchemaFor, sendPrepared } from "./probe-support.ts";
-import { buildRequest } from "./request-builder.ts";
+import { endpointLocation, sendPrepared } from "./probe-support.ts";
+import type { PreparedRequest } from "./request-builder.ts";
+import { bodyKind, buildRequest } from "./request-builder.ts";
 import type { CreatedResource, ResourceFactory } from "./resource-factory.ts";
 import { uniqueSeed } from "./resource-factory.ts";
 import { valueAtPath } from "./value-tools.ts";
 
-// Mass assignment: a field that decides privileges (a role, an admin flag, a balance) that the client is
-// not meant to set, but the server stores when sent anyway. Only fields the document does not let the
-// client write are tried, only on resources the probe creates itself, and only a read-back that shows
-// the privileged value (where a plain creation did not) counts.
+// Mass assignment (OWASP API3, CWE-915): a field that decides privileges, ownership or a server-computed
+// value, sent on a create or an update that does not document it. Only objects the probe creates itself are
+// created or updated; only a read-back that shows the value sent, where the object created or read without
+// it showed another, counts, and a field where a coincidence is possible (an amount) must take a second,
+// different value too.
 
-const PRIVILEGED: ReadonlyArray<{ name: RegExp; value: (schema: JsonSchema | undefined) => unknown }> = [
-  {
-    name: /^roles?$/i,
-    value: (schema) => {
-      const chosen = schema ? chooseBranch(schema) : {};
-      const options = Array.isArray(chosen.enum)
-        ? chosen.enum.filter((entry): entry is string => typeof entry === "string")
-        : [];
-      const highest = options.sort((a, b) => roleRank(b) - roleRank(a))[0] ?? "admin";
-      return schema && schemaType(chosen) === "array" ? [highest] : highest;
-    },
-  },
-  { name: /^(is_?)?(admin|superuser|staff|moderator)$/i, value: () => true },
-  { name: /^(is_?)?(verified|approved|email_?verified)$/i, value: () => true },
-  { name: /^(balance|credits?|credit_?limit|wallet)$/i, value: () => 999_999 },
-];
-
-function writableProperties(operation: Operation): Set<string> {
-  const raw = asSchema(operation.request_body?.schema);
-  const properties = propertiesOf(chooseBranch(raw));
-  return new Set(
-    Object.entries(properties)
-      .filter(([, property]) => property.readOnly !== true)
-      .map(([name]) => name),
-  );
+interface ReadBack {
+  json: unknown;
+  exchange?: HttpExchange;
+  prepared?: PreparedRequest;
 }
 
-/** Privileged fields the document shows in answers (or marks read-only) but does not let the client write. */
-function candidates(operation: Operation): Array<{ name: string; value: unknown }> {
-  const writable = writableProperties(operation);
-  const seen = new Map<string, JsonSchema | undefined>();
-  const response = responseSchemaFor(operation, 201) ?? responseSchemaFor(operation, 200);
-  for (const [name, property] of Object.entries(response ? propertiesOf(chooseBranch(response)) : {}))
-    seen.set(name, property);
-  for (const [name, property] of Object.entries(
-    propertiesOf(chooseBranch(asSchema(operation.request_body?.schema))),
-  )) {
-    if (property.readOnly === true) seen.set(name, property);
-  }
-  for (const name of ["role", "is_admin"]) if (!seen.has(name)) seen.set(name, undefined);
-  const result: Array<{ name: string; value: unknown }> = [];
-  for (const [name, schema] of seen) {
-    if (writable.has(name)) continue;
-    const rule = PRIVILEGED.find((entry) => entry.name.test(name));
-    if (rule) result.push({ name, value: rule.value(schema) });
-  }
-  return result.slice(0, 4);
-}
-
+/** The object as its creator reads it now; the answer given when nothing reads it (or the read refuses). */
 async function readBack(
   run: ProbeRun,
-  family: ResourceFamily,
   resource: CreatedResource,
-  owner: string | undefined,
-): Promise<{ json: unknown; exchange?: Awaited<ReturnType<typeof sendPrepared>> }> {
-  if (!family.read) return { json: unwrap(resource.created) };
-  const exchange = await sendPrepared(
-    run,
-    owner,
-    buildRequest(family.read, { seed: uniqueSeed(), pathValues: resource.pathValues }),
-  );
-  return { json: exchange && isSuccess(exchange) ? unwrap(exchange.response?.json) : undefined, exchange };
+  user: string | undefined,
+  fallback: unknown,
+): Promise<ReadBack> {
+  const read = resource.family.read;
+  if (read) {
+    const prepared = buildRequest(read, { seed: uniqueSeed(), pathValues: resource.pathValues });
+    const exchange = await sendPrepared(run, user, prepared);
+    if (exchange && isSuccess(exchange)) return { json: unwrap(exchange.response?.json), exchange, prepared };
+  }
+  return { json: unwrap(fallback) };
 }
 
 function unwrap(json: unknown): unknown {
@@ -94,7 +56,51 @@ function unwrap(json: unknown): unknown {
   return json;
 }
 
-/** Tries each privileged field on the family's create operation; answers confirmed findings. */
+/** A fresh object of the family's: addressable by its item path, or only by the id its creation answered. */
+function make(
+  factory: ResourceFactory,
+  family: ResourceFamily,
+  owner: string | undefined,
+  edit?: (request: PreparedRequest) => void,
+): Promise<CreatedResource | undefined> {
+  return family.idParameter ? factory.create(family, owner, edit) : factory.createRecord(family, owner, edit);
+}
+
+function withField(request: PreparedRequest, name: string, value: unknown): void {
+  const body =
+    request.body && typeof request.body === "object" && !Array.isArray(request.body)
+      ? (request.body as Record<string, unknown>)
+      : {};
+  request.body = { ...body, [name]: value };
+}
+
+/** Another signed-in person's own id: what an owner field is pointed at. */
+async function otherPersonId(
+  run: ProbeRun,
+  factory: ResourceFactory,
+  owner: string | undefined,
+): Promise<string | undefined> {
+  const users = await usableUsers(run).catch(() => []);
+  const own = owner ? await factory.harvest.ownId(owner) : undefined;
+  for (const user of users) {
+    if (user.name === owner) continue;
+    const id = await factory.harvest.ownId(user.name);
+    if (id !== undefined && id !== own) return id;
+  }
+  return undefined;
+}
+
+interface Assigned {
+  operation: Operation;
+  field: PrivilegedField;
+  value: unknown;
+  before: unknown;
+  exchanges: Array<{ label: string; exchange: HttpExchange }>;
+  steps: ReproStep[];
+  readStep: string;
+}
+
+/** Tries each privileged field on the family's create and item updates; answers confirmed findings. */
 export async function probeMassAssignment(
   run: ProbeRun,
   factory: ResourceFactory,
@@ -103,62 +109,146 @@ export async function probeMassAssignment(
 ): Promise<EnvelopeDraft[]> {
   const create = family.create;
   if (!create || !factory.canCreate(family) || !isSafeWrite(create)) return [];
-  const fields = candidates(create);
-  if (fields.length === 0) return [];
-  const plain = await factory.create(family, owner);
+  const plain = await make(factory, family, owner);
   if (!plain) return [];
-  const before = await readBack(run, family, plain, owner);
-  const findings: EnvelopeDraft[] = [];
-  for (const field of fields) {
-    if (JSON.stringify(valueAtPath(before.json, field.name)) === JSON.stringify(field.value)) continue;
-    const forced = await factory.create(family, owner, (request) => {
-      request.body = { ...(request.body as Record<string, unknown>), [field.name]: field.value };
-    });
-    if (!forced) continue;
-    const after = await readBack(run, family, forced, owner);
-    if (JSON.stringify(valueAtPath(after.json, field.name)) !== JSON.stringify(field.value)) continue;
-    const key = operationKey(create);
-    const created = creationSteps(forced);
-    const readStep = family.read
-      ? stepFromPrepared(
-          "read",
-          buildRequest(family.read, { seed: uniqueSeed(), pathValues: forced.pathValues }),
-          owner,
-          created.idSteps,
-        )
-      : undefined;
-    findings.push(
-      buildFinding(run, {
-        domain: "api",
-        defectClass: "validation-missing",
-        title: `${key} lets the client set ${field.name} = ${JSON.stringify(field.value)} (mass assignment)`,
-        summary: `${key} is not documented to accept ${field.name}, yet a body carrying ${field.name} = ${JSON.stringify(field.value)} created a resource that reads back with that value; created without it, the value was ${JSON.stringify(valueAtPath(before.json, field.name) ?? null)}.`,
-        impact: "Clients can grant themselves privileges or values only the server should decide.",
-        location: endpointLocation(create),
-        related: family.read ? [endpointLocation(family.read)] : undefined,
-        severity: severityFor("validation-missing", { privileged: true }),
-        confidence: 0.9,
-        discriminator: `mass-assignment:${field.name}`,
-        exchanges: [
-          { label: "forced-create", exchange: forced.exchange },
-          ...(after.exchange ? [{ label: "read-back", exchange: after.exchange }] : []),
-          { label: "plain-create", exchange: plain.exchange },
-        ],
-        repro: {
-          title: `${key} ignores or refuses a client-sent ${field.name}`,
-          steps: readStep ? [...created.steps, readStep] : created.steps,
-          assertions: [
-            {
-              kind: "json_not_equals",
-              step: readStep ? "read" : "created",
-              path: field.name,
-              value: field.value,
-              message: `${field.name} must not be settable by the client`,
-            },
-          ],
-        },
-      }),
-    );
+  const before = await readBack(run, plain, owner, plain.created);
+  const other = await otherPersonId(run, factory, owner);
+  const assigned: Assigned[] = [];
+  for (const field of privilegedFields(create, before.json)) {
+    const found = await onCreate(run, factory, family, owner, field, before.json, other);
+    if (found) assigned.push(found);
   }
-  return findings;
+  for (const update of family.updates) {
+    const method = update.method.toUpperCase();
+    if ((method !== "PATCH" && method !== "PUT") || !isSafeWrite(update)) continue;
+    if (bodyKind(update) !== "json" && bodyKind(update) !== "form") continue;
+    for (const field of privilegedFields(update, before.json)) {
+      const found = await onUpdate(run, factory, family, update, owner, field, other);
+      if (found) assigned.push(found);
+    }
+  }
+  return assigned.map((found) => findingOf(run, found, family));
+}
+
+async function onCreate(
+  run: ProbeRun,
+  factory: ResourceFactory,
+  family: ResourceFamily,
+  owner: string | undefined,
+  field: PrivilegedField,
+  before: unknown,
+  other: string | undefined,
+): Promise<Assigned | undefined> {
+  const current = valueAtPath(before, field.name);
+  const values = valuesFor(field, current, other);
+  if (values.length === 0) return undefined;
+  let first: Assigned | undefined;
+  for (const value of values) {
+    const forced = await make(factory, family, owner, (request) => withField(request, field.name, value));
+    if (!forced) return undefined;
+    const after = await readBack(run, forced, owner, forced.created);
+    if (!holds(valueAtPath(after.json, field.name), value, field.kind)) return undefined;
+    if (first) continue;
+    const created = creationSteps(forced);
+    const readStep =
+      after.prepared && family.read
+        ? stepFromPrepared("read", after.prepared, owner, created.idSteps)
+        : undefined;
+    first = {
+      operation: family.create!,
+      field,
+      value,
+      before: current,
+      exchanges: [
+        { label: "forced-create", exchange: forced.exchange },
+        ...(after.exchange ? [{ label: "read-back", exchange: after.exchange }] : []),
+      ],
+      steps: readStep ? [...created.steps, readStep] : created.steps,
+      readStep: readStep ? "read" : "created",
+    };
+  }
+  return first;
+}
+
+async function onUpdate(
+  run: ProbeRun,
+  factory: ResourceFactory,
+  family: ResourceFamily,
+  update: Operation,
+  owner: string | undefined,
+  field: PrivilegedField,
+  other: string | undefined,
+): Promise<Assigned | undefined> {
+  let first: Assigned | undefined;
+  let values: unknown[] | undefined;
+  for (let index = 0; index < (values?.length ?? 1); index += 1) {
+    const resource = await make(factory, family, owner);
+    if (!resource) return undefined;
+    const before = await readBack(run, resource, owner, resource.created);
+    const current = valueAtPath(before.json, field.name);
+    values ??= valuesFor(field, current, other);
+    const value = values[index];
+    if (value === undefined || holds(current, value, field.kind)) return undefined;
+    const prepared = buildRequest(update, { seed: uniqueSeed(), pathValues: resource.pathValues });
+    withField(prepared, field.name, value);
+    const exchange = await sendPrepared(run, owner, prepared);
+    if (!exchange || !isSuccess(exchange)) return undefined;
+    const after = await readBack(run, resource, owner, exchange.response?.json);
+    if (!holds(valueAtPath(after.json, field.name), value, field.kind)) return undefined;
+    if (first) continue;
+    const created = creationSteps(resource);
+    const steps = [...created.steps, stepFromPrepared("update", prepared, owner, created.idSteps)];
+    if (after.prepared) steps.push(stepFromPrepared("read", after.prepared, owner, created.idSteps));
+    first = {
+      operation: update,
+      field,
+      value,
+      before: current,
+      exchanges: [
+        { label: "update", exchange },
+        ...(after.exchange ? [{ label: "read-back", exchange: after.exchange }] : []),
+        ...(before.exchange ? [{ label: "before", exchange: before.exchange }] : []),
+      ],
+      steps,
+      readStep: after.prepared ? "read" : "update",
+    };
+  }
+  return first;
+}
+
+function findingOf(run: ProbeRun, found: Assigned, family: ResourceFamily): EnvelopeDraft {
+  const key = operationKey(found.operation);
+  const { field, value } = found;
+  const shown = JSON.stringify(value);
+  return buildFinding(run, {
+    domain: "api",
+    defectClass: "validation-missing",
+    title: `${key} lets the client set ${field.name} = ${shown} (mass assignment)`,
+    summary: `${key} does not document ${field.name} as a field the client writes, yet a body carrying ${field.name} = ${shown} left the object reading back with that value; without it the value was ${JSON.stringify(found.before ?? null)}.${field.kind === "amount" ? " A second, different value was taken too." : ""}`,
+    impact:
+      field.kind === "owner"
+        ? "Clients can create or move records into another user's name."
+        : field.kind === "amount"
+          ? "Clients can set values only the server should compute (prices, balances)."
+          : "Clients can grant themselves privileges only the server should decide.",
+    location: endpointLocation(found.operation),
+    related: family.read ? [endpointLocation(family.read)] : undefined,
+    severity: severityFor("validation-missing", { privileged: true }),
+    confidence: 0.9,
+    discriminator: `mass-assignment:${field.name}`,
+    exchanges: found.exchanges,
+    repro: {
+      title: `${key} ignores or refuses a client-sent ${field.name}`,
+      steps: found.steps,
+      assertions: [
+        {
+          kind: "json_not_equals",
+          step: found.readStep,
+          path: field.name,
+          value,
+          message: `${field.name} must not be settable by the client`,
+        },
+      ],
+    },
+  });
 }

@@ -49,6 +49,7 @@ export class ResourceFactory {
   readonly created: CreatedResource[] = [];
   readonly harvest: IdHarvest;
   private readonly cache = new Map<string, Promise<CreatedResource | undefined>>();
+  private readonly seen = new Map<string, Promise<Map<string, unknown[]>>>();
 
   constructor(private readonly run: ProbeRun) {
     this.families = resourceFamilies(run.map.operations);
@@ -85,10 +86,31 @@ export class ResourceFactory {
   }
 
   /** A new resource every call: for sequences that change or delete it. */
-  async create(
+  create(
     family: ResourceFamily,
     user: string | undefined,
     edit?: (request: PreparedRequest) => void,
+  ): Promise<CreatedResource | undefined> {
+    return this.make(family, user, edit, true);
+  }
+
+  /**
+   * A new record even when no item path addresses it (`POST /ledgers` with only `POST /ledgers/remove`
+   * taking the id in its body): its id is known, its `pathValues` hold only its parents' ids.
+   */
+  createRecord(
+    family: ResourceFamily,
+    user: string | undefined,
+    edit?: (request: PreparedRequest) => void,
+  ): Promise<CreatedResource | undefined> {
+    return this.make(family, user, edit, false);
+  }
+
+  private async make(
+    family: ResourceFamily,
+    user: string | undefined,
+    edit: ((request: PreparedRequest) => void) | undefined,
+    addressable: boolean,
   ): Promise<CreatedResource | undefined> {
     const creator = this.creatorOf(family);
     if (!creator?.create || !this.canCreate(family)) return undefined;
@@ -98,7 +120,15 @@ export class ResourceFactory {
     for (const parameter of creator.parentParameters) {
       const parentFamily = familyOfParameter(this.families, creator.collection, parameter);
       const parent = parentFamily ? await this.ensure(parentFamily, user) : undefined;
-      if (!parent) return undefined;
+      if (!parent) {
+        // A parent no family lists or creates (`{org}` of `/orgs/{org}/invoices`): the caller's own,
+        // named in its sign-in or "me" answer; never a guessed id.
+        const own =
+          parentFamily || user === undefined ? undefined : await this.harvest.selfReference(user, parameter);
+        if (own === undefined) return undefined;
+        pathValues[parameter] = own;
+        continue;
+      }
       Object.assign(pathValues, parent.pathValues);
       if (!parents.includes(parent))
         parents.push(...parent.parents.filter((known) => !parents.includes(known)), parent);
@@ -112,6 +142,17 @@ export class ResourceFactory {
     };
     let request = buildRequest(create, { seed, pathValues, reference: (name) => references[name] });
     let exchange = await attempt(request);
+    if (exchange && !isSuccess(exchange) && (exchange.response?.status ?? 0) < 500) {
+      // A generated code the server does not know (`sku`, `currency`): the values its own lists show.
+      const seen = withSeenValues(request, await this.seenValues(user));
+      if (seen) {
+        const retried = await attempt(seen);
+        if (retried && isSuccess(retried)) {
+          request = seen;
+          exchange = retried;
+        }
+      }
+    }
     const example = create.request_body?.example;
     if (exchange && !isSuccess(exchange) && (exchange.response?.status ?? 0) < 500 && example !== undefined) {
       // The document's own example may satisfy rules a schema cannot express.
@@ -120,13 +161,13 @@ export class ResourceFactory {
     }
     if (!exchange || !isSuccess(exchange)) return undefined;
     const id = extractId(exchange, family);
-    if (id === undefined || !family.idParameter) return undefined;
+    if (id === undefined || (addressable && !family.idParameter)) return undefined;
     const resource: CreatedResource = {
       family,
       id,
       owner: user,
       parents,
-      pathValues: { ...pathValues, [family.idParameter]: id },
+      pathValues: family.idParameter ? { ...pathValues, [family.idParameter]: id } : { ...pathValues },
       request,
       created: exchange.response?.json,
       markers: markersIn(request.body, seed),
@@ -171,8 +212,15 @@ export class ResourceFactory {
     const base: Record<string, string> = {};
     for (const [index, parameter] of parameters.entries()) {
       const parentFamily = familyOfParameter(this.families, lister.collection, parameter);
-      const parent = parentFamily ? await this.discover(parentFamily, user) : undefined;
-      const idParameter = parentFamily?.idParameter;
+      if (!parentFamily) {
+        const own = user === undefined ? undefined : await this.harvest.selfReference(user, parameter);
+        if (own === undefined) return [];
+        if (index === parameters.length - 1) return [{ ...base, [parameter]: own }];
+        base[parameter] = own;
+        continue;
+      }
+      const parent = await this.discover(parentFamily, user);
+      const idParameter = parentFamily.idParameter;
       if (!idParameter || !parent || parent.ids.length === 0) return [];
       if (index === parameters.length - 1)
         return parent.ids.slice(0, 3).map((id) => ({ ...base, ...parent.pathValues, [idParameter]: id }));
@@ -229,6 +277,49 @@ export class ResourceFactory {
   }
 
   /** Ids for body properties that name another resource (`projectId` → a project of the same user). */
+  /**
+   * Scalar values by key from the answers of `user`'s parameterless lists (a catalogue's `sku`), read once:
+   * what a create needs when the server accepts only values it already knows.
+   */
+  seenValues(user: string | undefined): Promise<Map<string, unknown[]>> {
+    const key = user ?? "";
+    let pending = this.seen.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const values = new Map<string, unknown[]>();
+        const lists = this.run.map.operations
+          .filter(
+            (operation) =>
+              operation.method.toUpperCase() === "GET" &&
+              !operation.graphql &&
+              pathParameterNames(operation.path).length === 0 &&
+              !operation.parameters.some((parameter) => parameter.required && parameter.in === "query"),
+          )
+          .slice(0, 20);
+        for (const list of lists) {
+          const exchange = await send(
+            this.run,
+            user,
+            toSpec(this.run.target.baseUrl, buildRequest(list, { seed: uniqueSeed() })),
+          );
+          if (!exchange || !isSuccess(exchange)) continue;
+          for (const item of listItems(exchange.response?.json).slice(0, 20)) {
+            if (!item || typeof item !== "object" || Array.isArray(item)) continue;
+            for (const [name, value] of Object.entries(item)) {
+              if (typeof value !== "string" && typeof value !== "number") continue;
+              const known = values.get(name) ?? [];
+              if (known.length < 5) known.push(value);
+              values.set(name, known);
+            }
+          }
+        }
+        return values;
+      })();
+      this.seen.set(key, pending);
+    }
+    return pending;
+  }
+
   private async references(operation: Operation, user: string | undefined): Promise<Record<string, string>> {
     const schema = requestSchema(operation);
     const result: Record<string, string> = {};
@@ -317,4 +408,27 @@ export function markersIn(body: unknown, seed: string): string[] {
   };
   walk(body);
   return markers;
+}
+
+const FREE_TEXT =
+  /^(title|name|description|body|text|content|notes?|comments?|message|summary|label|subject)$/i;
+
+/**
+ * The request with each generated value of a field some list showed replaced by the first value seen
+ * there (not free text, which carries the probe's markers, and not ids, which references fill); undefined
+ * when nothing would change.
+ */
+function withSeenValues(request: PreparedRequest, seen: Map<string, unknown[]>): PreparedRequest | undefined {
+  const body = request.body;
+  if (!body || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const filled: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  let changed = false;
+  for (const [name, value] of Object.entries(filled)) {
+    if (FREE_TEXT.test(name) || /(^|_)id$|Id$/.test(name) || typeof value === "object") continue;
+    const known = seen.get(name)?.[0];
+    if (known === undefined || known === value) continue;
+    filled[name] = typeof value === "number" && typeof known === "string" ? value : known;
+    changed = true;
+  }
+  return changed ? { ...request, body: filled } : undefined;
 }

@@ -29,9 +29,15 @@ const MAX_READS = 24;
 
 type Found = Map<ResourceFamily, string[]>;
 
+/** Whether a family's items are people (users, accounts, members, profiles). */
+export function isPersonFamily(family: ResourceFamily): boolean {
+  return PERSON_COLLECTIONS.includes(nounOf(lastStaticSegment(family.collection) ?? ""));
+}
+
 /** Per user, staged so a family found early costs no further reads: self answers, then lists. */
 export class IdHarvest {
   private readonly stages = new Map<string, Promise<Found>>();
+  private readonly selves = new Map<string, Promise<unknown[]>>();
 
   constructor(
     private readonly run: ProbeRun,
@@ -59,17 +65,89 @@ export class IdHarvest {
 
   /** The family a reference stem (`project`, `assignee`) or a key (`user`) names, if any. */
   familyForStem(stem: string): ResourceFamily | undefined {
+    return this.familiesForStem(stem)[0];
+  }
+
+  /**
+   * Every family a stem names, shortest collection first: an app may address one noun at several paths
+   * (`/people/{id}` under two areas), and each is a place the id works.
+   */
+  familiesForStem(stem: string): ResourceFamily[] {
     const noun = nounOf(stem);
     const addressable = this.families
       .filter((family) => family.item && family.idParameter && family.parentParameters.length === 0)
       .sort((a, b) => a.collection.length - b.collection.length);
-    const byName = addressable.find((family) => nounOf(lastStaticSegment(family.collection) ?? "") === noun);
-    if (byName || !PERSON_NOUN.test(noun)) return byName;
+    const named = (wanted: string) =>
+      addressable.filter((family) => nounOf(lastStaticSegment(family.collection) ?? "") === wanted);
+    const byName = named(noun);
+    if (byName.length > 0 || !PERSON_NOUN.test(noun)) return byName;
     for (const person of PERSON_COLLECTIONS) {
-      const found = addressable.find(
-        (family) => nounOf(lastStaticSegment(family.collection) ?? "") === person,
+      const found = named(person);
+      if (found.length > 0) return found;
+    }
+    return [];
+  }
+
+  /**
+   * What the application says about `user` itself: the sign-in answer and every "me"-like read, in that
+   * order (cached per user).
+   */
+  selfAnswers(user: string): Promise<unknown[]> {
+    let pending = this.selves.get(user);
+    if (!pending) {
+      pending = (async () => {
+        const answers: unknown[] = [];
+        const credential = await this.run.sessions.signIn(user, this.run.client).catch(() => undefined);
+        const signIn = credential?.exchange?.response?.json;
+        if (signIn && typeof signIn === "object") answers.push(signIn);
+        await this.read(user, this.selfReads(), (json) => {
+          if (json && typeof json === "object" && !Array.isArray(json)) answers.push(json);
+        });
+        return answers;
+      })();
+      this.selves.set(user, pending);
+    }
+    return pending;
+  }
+
+  /** `user`'s own id: the top-level id of a "me" answer, else of a `user`-like object in the sign-in answer. */
+  async ownId(user: string): Promise<string | undefined> {
+    const answers = (await this.selfAnswers(user)).filter(
+      (answer): answer is Record<string, unknown> => Boolean(answer) && typeof answer === "object",
+    );
+    for (const answer of answers) {
+      const own = scalarId(idValue(answer));
+      if (own !== undefined) return own;
+    }
+    for (const answer of answers) {
+      for (const [key, inner] of Object.entries(answer)) {
+        if (!PERSON_NOUN.test(nounOf(key)) || !inner || typeof inner !== "object") continue;
+        const nested = scalarId(idValue(inner as Record<string, unknown>));
+        if (nested !== undefined) return nested;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The value `user`'s own answers give for a path parameter no resource family lists (`{org}` in
+   * `/orgs/{org}/invoices` when nothing lists orgs): `org_id`/`orgId` in a "me" answer, an `org: {id}`
+   * object, or the first of `orgs: [{id}]`. The caller's own parent, never a guess.
+   */
+  async selfReference(user: string, parameter: string): Promise<string | undefined> {
+    const stem = parameter.match(REFERENCE_KEY)?.[1] ?? parameter;
+    const wanted = nounOf(stem);
+    if (wanted.length < 2) return undefined;
+    const matches = (key: string) => {
+      const noun = nounOf(key.match(REFERENCE_KEY)?.[1] ?? key);
+      return (
+        noun === wanted ||
+        (noun.length >= 3 && wanted.length >= 3 && (noun.startsWith(wanted) || wanted.startsWith(noun)))
       );
-      if (found) return found;
+    };
+    for (const answer of await this.selfAnswers(user)) {
+      const found = referenceIn(answer, matches, 0);
+      if (found !== undefined) return found;
     }
     return undefined;
   }
@@ -97,14 +175,10 @@ export class IdHarvest {
     const reads = this.collectionReads();
     if (stage === 0) {
       if (user !== undefined) {
-        const credential = await this.run.sessions.signIn(user, this.run.client).catch(() => undefined);
-        this.harvestSelf(credential?.exchange?.response?.json, add);
+        for (const answer of await this.selfAnswers(user)) this.harvestSelf(answer, add);
+      } else {
+        await this.read(user, this.selfReads(), (json) => this.harvestSelf(json, add));
       }
-      await this.read(
-        user,
-        reads.filter((operation) => SELF_SEGMENT.test(lastStaticSegment(operation.path) ?? "")),
-        (json) => this.harvestSelf(json, add),
-      );
       return found;
     }
     const lists = reads.filter((operation) => !SELF_SEGMENT.test(lastStaticSegment(operation.path) ?? ""));
@@ -121,6 +195,13 @@ export class IdHarvest {
       this.harvestReferences(json, add, 0);
     });
     return found;
+  }
+
+  /** Reads that answer about the caller ("me", "profile", "whoami"). */
+  private selfReads(): Operation[] {
+    return this.collectionReads().filter((operation) =>
+      SELF_SEGMENT.test(lastStaticSegment(operation.path) ?? ""),
+    );
   }
 
   /**
@@ -156,7 +237,7 @@ export class IdHarvest {
   private harvestSelf(json: unknown, add: (family: ResourceFamily | undefined, id: unknown) => void): void {
     if (!json || typeof json !== "object" || Array.isArray(json)) return;
     const own = idValue(json as Record<string, unknown>);
-    if (own !== undefined) add(this.familyForStem("user"), own);
+    if (own !== undefined) for (const family of this.familiesForStem("user")) add(family, own);
     this.harvestReferences(json, add, 0);
   }
 
@@ -193,6 +274,38 @@ export class IdHarvest {
     const own = this.families.find((family) => family.collection === path && family.item);
     return own ?? this.familyForStem(lastStaticSegment(path) ?? "");
   }
+}
+
+function scalarId(value: unknown): string | undefined {
+  if (typeof value === "number") return String(value);
+  return typeof value === "string" && value.length > 0 && value.length <= 64 ? value : undefined;
+}
+
+/** A `<stem>_id` scalar, a `<stem>: {id}` object or the first of `<stem>s: [{id}]` the predicate names. */
+function referenceIn(value: unknown, matches: (key: string) => boolean, depth: number): string | undefined {
+  if (depth > 3 || !value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  for (const [key, inner] of Object.entries(record)) {
+    if (ID_KEY.test(key) || !matches(key)) continue;
+    if (REFERENCE_KEY.test(key)) {
+      const found = scalarId(inner);
+      if (found !== undefined) return found;
+    } else if (Array.isArray(inner)) {
+      const first = inner.find((item) => item && typeof item === "object");
+      const found = first ? scalarId(idValue(first as Record<string, unknown>)) : undefined;
+      if (found !== undefined) return found;
+    } else if (inner && typeof inner === "object") {
+      const found = scalarId(idValue(inner as Record<string, unknown>));
+      if (found !== undefined) return found;
+    }
+  }
+  for (const [key, inner] of Object.entries(record)) {
+    if (inner && typeof inner === "object" && !Array.isArray(inner) && !WRAPPER_KEY.test(key)) {
+      const found = referenceIn(inner, matches, depth + 1);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 function idValue(record: Record<string, unknown>): unknown {

@@ -14,7 +14,7 @@ export function group(run: ProbeRun, leaks: Leak[]): EnvelopeDraft[] {
   for (const leak of leaks) {
     const defectClass =
       leak.principal.relation === "anonymous" ? "missing-authentication" : "missing-authorization";
-    const key = `${defectClass}|${operationKey(leak.operation)}|${leak.action}`;
+    const key = `${defectClass}|${operationKey(leak.operation)}`;
     groups.set(key, [...(groups.get(key) ?? []), leak]);
   }
   return [...groups.entries()].map(([key, members]) => {
@@ -24,7 +24,14 @@ export function group(run: ProbeRun, leaks: Leak[]): EnvelopeDraft[] {
       leak.principal.user ? `${leak.principal.user.name} (${leak.principal.relation})` : "anonymous",
     );
     const endpoint = operationKey(first.operation);
-    const verb = first.action === "read" ? "read" : first.action === "update" ? "change" : "delete";
+    const verb =
+      first.action === "read"
+        ? "read"
+        : first.action === "update"
+          ? "change"
+          : first.action === "action"
+            ? "act on"
+            : "delete";
     const write = first.action !== "read";
     const creation = first.action === "create";
     return buildFinding(run, {
@@ -34,19 +41,25 @@ export function group(run: ProbeRun, leaks: Leak[]): EnvelopeDraft[] {
         ? `${endpoint} lets anonymous callers create data`
         : defectClass === "missing-authentication"
           ? `${endpoint} lets anonymous callers ${verb} ${first.owner}'s data`
-          : `${endpoint} lets ${who.join(", ")} ${verb} ${first.owner}'s data`,
+          : write && members.every((leak) => leak.principal.relation === "lower-role")
+            ? `${endpoint} lets ${who.join(", ")} perform an operation meant for ${first.owner}'s role`
+            : `${endpoint} lets ${who.join(", ")} ${verb} ${first.owner}'s data`,
       summary: creation
         ? `${endpoint} is documented as requiring authentication, yet an anonymous request with a valid body answered ${statusOf(first.otherExchange)} with a new id and the values sent.`
-        : `${endpoint}: ${who.join(", ")} ${write ? `could ${verb} a resource of ${first.owner} (confirmed by ${first.owner}'s own read afterwards)` : `received the same data ${first.owner} receives (compared field by field, confirmed by a second request)`}. Status seen: ${statusOf(first.otherExchange)}.`,
+        : first.technique === "gate"
+          ? `${endpoint} is meant for ${first.owner}'s role: an incomplete body was refused to anonymous callers (${statusOf(first.confirmExchange)}), yet ${who.join(", ")} got the very answer ${first.owner} gets (${statusOf(first.otherExchange)}, the handler's own validation): the role check is missing, so a complete body would be applied. Nothing was changed.`
+          : `${endpoint}: ${who.join(", ")} ${write ? `could ${verb} a resource of ${first.owner} (the effect confirmed by the owner's own view afterwards)` : `received the same data ${first.owner} receives (compared field by field, confirmed by a second request)`}. Status seen: ${statusOf(first.otherExchange)}.`,
       impact: write
         ? "Other users can change or destroy data they do not own."
         : "Private data of one user is readable by others.",
       location: endpointLocation(first.operation),
       severity: severityFor(defectClass, { write }),
       confidence:
-        members.some((leak) => leak.principal.relation !== "same-role") || first.action !== "read"
-          ? 0.9
-          : 0.85,
+        first.technique === "gate"
+          ? 0.8
+          : members.some((leak) => leak.principal.relation !== "same-role") || first.action !== "read"
+            ? 0.9
+            : 0.85,
       discriminator: first.action === "read" ? undefined : first.action,
       exchanges: [
         ...(creation ? [] : [{ label: "owner", exchange: first.ownerExchange }]),

@@ -24,13 +24,15 @@ export type Principal =
 export interface Leak {
   operation: Operation;
   principal: Principal;
-  action: "read" | "update" | "delete" | "create";
+  action: "read" | "update" | "delete" | "action" | "create";
   ownerExchange: HttpExchange;
   otherExchange: HttpExchange;
   confirmExchange?: HttpExchange;
   steps: ReproStep[];
   assertion: ReproAssertion;
   owner: string;
+  /** `gate`: a lower role's incomplete write reached the same validation as the privileged role's. */
+  technique?: "gate";
 }
 
 export function answer(exchange: HttpExchange): { json: unknown; text: string } {
@@ -39,6 +41,8 @@ export function answer(exchange: HttpExchange): { json: unknown; text: string } 
 
 export interface Target {
   values: Record<string, string>;
+  /** The object's own id (also in `values` when an item path addresses it). */
+  id?: string;
   resource?: CreatedResource;
   markers: string[];
   /** Found in the owner's own answers: nothing proves whether the owner's peers may see it. */
@@ -46,7 +50,7 @@ export interface Target {
 }
 
 export function targetOf(resource: CreatedResource): Target {
-  return { values: resource.pathValues, resource, markers: resource.markers };
+  return { values: resource.pathValues, id: resource.id, resource, markers: resource.markers };
 }
 
 const LIMIT_PARAMETER = /^(limit|per_?page|page_?size|pagesize|size|max|take|top)$/i;
