@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { QaasError } from "../errors.ts";
 import { register as registerAdvisories } from "./commands/advisories.ts";
 import { register as registerDoctor } from "./commands/doctor.ts";
+import { register as registerInit } from "./commands/init.ts";
 import { register as registerMap } from "./commands/map.ts";
 import { register as registerMcp } from "./commands/mcp.ts";
 import { register as registerRun } from "./commands/run.ts";
@@ -27,6 +28,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerScore,
   registerValidate,
   registerDoctor,
+  registerInit,
   registerMap,
   registerMcp,
   registerAdvisories,

@@ -91,11 +91,24 @@ export function inventoryByProvenance(operations: readonly Operation[]): Record<
   return counts;
 }
 
-/** A concrete path as a template: an existing operation's template it fits, else ids turned into `{id}`. */
-export function templateOfConcrete(path: string, known: readonly Pick<Operation, "path">[]): string {
+/** Readers that name templates; any other template was itself guessed from concrete ids. */
+const TEMPLATE_SOURCES: ReadonlySet<Provenance> = new Set(["openapi", "source", "graphql"]);
+
+/**
+ * A concrete path as a template: an existing operation's template it fits, else ids turned into `{id}`.
+ * A template someone declared (a document, a route in code) takes any value in its parameters; one guessed
+ * from concrete ids only takes ids, so `/products/search` does not fold into a guessed `/products/{id}`.
+ */
+export function templateOfConcrete(
+  path: string,
+  known: readonly (Pick<Operation, "path"> & { seen_in?: readonly Provenance[] })[],
+): string {
   const clean = (path.split(/[?#]/)[0] ?? path).replace(/\/+$/, "") || "/";
   const fitting = known
-    .filter((operation) => fitsTemplate(operation.path, clean))
+    .filter((operation) => {
+      const declared = !operation.seen_in || operation.seen_in.some((source) => TEMPLATE_SOURCES.has(source));
+      return fitsTemplate(operation.path, clean, declared);
+    })
     // The most specific template wins: `/items/new` over `/items/{id}`.
     .sort((a, b) => staticSegments(b.path) - staticSegments(a.path));
   if (fitting[0]) return fitting[0].path;
@@ -119,11 +132,15 @@ export function looksLikeId(segment: string): boolean {
   );
 }
 
-function fitsTemplate(template: string, concrete: string): boolean {
+function fitsTemplate(template: string, concrete: string, declared: boolean): boolean {
   const wanted = template.replace(/\/+$/, "").split("/");
   const actual = concrete.split("/");
   if (wanted.length !== actual.length) return false;
-  return wanted.every((segment, index) => /^\{[^}]+\}$/.test(segment) || segment === actual[index]);
+  return wanted.every((segment, index) => {
+    const value = actual[index] ?? "";
+    if (!/^\{[^}]+\}$/.test(segment)) return segment === value;
+    return declared || looksLikeId(value);
+  });
 }
 
 function staticSegments(template: string): number {

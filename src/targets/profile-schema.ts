@@ -108,6 +108,8 @@ export const TargetProfileSchema = z.strictObject({
       /** A file relative to the source root, or a URL path/absolute URL served by the target. */
       openapi: z.string().optional(),
       base_path: z.string().optional(),
+      /** Look for a document the profile does not name (in the source tree, at the usual URLs); default true. */
+      discover: z.boolean().default(true),
       /** The API is public by design (its schema is published): introspection and suggestions are no defect. */
       public: z.boolean().default(false),
       /** `METHOD /path` operations no probe may send (a test-only reset, a logout, a payment capture). */

@@ -8,6 +8,8 @@ export const TOOL_CATALOG = {
     "map_openapi",
     "map_source_routes",
     "map_pages",
+    "map_frontend",
+    "map_traffic",
     "map_graphql",
     "map_database",
     "map_ownership",

@@ -9,8 +9,11 @@ const site: Record<string, string> = {
     <a href="/about">About</a> <a href="about#team">Team</a>
     <a href="/missing">Broken</a> <a href="https://elsewhere.example/x">Elsewhere</a>
     <a href="/account/logout">Sign out</a> <a href="/static/app.css">css</a> <a href="mailto:a@b.c">mail</a>
+    <a href="/search?q=next">Search</a>
     <form action="/search" method="get"><input name="q"><button name="go">Go</button></form>
     <form action="/comments" method="post"><textarea name="body"></textarea><input name="body"><select name="topic"></select></form>
+    <script src="/static/app.js"></script><script src="https://cdn.example/lib.js"></script>
+    <script>fetch("/api/ping")</script><script type="application/ld+json">{"@type":"Thing"}</script>
   </body></html>`,
   "/about": `<html><head><title>About</title></head><body><a href="/">Home</a><a href="/old">Old</a></body></html>`,
   "/search": `<html><head><title>Search</title></head><body><a href="/search?q=next">More</a></body></html>`,
@@ -46,27 +49,46 @@ describe("crawlPages", () => {
   it("walks same-origin links breadth first, recording status, title, links and forms", async () => {
     requested.length = 0;
     const pages = await crawlPages(baseUrl, "/");
+    const anonymous = ["anonymous"];
     expect(pages).toEqual([
       {
         path: "/",
         status: 200,
         title: "Home page",
-        links: ["/about", "/missing", "/account/logout", "/static/app.css"],
+        links: ["/about", "/missing", "/account/logout", "/static/app.css", "/search?q=next"],
         forms: [
-          { action: "/search", method: "GET", fields: ["q", "go"] },
-          { action: "/comments", method: "POST", fields: ["body", "topic"] },
+          {
+            action: "/search",
+            method: "GET",
+            enctype: "application/x-www-form-urlencoded",
+            fields: ["q"],
+            inputs: [{ name: "q", type: "text", required: false }],
+          },
+          {
+            action: "/comments",
+            method: "POST",
+            enctype: "application/x-www-form-urlencoded",
+            fields: ["body", "topic"],
+            inputs: [
+              { name: "body", type: "textarea", required: false },
+              { name: "topic", type: "select", required: false },
+            ],
+          },
         ],
+        roles: anonymous,
+        scripts: ["/static/app.js"],
+        inline_scripts: [`fetch("/api/ping")`],
       },
-      { path: "/about", status: 200, title: "About", links: ["/", "/old"], forms: [] },
-      { path: "/missing", status: 404, title: "Not found", links: [], forms: [] },
-      { path: "/search", status: 200, title: "Search", links: ["/search?q=next"], forms: [] },
-      { path: "/old", status: 301, links: ["/about"], forms: [] },
-      { path: "/search?q=next", status: 200, title: "Search 2", links: [], forms: [] },
+      { path: "/about", status: 200, title: "About", links: ["/", "/old"], forms: [], roles: anonymous },
+      { path: "/missing", status: 404, title: "Not found", links: [], forms: [], roles: anonymous },
+      { path: "/search?q=next", status: 200, title: "Search 2", links: [], forms: [], roles: anonymous },
+      { path: "/old", status: 301, links: ["/about"], forms: [], roles: anonymous },
     ]);
-    // Never signs out, never fetches assets, never leaves the origin, never submits a POST form.
+    // Never signs out, never fetches assets, never leaves the origin, never submits a form (not even GET).
     expect(requested).not.toContain("/account/logout");
     expect(requested).not.toContain("/static/app.css");
     expect(requested).not.toContain("/comments");
+    expect(requested).not.toContain("/search");
     expect(requested).not.toContain("/x");
   });
 

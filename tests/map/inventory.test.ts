@@ -123,6 +123,30 @@ describe("templateOfConcrete", () => {
     expect(templateOfConcrete("/docs/getting-started", [])).toBe("/docs/getting-started");
   });
 
+  it("folds a word into a declared template but not into one guessed from ids", () => {
+    expect(templateOfConcrete("/products/search", [{ path: "/products/{id}", seen_in: ["source"] }])).toBe(
+      "/products/{id}",
+    );
+    const guessed = [{ path: "/products/{id}", seen_in: ["link" as const, "traffic" as const] }];
+    expect(templateOfConcrete("/products/search", guessed)).toBe("/products/search");
+    expect(templateOfConcrete("/products/77", guessed)).toBe("/products/{id}");
+  });
+
+  it("keeps a page named like an action apart from the items links showed by id", () => {
+    const operations = composeInventory(
+      [],
+      [
+        { method: "GET", path: "/products/12", provenance: "link", concrete: true },
+        { method: "GET", path: "/products/search", provenance: "link", concrete: true },
+        { method: "GET", path: "/products/31", provenance: "traffic", concrete: true },
+      ],
+    );
+    expect(operations.map((operation) => `${operation.method} ${operation.path}`)).toEqual([
+      "GET /products/{id}",
+      "GET /products/search",
+    ]);
+  });
+
   it("tells ids from words", () => {
     expect(looksLikeId("123")).toBe(true);
     expect(looksLikeId("0d4f7a3e-1b2c-4d5e-8f90-1234567890ab")).toBe(true);

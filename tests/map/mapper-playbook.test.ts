@@ -94,6 +94,8 @@ describe("MAPPER playbook with the map tools", () => {
       "map_openapi",
       "map_source_routes",
       "map_pages",
+      "map_frontend",
+      "map_traffic",
       "map_graphql",
       "map_database",
       "map_ownership",
@@ -104,7 +106,7 @@ describe("MAPPER playbook with the map tools", () => {
       ok: true,
       data: {
         version: 1,
-        counts: { operations: 5, documented: 3, undocumented: 2, pages: 2, tables: 3, owners: 1 },
+        counts: { operations: 8, documented: 3, undocumented: 5, pages: 2, tables: 3, owners: 1 },
       },
     });
 
@@ -138,6 +140,10 @@ describe("MAPPER playbook with the map tools", () => {
         documented: false,
       },
       { signature: "GET /health", security: "unknown", seen_in: ["source"], documented: false },
+      // What the crawl served joins the inventory: links as reads, forms as the writes they submit.
+      { signature: "GET /", security: "unknown", seen_in: ["link"], documented: false },
+      { signature: "GET /cart", security: "unknown", seen_in: ["link"], documented: false },
+      { signature: "POST /cart", security: "unknown", seen_in: ["form"], documented: false },
     ]);
     expect(map.operations[3]?.parameters).toEqual([{ name: "itemId", in: "path", required: true }]);
     expect(map.routes.some((route) => route.path === "/from-the-answer-key")).toBe(false);
@@ -167,7 +173,17 @@ describe("MAPPER playbook with the map tools", () => {
       target: { profile, file: path.join(root, "p.yaml"), root, goldenLedger: undefined },
     });
     const calls = await runPlaybookDirectly(mapperPlaybook, mapTools, context);
-    expect(calls.map((call) => call.result.ok)).toEqual([true, true, true, true, true, true, true]);
+    expect(calls.map((call) => call.result.ok)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     const map = SystemMapSchema.parse(context.systemMap());
     expect(map.openapi).toBeNull();
     expect(map.database).toBeNull();
@@ -175,18 +191,20 @@ describe("MAPPER playbook with the map tools", () => {
       { method: "GET", path: "/ping", documented: false, seen_in: ["source"] },
     ]);
     expect(map.notes).toEqual([
-      "the profile names no OpenAPI document (api.openapi)",
+      "no OpenAPI document: the profile names none (api.openapi) and none was found in the source or at the usual URLs",
       "the target is not live (environment.mode none or no base_url): pages not crawled",
+      "the target is not live (environment.mode none or no base_url): frontend scripts not read",
+      "the target is not live (environment.mode none or no base_url): traffic not recorded",
       "no GraphQL endpoint found (source, frontend, usual paths)",
       "GraphQL not tried live: the target profile's environment.mode is none: there is no live target to probe",
-      "the profile has no database section: schema not read",
+      "no database: the profile has no database section and the source shows none",
       "no CODEOWNERS file and not a git repository: no owners",
     ]);
   });
 
   it("keeps going when a part fails, and save_system_map answers field errors for an invalid draft", async () => {
     const target = fixtureTarget();
-    target.profile.api = { openapi: "docs/missing.yaml", exclude: [], public: false };
+    target.profile.api = { openapi: "docs/missing.yaml", exclude: [], public: false, discover: true };
     const context = fakeRunContext({ target });
     const calls = await runPlaybookDirectly(mapperPlaybook, mapTools, context);
     expect(calls[0]?.result).toMatchObject({ ok: false });
@@ -203,5 +221,23 @@ describe("MAPPER playbook with the map tools", () => {
     const result = await callTool(save!, {}, context);
     expect(result).toMatchObject({ ok: false });
     expect(!result.ok && result.error).toMatch(/routes\.\d+\.line/);
+  });
+
+  it("finds a document the profile does not name, unless the profile says not to look", async () => {
+    const target = fixtureTarget();
+    target.profile.api = { exclude: [], public: false, discover: true };
+    const found = fakeRunContext({ target });
+    await runPlaybookDirectly(mapperPlaybook, mapTools, found);
+    expect(found.systemMap()?.openapi).toMatchObject({ source: "docs/openapi.yaml", title: "Items" });
+    expect(found.systemMap()?.operations.filter((operation) => operation.documented)).toHaveLength(3);
+
+    target.profile.api = { exclude: [], public: false, discover: false };
+    const withheld = fakeRunContext({ target });
+    await runPlaybookDirectly(mapperPlaybook, mapTools, withheld);
+    expect(withheld.systemMap()?.openapi).toBeNull();
+    expect(withheld.systemMap()?.operations.some((operation) => operation.documented)).toBe(false);
+    expect(withheld.systemMap()?.notes).toContain(
+      "no OpenAPI document: the profile names none and says not to look for one (api.discover: false)",
+    );
   });
 });

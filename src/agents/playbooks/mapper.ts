@@ -9,7 +9,10 @@ import { definePlaybook } from "../playbook.ts";
 const STEPS: Array<{ tool: string; what: string }> = [
   { tool: "map_openapi", what: "OpenAPI document" },
   { tool: "map_source_routes", what: "source routes" },
+  // Pages are crawled as each role; the frontend's calls and the pages' own traffic reuse that crawl.
   { tool: "map_pages", what: "pages" },
+  { tool: "map_frontend", what: "frontend calls" },
+  { tool: "map_traffic", what: "observed traffic" },
   // After routes and pages: GraphQL endpoints are looked for in what they found first.
   { tool: "map_graphql", what: "GraphQL" },
   { tool: "map_database", what: "database schema" },

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { normalizePackageName } from "./osv-match.ts";
-import type { Ecosystem } from "./version-order.ts";
+import { normalizePackageName } from "./advisory-snapshot.ts";
+import type { Ecosystem } from "./versions.ts";
 
 /** One installed package version, as a lockfile pins it. */
 export interface InstalledPackage {

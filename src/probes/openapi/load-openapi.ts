@@ -6,13 +6,13 @@ import { QaasError } from "../../errors.ts";
 
 export { operationsFromOpenApi } from "./operations-from-openapi.ts";
 
-// Loads an OpenAPI 3.0/3.1 document (JSON or YAML) from the target's tree or from the live target, with
-// every `$ref` resolved so probes read schemas directly.
+// Loads an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML) from the target's tree or from the live
+// target, with every `$ref` resolved so probes read schemas directly.
 
 export interface LoadedOpenApi {
   /** Where it came from: a path relative to the target root, or a URL. */
   source: string;
-  /** The `openapi` field, e.g. `3.1.0`. */
+  /** The `openapi` field, e.g. `3.1.0`, or Swagger's `swagger` field, `2.0`. */
   version: string;
   title?: string;
   /** The dereferenced document; circular `$ref`s stay `$ref`s so it still serialises as JSON. */
@@ -66,14 +66,19 @@ export async function loadOpenApi(
   options: LoadOpenApiOptions = {},
 ): Promise<LoadedOpenApi> {
   const resolved = resolveOpenApiLocation(location, options);
-  const source = resolved.kind === "file" ? resolved.relative : resolved.url;
   const text = resolved.kind === "file" ? readFile(resolved.file) : await fetchText(resolved.url, options);
+  return openApiFromText(text, resolved);
+}
+
+/** Parses and dereferences a document already read from `where` (a file's relative `$ref`s resolve beside it). */
+export async function openApiFromText(text: string, where: OpenApiLocation): Promise<LoadedOpenApi> {
+  const source = where.kind === "file" ? where.relative : where.url;
   const parsed = parseDocument(text, source);
-  const version = typeof parsed.openapi === "string" ? parsed.openapi : undefined;
-  if (!version?.startsWith("3.")) {
+  const version = openApiVersion(parsed);
+  if (version === undefined) {
     throw new QaasError(
       "OPENAPI_UNSUPPORTED",
-      `${source} is not an OpenAPI 3.x document (openapi: ${JSON.stringify(parsed.openapi ?? parsed.swagger ?? null)})`,
+      `${source} is not an OpenAPI 3.x or Swagger 2.0 document (openapi: ${JSON.stringify(parsed.openapi ?? parsed.swagger ?? null)})`,
     );
   }
   let document: Record<string, unknown>;
@@ -81,10 +86,10 @@ export async function loadOpenApi(
     const parserOptions = {
       dereference: { circular: "ignore" as const },
       // A fetched document's relative `$ref`s would resolve against our working folder: resolve none.
-      resolve: resolved.kind === "url" ? { external: false } : { http: false as const },
+      resolve: where.kind === "url" ? { external: false } : { http: false as const },
     };
-    document = (resolved.kind === "file"
-      ? await SwaggerParser.dereference(resolved.file, parsed as never, parserOptions)
+    document = (where.kind === "file"
+      ? await SwaggerParser.dereference(where.file, parsed as never, parserOptions)
       : await SwaggerParser.dereference(parsed as never, parserOptions)) as unknown as Record<
       string,
       unknown
@@ -102,6 +107,34 @@ export async function loadOpenApi(
     title: typeof info?.title === "string" ? info.title : undefined,
     document,
   };
+}
+
+/**
+ * `3.x.y` for OpenAPI 3, `2.0` for Swagger 2.0, else undefined. A document must also list its paths (or,
+ * in 3.1, webhooks or components), so a JSON file that merely has an `openapi` key is not taken for one.
+ */
+export function openApiVersion(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const document = value as Record<string, unknown>;
+  const isObject = (field: unknown) => typeof field === "object" && field !== null && !Array.isArray(field);
+  if (typeof document.openapi === "string" && document.openapi.startsWith("3.")) {
+    const listsSomething =
+      isObject(document.paths) || isObject(document.webhooks) || isObject(document.components);
+    return listsSomething ? document.openapi : undefined;
+  }
+  if (typeof document.swagger === "string" && document.swagger.startsWith("2.")) {
+    return isObject(document.paths) ? document.swagger : undefined;
+  }
+  return undefined;
+}
+
+/** Whether a text (JSON or YAML) is an OpenAPI 3.x or Swagger 2.0 document, without dereferencing it. */
+export function looksLikeOpenApi(text: string): boolean {
+  try {
+    return openApiVersion(parseYaml(text, { maxAliasCount: 10_000 })) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 function readFile(file: string): string {

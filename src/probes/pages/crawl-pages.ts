@@ -1,183 +1,248 @@
-import { Parser } from "htmlparser2";
 import type { Page } from "../../map/system-map.ts";
+import { CookieJar } from "./cookie-jar.ts";
+import type { CsrfMeta } from "./csrf.ts";
+import { CrawlBudgetSpent, fetchPage, type PageFetcher } from "./page-fetcher.ts";
+import { type PageForm, parsePage } from "./parse-page.ts";
+import { joinEntry, mayFollow, pathOf, sameOriginPath } from "./urls.ts";
 
-// A breadth-first walk of the target's HTML pages from its UI entry: what a person could reach by
-// following links. It reads only: it never submits a form that changes state, never follows a link that
-// looks like signing out or deleting, and never leaves the target's origin.
+// A breadth-first walk of the target's HTML pages from its UI entry, once per role: what each kind of user
+// could reach by following links. It reads only: it never submits a form (not even a GET search), never
+// follows a link that looks like signing out or deleting, and never leaves the target's origin.
+
+/** One identity to crawl as: its name and the headers (Authorization, Cookie) its requests carry. */
+export interface CrawlRole {
+  role: string;
+  /** Called before every request, so a session layer can refresh an expiring credential. */
+  headers(): Promise<Record<string, string>>;
+}
+
+export const ANONYMOUS: CrawlRole = { role: "anonymous", headers: async () => ({}) };
 
 export interface CrawlOptions {
-  /** Pages fetched at most (default 50). */
-  maxPages?: number;
-  /** Sent with every request (a session cookie, an Authorization header). */
-  headers?: Record<string, string>;
-  fetch?: typeof fetch;
+  /** Pages fetched at most per role (default 50). */
+  maxPagesPerRole?: number;
+  /** The whole crawl, every role together (default 120 s). */
+  maxTotalMs?: number;
   /** Per request (default 10 s). */
   timeoutMs?: number;
+  fetchPage?: PageFetcher;
   signal?: AbortSignal;
 }
 
-const NEVER_FOLLOW =
-  /(?:log|sign)[-_]?(?:out|off)|logoff|\bexit\b|destroy|delete|remove|unsubscribe|deactivate|revoke/i;
-const NOT_A_PAGE =
-  /\.(?:png|jpe?g|gif|svg|ico|webp|avif|bmp|css|m?js|map|pdf|zip|gz|tgz|tar|rar|7z|mp[34]|webm|ogg|wav|woff2?|ttf|otf|eot|json|xml|txt|csv|wasm)$/i;
-
-interface ParsedPage {
-  title?: string;
-  links: string[];
-  forms: Page["forms"];
-  /** GET form actions: navigations a person makes by submitting a search or filter. */
-  getActions: string[];
+/** A page as the crawl saw it: the map's page plus what the frontend reader wants and the map does not keep. */
+export interface CrawledPage extends Page {
+  forms: PageForm[];
+  /** The page's `<meta>` anti-forgery token, when it carries one. */
+  csrf?: CsrfMeta;
+  inline_scripts?: string[];
 }
 
+export type CrawlStop = "max_pages" | "time" | "aborted" | "budget" | "sign_in";
+
+export interface RoleCrawl {
+  role: string;
+  pages: number;
+  stopped?: CrawlStop;
+  /** Why the role could not crawl (its sign-in failed), when it could not. */
+  error?: string;
+}
+
+export interface CrawlResult {
+  /** Every page once, merged across roles: `roles` are those it was served to (what the map keeps). */
+  pages: CrawledPage[];
+  /** Each page as each role saw it (one role each): a link only an admin sees is offered to admins only. */
+  visits: CrawledPage[];
+  roles: RoleCrawl[];
+}
+
+const ACCEPT_HTML = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5";
+
+export async function crawlAsRoles(
+  baseUrl: string,
+  entry: string,
+  roles: readonly CrawlRole[],
+  options: CrawlOptions = {},
+): Promise<CrawlResult> {
+  const names = roles.map((role) => role.role);
+  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+  if (duplicate) throw new Error(`crawlAsRoles: role "${duplicate}" is listed twice; give each role once`);
+  const start = new URL(joinEntry(baseUrl, entry));
+  const deadline = Date.now() + (options.maxTotalMs ?? 120_000);
+  // A spent budget is shared by every role: the first to hit it stops the others.
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const crawls = await Promise.all(
+    roles.map((role) =>
+      crawlRole(role, start, deadline, { ...options, signal }, (error) => stop.abort(error)),
+    ),
+  );
+  const visits = crawls.flatMap((crawl) => crawl.pages);
+  return {
+    pages: mergePages(visits),
+    visits,
+    roles: crawls.map((crawl) => crawl.summary),
+  };
+}
+
+/** The crawl of one identity (anonymous unless `headers` are given); kept for callers of the first version. */
 export async function crawlPages(
   baseUrl: string,
   entry: string,
-  options: CrawlOptions = {},
-): Promise<Page[]> {
-  const maxPages = options.maxPages ?? 50;
-  const fetcher = options.fetch ?? fetch;
-  const start = new URL(joinEntry(baseUrl, entry));
+  options: CrawlOptions & { maxPages?: number; headers?: Record<string, string> } = {},
+): Promise<CrawledPage[]> {
+  const role: CrawlRole = options.headers
+    ? { role: "anonymous", headers: async () => ({ ...options.headers }) }
+    : ANONYMOUS;
+  const result = await crawlAsRoles(baseUrl, entry, [role], {
+    ...options,
+    maxPagesPerRole: options.maxPages ?? options.maxPagesPerRole,
+  });
+  return result.visits;
+}
+
+async function crawlRole(
+  role: CrawlRole,
+  start: URL,
+  deadline: number,
+  options: CrawlOptions & { signal: AbortSignal },
+  budgetSpent: (error: CrawlBudgetSpent) => void,
+): Promise<{ pages: CrawledPage[]; summary: RoleCrawl }> {
+  const fetcher = options.fetchPage ?? fetchPage;
+  const maxPages = options.maxPagesPerRole ?? 50;
   const origin = start.origin;
+  const jar = new CookieJar();
   const queue = [pathOf(start)];
   const queued = new Set(queue);
-  const pages: Page[] = [];
-
+  const pages: CrawledPage[] = [];
+  const summary: RoleCrawl = { role: role.role, pages: 0 };
   const enqueue = (path: string): void => {
-    if (queued.has(path) || NEVER_FOLLOW.test(path) || NOT_A_PAGE.test(path.split("?")[0] ?? path)) return;
+    if (queued.has(path) || !mayFollow(path)) return;
     queued.add(path);
     queue.push(path);
   };
 
-  while (queue.length > 0 && pages.length < maxPages && !options.signal?.aborted) {
+  while (queue.length > 0) {
+    if (pages.length >= maxPages) {
+      summary.stopped = "max_pages";
+      break;
+    }
+    if (options.signal.aborted) {
+      summary.stopped ??= options.signal.reason instanceof CrawlBudgetSpent ? "budget" : "aborted";
+      break;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      summary.stopped = "time";
+      break;
+    }
     const path = queue.shift() as string;
     const url = new URL(path, origin);
-    let response: Response;
+    let roleHeaders: Record<string, string>;
     try {
-      const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
-      response = await fetcher(url, {
-        method: "GET",
-        redirect: "manual",
-        headers: { accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5", ...options.headers },
-        signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+      roleHeaders = await role.headers();
+    } catch (error) {
+      summary.stopped = "sign_in";
+      summary.error = error instanceof Error ? error.message : String(error);
+      break;
+    }
+    let response: Awaited<ReturnType<PageFetcher>>;
+    const get = () =>
+      fetcher({
+        url: url.href,
+        headers: { accept: ACCEPT_HTML, ...jar.decorate(roleHeaders) },
+        timeoutMs: Math.min(options.timeoutMs ?? 10_000, Math.max(1, deadline - Date.now())),
+        signal: options.signal,
       });
-    } catch {
-      pages.push({ path, links: [], forms: [] });
+    try {
+      // One retry: a page that failed to answer once (a dropped connection, a stalled query) often answers next.
+      response = await get().catch((error) => {
+        if (error instanceof CrawlBudgetSpent || options.signal.aborted || Date.now() >= deadline)
+          throw error;
+        return get();
+      });
+    } catch (error) {
+      if (error instanceof CrawlBudgetSpent) {
+        summary.stopped = "budget";
+        budgetSpent(error);
+        break;
+      }
+      // Cut short by the caller or by another role's spent budget: not a broken page.
+      if (options.signal.aborted) continue;
+      pages.push({ path, links: [], forms: [], roles: [role.role] });
       continue;
     }
-    const page: Page = { path, status: response.status, links: [], forms: [] };
+    // Refused by policy (an operation the profile excludes): nothing was sent, nothing to record.
+    if (!response) continue;
+    jar.absorb(response.setCookies);
+    const page: CrawledPage = { path, status: response.status, links: [], forms: [], roles: [role.role] };
     pages.push(page);
 
-    const location = response.headers.get("location");
+    const location = response.headers.location;
     if (response.status >= 300 && response.status < 400 && location) {
       const target = sameOriginPath(location, url, origin);
       if (target) {
         page.links.push(target);
         enqueue(target);
       }
-      await response.body?.cancel();
       continue;
     }
-    const contentType = response.headers.get("content-type") ?? "";
-    if (!/html/i.test(contentType)) {
-      await response.body?.cancel();
-      continue;
-    }
-    const parsed = parseHtml(await response.text(), url, origin);
+    if (!/html/i.test(response.headers["content-type"] ?? "")) continue;
+    const parsed = parsePage(response.body, url, origin);
     if (parsed.title !== undefined) page.title = parsed.title;
     page.links = parsed.links;
     page.forms = parsed.forms;
-    for (const link of [...parsed.links, ...parsed.getActions]) enqueue(link);
+    if (parsed.scripts.length > 0) page.scripts = parsed.scripts;
+    if (parsed.inlineScripts.length > 0) page.inline_scripts = parsed.inlineScripts;
+    if (parsed.csrf) page.csrf = parsed.csrf;
+    for (const link of parsed.links) enqueue(link);
   }
-  return pages;
+  summary.pages = pages.length;
+  return { pages, summary };
 }
 
-function parseHtml(html: string, pageUrl: URL, origin: string): ParsedPage {
-  const result: ParsedPage = { links: [], forms: [], getActions: [] };
-  let base = pageUrl;
-  let titleText: string | undefined;
-  let inTitle = false;
-  let form: Page["forms"][number] | undefined;
-  const seenLinks = new Set<string>();
-
-  const parser = new Parser(
-    {
-      onopentag(name, attributes) {
-        if (name === "base" && attributes.href) {
-          try {
-            base = new URL(attributes.href, pageUrl);
-          } catch {
-            // A broken <base> changes nothing.
-          }
-        } else if (name === "title" && titleText === undefined) {
-          inTitle = true;
-          titleText = "";
-        } else if ((name === "a" || name === "area") && attributes.href !== undefined) {
-          const target = sameOriginPath(attributes.href, base, origin);
-          if (target && !seenLinks.has(target)) {
-            seenLinks.add(target);
-            result.links.push(target);
-          }
-        } else if (name === "form") {
-          const method = (attributes.method ?? "GET").toUpperCase();
-          const action = attributes.action
-            ? (sameOriginPath(attributes.action, base, origin) ?? absolute(attributes.action, base))
-            : pathOf(pageUrl);
-          form = { action, method, fields: [] };
-          result.forms.push(form);
-          if (method === "GET" && action.startsWith("/"))
-            result.getActions.push(action.split("?")[0] ?? action);
-        } else if (
-          form &&
-          (name === "input" || name === "select" || name === "textarea" || name === "button")
-        ) {
-          const fieldName = attributes.name;
-          if (fieldName && !form.fields.includes(fieldName)) form.fields.push(fieldName);
-        }
-      },
-      ontext(text) {
-        if (inTitle) titleText += text;
-      },
-      onclosetag(name) {
-        if (name === "title") inTitle = false;
-        if (name === "form") form = undefined;
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  parser.write(html);
-  parser.end();
-  const title = titleText?.replace(/\s+/g, " ").trim();
-  if (title) result.title = title;
-  return result;
+/**
+ * One page per path. Its status and title are the most useful any role got (a page over a redirect to the
+ * sign-in page); its roles are those it was served to (2xx), or every role that asked when none was.
+ */
+export function mergePages(visits: readonly CrawledPage[]): CrawledPage[] {
+  const byPath = new Map<string, CrawledPage[]>();
+  for (const visit of visits) byPath.set(visit.path, [...(byPath.get(visit.path) ?? []), visit]);
+  return [...byPath.values()].map((seen) => {
+    const best = [...seen].sort((a, b) => statusRank(a.status) - statusRank(b.status))[0]!;
+    const served = seen.filter((visit) => visit.status !== undefined && visit.status < 300);
+    const page: CrawledPage = {
+      path: best.path,
+      links: union(seen.map((visit) => visit.links)),
+      forms: uniqueForms(seen.flatMap((visit) => visit.forms)),
+      roles: union((served.length > 0 ? served : seen).map((visit) => visit.roles ?? [])),
+    };
+    if (best.status !== undefined) page.status = best.status;
+    if (best.title !== undefined) page.title = best.title;
+    const scripts = union(seen.map((visit) => visit.scripts ?? []));
+    if (scripts.length > 0) page.scripts = scripts;
+    const inline = union(seen.map((visit) => visit.inline_scripts ?? []));
+    if (inline.length > 0) page.inline_scripts = inline;
+    const csrf = seen.find((visit) => visit.csrf)?.csrf;
+    if (csrf) page.csrf = csrf;
+    return page;
+  });
 }
 
-/** `/path?query` of a same-origin reference, without its fragment; undefined for anything else. */
-function sameOriginPath(reference: string, base: URL, origin: string): string | undefined {
-  const trimmed = reference.trim();
-  if (trimmed === "" || trimmed.startsWith("#") || /^(?:mailto|tel|javascript|data|blob):/i.test(trimmed))
-    return undefined;
-  try {
-    const url = new URL(trimmed, base);
-    return url.origin === origin && /^https?:$/.test(url.protocol) ? pathOf(url) : undefined;
-  } catch {
-    return undefined;
-  }
+function statusRank(status: number | undefined): number {
+  if (status === undefined) return 5;
+  return status < 300 ? 0 : status < 400 ? 1 : status < 500 ? 2 : 3;
 }
 
-function absolute(reference: string, base: URL): string {
-  try {
-    return new URL(reference, base).href;
-  } catch {
-    return reference;
-  }
+function union(lists: readonly (readonly string[])[]): string[] {
+  return [...new Set(lists.flat())];
 }
 
-function pathOf(url: URL): string {
-  return `${url.pathname}${url.search}`;
-}
-
-/** The entry is a path under the base URL (which may itself carry a path prefix). */
-function joinEntry(baseUrl: string, entry: string): string {
-  if (/^https?:\/\//i.test(entry)) return entry;
-  return `${baseUrl.replace(/\/+$/, "")}/${entry.replace(/^\/+/, "")}`;
+function uniqueForms(forms: PageForm[]): PageForm[] {
+  const seen = new Set<string>();
+  return forms.filter((form) => {
+    const key = `${form.method} ${form.action} ${[...form.fields].sort().join(",")}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -4,7 +4,7 @@
 // `WebSocketRoute`/`add_websocket_route` and flask_sockets' `@sockets.route`. Input on stdin: {"root": str, "files": [str]}; output: JSON
 // {"files": {rel: facts}, "errors": [str]}.
 
-export const PYTHON_CHANNEL_SCRIPT = String.raw`
+export const PYTHON_CHANNEL_SCRIPT = `
 import ast, json, os, re, sys
 
 RESERVED = {"connect", "disconnect", "connect_error", "error", "*"}

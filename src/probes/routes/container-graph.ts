@@ -1,5 +1,6 @@
 import type { Route } from "../../map/system-map.ts";
 import { joinPaths } from "./path-template.ts";
+import type { RouteInputs } from "./route-inputs.ts";
 
 // Routes hang off containers (an app, a router, a blueprint, a plugin function); containers are mounted
 // on each other with prefixes, possibly across files. Each language extractor reduces a tree to these
@@ -30,6 +31,8 @@ export interface RouteFact {
   line: number;
   /** What the file itself says (its imports), used when the container says nothing. */
   framework?: string;
+  /** The query, header and cookie parameters and the body the handler reads. */
+  inputs?: RouteInputs;
 }
 
 export interface ContainerGraph {
@@ -97,7 +100,14 @@ export function resolveContainerGraph(graph: ContainerGraph, fallbackFramework: 
       const identity = `${route.method} ${full} ${route.file}:${route.line}`;
       if (seen.has(identity)) continue;
       seen.add(identity);
-      routes.push({ method: route.method, path: full, file: route.file, line: route.line, framework });
+      routes.push({
+        method: route.method,
+        path: full,
+        file: route.file,
+        line: route.line,
+        framework,
+        ...withInputs(route.method, route.inputs),
+      });
     }
   }
   return routes;
@@ -106,4 +116,13 @@ export function resolveContainerGraph(graph: ContainerGraph, fallbackFramework: 
 function joinPrefix(left: string, right: string): string {
   if (right === "" || right === "/") return left;
   return joinPaths(left, right);
+}
+
+/** A route's inputs as the map carries them: nothing empty, and no body on a method that cannot send one. */
+export function withInputs(method: string, inputs: RouteInputs | undefined): RouteInputs {
+  const result: RouteInputs = {};
+  if (inputs?.parameters?.length) result.parameters = inputs.parameters;
+  if (inputs?.request_body && !["GET", "HEAD", "OPTIONS"].includes(method.toUpperCase()))
+    result.request_body = inputs.request_body;
+  return result;
 }

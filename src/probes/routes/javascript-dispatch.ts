@@ -1,5 +1,12 @@
 import ts from "typescript";
-import { isFunctionNode, propertyName, staticString, UPPER_METHODS, unwrap } from "./javascript-syntax.ts";
+import {
+  isFunctionNode,
+  propertyName,
+  propertyOf,
+  staticString,
+  UPPER_METHODS,
+  unwrap,
+} from "./javascript-syntax.ts";
 import { normalizePathTemplate, regexToTemplate } from "./path-template.ts";
 
 // Hand-written dispatch inside a plain `http.createServer` handler or an `upgrade` listener: comparisons of
@@ -9,6 +16,8 @@ export interface DispatchedPath {
   method: string;
   path: string;
   line: number;
+  /** What serves the path: a handler named in a table, or the branch of the function that compared it. */
+  target?: { handler: ts.Expression } | { within: ts.FunctionLikeDeclaration; branch: ts.Node };
 }
 
 const PATH_LIKE = /url|path|route|pathname|endpoint/i;
@@ -21,14 +30,17 @@ export function dispatchedPaths(
   source: ts.SourceFile,
   functions: ReadonlyMap<string, ts.FunctionLikeDeclaration>,
   constants: ReadonlyMap<string, string>,
-  objects: ReadonlyMap<string, ts.ObjectLiteralExpression>,
+  objects: ReadonlyMap<string, ts.ObjectLiteralExpression | ts.ArrayLiteralExpression>,
 ): DispatchedPath[] {
   const found: DispatchedPath[] = [];
   const visited = new Set<ts.Node>();
   const line = (node: ts.Node): number =>
     source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-  const add = (method: string, path: string, node: ts.Node): void => {
-    found.push({ method, path, line: line(node) });
+  let within: ts.FunctionLikeDeclaration | undefined;
+  const add = (method: string, path: string, node: ts.Node, handler?: ts.Expression): void => {
+    const branch = handler ? undefined : branchOf(node);
+    const target = handler ? { handler } : within && branch ? { within, branch } : undefined;
+    found.push({ method, path, line: line(node), ...(target ? { target } : {}) });
   };
 
   const inspectObject = (object: ts.ObjectLiteralExpression): void => {
@@ -37,14 +49,25 @@ export function dispatchedPaths(
       const key = propertyName(property.name);
       if (key === undefined) continue;
       const pair = METHOD_AND_PATH.exec(key);
-      if (pair) add(pair[1] ?? "ALL", normalizePathTemplate(pair[2] ?? "/", "colon"), property);
-      else if (key.startsWith("/")) add("ALL", normalizePathTemplate(key, "colon"), property);
+      if (pair)
+        add(pair[1] ?? "ALL", normalizePathTemplate(pair[2] ?? "/", "colon"), property, property.initializer);
+      else if (key.startsWith("/"))
+        add("ALL", normalizePathTemplate(key, "colon"), property, property.initializer);
+    }
+  };
+
+  /** `[["GET", /^\/items\/(\d+)$/, getItem], …]` or `[{ method: "GET", path: "/items", handler }, …]`. */
+  const inspectArray = (array: ts.ArrayLiteralExpression): void => {
+    for (const element of array.elements) {
+      const entry = tableEntry(unwrap(element), constants);
+      if (entry) add(entry.method, entry.path, element, entry.handler);
     }
   };
 
   const walk = (node: ts.Node, depth: number): void => {
     if (visited.has(node)) return;
     visited.add(node);
+    if (isFunctionNode(node)) within = node;
     const visit = (child: ts.Node): void => {
       if (ts.isBinaryExpression(child) && isEquality(child.operatorToken.kind)) {
         const literal = literalSide(child, constants);
@@ -67,9 +90,12 @@ export function dispatchedPaths(
         inspectCall(child, child.expression);
       } else if (ts.isObjectLiteralExpression(child)) {
         inspectObject(child);
+      } else if (ts.isArrayLiteralExpression(child)) {
+        inspectArray(child);
       } else if (ts.isIdentifier(child)) {
-        const object = objects.get(child.text);
-        if (object) inspectObject(object);
+        const table = objects.get(child.text);
+        if (table && ts.isObjectLiteralExpression(table)) inspectObject(table);
+        if (table && ts.isArrayLiteralExpression(table)) inspectArray(table);
       }
       ts.forEachChild(child, visit);
     };
@@ -119,6 +145,7 @@ export function dispatchedPaths(
       const target = functions.get(callee);
       if (target && target !== handler) walk(target, depth + 1);
     }
+    within = isFunctionNode(handler) ? handler : undefined;
   };
   walk(handler, 0);
   return dedupe(found);
@@ -134,6 +161,54 @@ export function handlerFunction(
   if (isFunctionNode(value)) return value;
   if (ts.isIdentifier(value)) return functions.get(value.text);
   return undefined;
+}
+
+/** The statement a path comparison guards: the `if`'s then-branch, the `case`'s clause, the `?:`'s true side. */
+function branchOf(node: ts.Node): ts.Node | undefined {
+  if (ts.isCaseClause(node)) return node;
+  let current: ts.Node = node;
+  while (current.parent && !isFunctionNode(current)) {
+    const parent: ts.Node = current.parent;
+    if (ts.isIfStatement(parent) && parent.expression === current) return parent.thenStatement;
+    if (ts.isConditionalExpression(parent) && parent.condition === current) return parent.whenTrue;
+    if (ts.isCaseClause(parent)) return parent;
+    current = parent;
+  }
+  return undefined;
+}
+
+/** One row of a dispatch table: a method, a path or regular expression, and the handler. */
+function tableEntry(
+  element: ts.Expression,
+  constants: ReadonlyMap<string, string>,
+): { method: string; path: string; handler?: ts.Expression } | undefined {
+  let method: ts.Expression | undefined;
+  let pattern: ts.Expression | undefined;
+  let handler: ts.Expression | undefined;
+  if (ts.isArrayLiteralExpression(element) && element.elements.length >= 2) {
+    [method, pattern, handler] = element.elements;
+  } else if (ts.isObjectLiteralExpression(element)) {
+    method = propertyOf(element, "method") ?? propertyOf(element, "verb");
+    pattern =
+      propertyOf(element, "path") ??
+      propertyOf(element, "pattern") ??
+      propertyOf(element, "url") ??
+      propertyOf(element, "route");
+    handler = propertyOf(element, "handler") ?? propertyOf(element, "fn") ?? propertyOf(element, "action");
+  }
+  const verb = staticString(method, constants)?.toUpperCase();
+  if (!verb || !(UPPER_METHODS.has(verb) || verb === "*" || verb === "ALL") || !pattern) return undefined;
+  const value = unwrap(pattern);
+  let path: string | undefined;
+  if (ts.isRegularExpressionLiteral(value)) {
+    const body = value.text.slice(1, value.text.lastIndexOf("/"));
+    if (body.startsWith("^\\/") || body.startsWith("\\/"))
+      path = normalizePathTemplate(regexToTemplate(body), "brace");
+  } else {
+    const text = staticString(value, constants);
+    if (text?.startsWith("/")) path = normalizePathTemplate(text, "colon");
+  }
+  return path ? { method: verb === "*" ? "ALL" : verb, path, handler } : undefined;
 }
 
 function isEquality(kind: ts.SyntaxKind): boolean {

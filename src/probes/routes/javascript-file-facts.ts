@@ -1,8 +1,27 @@
 import ts from "typescript";
-import { collectBindings, type FileBindings, isRelative } from "./javascript-bindings.ts";
-import { decoratedControllers, globalPrefixes } from "./javascript-decorators.ts";
+import { collectBindings } from "./javascript-bindings.ts";
+import {
+  decoratedControllers,
+  globalPrefixes,
+  uriVersioning,
+  type Versioning,
+} from "./javascript-decorators.ts";
 import { dispatchedPaths, handlerFunction } from "./javascript-dispatch.ts";
+import { buildFileModel, type JavaScriptFileModel } from "./javascript-file-model.ts";
+import {
+  childReference,
+  collectObjects,
+  frameworkByName,
+  isHandlerLike,
+  isWebSocketRoute,
+  loopExpansions,
+  pathValues,
+  stringsOf,
+} from "./javascript-mount-syntax.ts";
+import { nestMethodInputs } from "./javascript-nest-inputs.ts";
 import { functionKey, joinAll, type ReceiverChain, receiverChain } from "./javascript-receivers.ts";
+import type { ReadSink } from "./javascript-request-reads.ts";
+import { branchInputs, type InputsDraft, routeArgumentInputs } from "./javascript-route-inputs.ts";
 import {
   HTTP_METHODS,
   isFunctionNode,
@@ -15,7 +34,8 @@ import {
   staticString,
   unwrap,
 } from "./javascript-syntax.ts";
-import { normalizePathTemplate } from "./path-template.ts";
+import { joinPaths, normalizePathTemplate } from "./path-template.ts";
+import { type BodyEncoding, RouteInputsBuilder } from "./route-inputs.ts";
 
 // Second pass over one file: route registrations, mounts and WebSocket endpoints, read from call
 // expressions of the syntax tree (never from text, so comments and strings cannot fake a route).
@@ -32,6 +52,10 @@ export interface JavaScriptFileFacts {
     framework?: string;
     /** Kept only if the container turns out to be a server object declared in another file. */
     onlyIfContainer?: boolean;
+    /** What the handler and its middleware read, with names from other files still to look up. */
+    inputs?: InputsDraft;
+    /** API versions of a decorated route, a path segment when the app versions by URI. */
+    versions?: string[];
   }>;
   mounts: Array<{ parent: string; child: ChildReference; prefix: string }>;
   exports: Map<string, string>;
@@ -42,6 +66,12 @@ export interface JavaScriptFileFacts {
   controllers: string[];
   /** `app.setGlobalPrefix(…)` calls: a prefix for every decorated controller of the tree. */
   globalPrefixes: string[];
+  /** `app.enableVersioning({ type: VersioningType.URI })` in this file. */
+  versioning?: Versioning;
+  /** Body parsers the file installs (`express.json()`, `bodyParser.urlencoded()`): how bodies arrive. */
+  bodyParsers: BodyEncoding[];
+  /** The parsed file, for handlers and schemas other files name. */
+  model: JavaScriptFileModel;
 }
 
 /** Receiver names that are a server object by convention when nothing else says so. */
@@ -56,6 +86,7 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       : ts.ScriptKind.JS;
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
   const bindings = collectBindings(source);
+  const model = buildFileModel(fileName, source, bindings);
   const facts: JavaScriptFileFacts = {
     containers: new Map(bindings.containers),
     routes: [],
@@ -73,12 +104,26 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     channels: [],
     controllers: [],
     globalPrefixes: globalPrefixes(source, bindings.constants),
+    bodyParsers: [],
+    model,
+    versioning: uriVersioning(source, bindings.constants),
   };
   for (const controller of decoratedControllers(source, bindings.constants)) {
     facts.controllers.push(controller.name);
-    facts.containers.set(controller.name, { framework: "nestjs", prefix: controller.prefix });
-    for (const route of controller.routes)
-      facts.routes.push({ container: controller.name, ...route, framework: "nestjs" });
+    // The controller's own path goes on each route: a URI version sits between it and the global prefix.
+    facts.containers.set(controller.name, { framework: "nestjs", prefix: "" });
+    for (const { declaration, path, ...route } of controller.routes) {
+      const sink: ReadSink = { builder: new RouteInputsBuilder(), deferred: [] };
+      nestMethodInputs(model, declaration, sink);
+      const inputs = { inputs: sink.builder.build(), deferred: sink.deferred };
+      facts.routes.push({
+        container: controller.name,
+        ...route,
+        path: joinPaths(controller.prefix || "/", path),
+        framework: "nestjs",
+        inputs,
+      });
+    }
   }
   const objects = collectObjects(source);
   const pendingReceivers = new Set<string>();
@@ -114,9 +159,15 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       inspectPlainCall(node, callee);
       return;
     }
+    if (ts.isElementAccessExpression(callee)) {
+      inspectComputedMethod(node, callee);
+      return;
+    }
     if (!ts.isPropertyAccessExpression(callee)) return;
     const member = callee.name.text;
     const args = node.arguments;
+    noteBodyParser(rootIdentifier(callee.expression), member);
+    for (const argument of args) if (ts.isIdentifier(argument)) noteBodyParser(argument.text, undefined);
     if (member === "createServer") inspectRequestHandler(args[args.length - 1], "node:http");
     if (member === "on" && string(args[0]) === "request") inspectRequestHandler(args[1], "node:http");
     if (member === "on" && string(args[0]) === "upgrade") inspectUpgradeHandler(args[1]);
@@ -128,21 +179,18 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       acceptsReceiver(chain.receiver, container, last);
 
     if (method && chain.routePath !== undefined && args.length >= 1) {
-      if (accepts(args[args.length - 1])) addRoute(container, method, chain, chain.routePath, node);
+      if (accepts(args[args.length - 1])) addRoute(container, method, chain, chain.routePath, node, args);
       return;
     }
     if (method && args.length >= 2) {
-      // Express also takes an array of paths: `app.get(["/a", "/b"], handler)`.
-      const first = unwrap(args[0] as ts.Expression);
-      const paths = ts.isArrayLiteralExpression(first)
-        ? first.elements.map((element) => string(element))
-        : [string(first)];
-      for (const path of paths) {
+      // Express also takes an array of paths: `app.get(["/a", "/b"], handler)`; a loop over literal names
+      // declares one route per name.
+      for (const path of pathValues(args[0] as ts.Expression, node, model)) {
         if (path === undefined || !(path.startsWith("/") || path === "*")) continue;
         if (isWebSocketRoute(args)) {
           addChannel(joinAll(chain.basePaths, path), node, bindings.serverFrameworks[0] ?? "websocket");
         } else if (accepts(args[args.length - 1])) {
-          addRoute(container, method, chain, path, node);
+          addRoute(container, method, chain, path, node, args.slice(1));
         }
       }
       return;
@@ -160,7 +208,7 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
         return;
       }
       for (const listed of methodList(propertyOf(options, "method"), bindings.constants)) {
-        addRoute(container, listed === "*" ? "ALL" : listed, chain, path, node);
+        addRoute(container, listed === "*" ? "ALL" : listed, chain, path, node, [options]);
       }
       return;
     }
@@ -168,7 +216,7 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       const path = string(args[1]);
       const methods = methodList(args[0], bindings.constants);
       if (path?.startsWith("/") && methods.length > 0 && accepts(args[args.length - 1])) {
-        for (const listed of methods) addRoute(container, listed, chain, path, node);
+        for (const listed of methods) addRoute(container, listed, chain, path, node, args.slice(2));
       }
       return;
     }
@@ -178,12 +226,14 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       return;
     }
     if (member === "use" || (member === "route" && args.length === 2)) {
-      const prefix = string(args[0]);
-      const children = prefix === undefined ? [...args] : args.slice(1);
-      for (const child of children) mount(container, child, joinAll(chain.basePaths, prefix ?? ""));
+      const prefixes = pathValues(args[0] as ts.Expression, node, model);
+      const children = prefixes.length === 0 ? [...args] : args.slice(1);
+      for (const prefix of prefixes.length === 0 ? [""] : prefixes)
+        for (const child of children) mount(container, child, joinAll(chain.basePaths, prefix));
       return;
     }
     if (member === "register" && args.length >= 1) {
+      noteRegistered(args[0]);
       const options = args[1] && unwrap(args[1]);
       const prefix =
         options && ts.isObjectLiteralExpression(options) ? string(propertyOf(options, "prefix")) : undefined;
@@ -198,11 +248,52 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
   };
 
   /** `registerRoutes(app)`, `require("./routes")(app)`: the called module or function serves on `app`. */
+  /** `router[route.method](route.path, route.handler)` in a loop over a literal table of routes. */
+  const inspectComputedMethod = (node: ts.CallExpression, callee: ts.ElementAccessExpression): void => {
+    const chain = receiverChain(callee.expression);
+    if (!chain || node.arguments.length < 2) return;
+    const container = containerOf(chain.receiver, node);
+    for (const bound of loopExpansions(node, model)) {
+      const strings = stringsOf(bound, bindings.constants);
+      const method = HTTP_METHODS[staticString(callee.argumentExpression, strings)?.toLowerCase() ?? ""];
+      const path = staticString(node.arguments[0] as ts.Expression, strings);
+      if (!method || path === undefined || !path.startsWith("/")) continue;
+      const handlers = node.arguments.slice(1).map((argument) => {
+        const name = receiverName(argument);
+        return (name && bound.get(name)) || argument;
+      });
+      if (acceptsReceiver(chain.receiver, container, handlers[handlers.length - 1]))
+        addRoute(container, method, chain, path, handlers[handlers.length - 1] ?? node, handlers);
+    }
+  };
+
+  /** `express.json()`, `bodyParser.urlencoded()`, `bodyParser()`, koa-bodyparser, `@fastify/formbody`. */
+  const noteBodyParser = (root: string | undefined, member: string | undefined): void => {
+    const origin = root ? bindings.packages.get(root) : undefined;
+    if (!origin) return;
+    const add = (...encodings: BodyEncoding[]): void => {
+      for (const encoding of encodings)
+        if (!facts.bodyParsers.includes(encoding)) facts.bodyParsers.push(encoding);
+    };
+    const name = member ?? root;
+    if (origin === "express" || origin === "body-parser") {
+      if (name === "json") add("json");
+      if (name === "urlencoded") add("form");
+      if (member === undefined && origin === "body-parser") add("json", "form");
+    }
+    if (/^(koa-bodyparser|@koa\/bodyparser|koa-body)$/.test(origin) && member === undefined)
+      add("json", "form");
+    if (/formbody$/.test(origin)) add("form");
+  };
+
   const inspectPlainCall = (node: ts.CallExpression, callee: ts.Expression): void => {
+    if (ts.isIdentifier(callee)) noteBodyParser(callee.text, undefined);
+    for (const argument of node.arguments)
+      if (ts.isIdentifier(argument)) noteBodyParser(argument.text, undefined);
     if (ts.isIdentifier(callee) && /createServer$/.test(callee.text)) {
       inspectRequestHandler(node.arguments[node.arguments.length - 1], "node:http");
     }
-    const child = childReference(callee);
+    const child = childReference(callee, bindings);
     if (!child) return;
     for (const argument of node.arguments) {
       const name = receiverName(argument);
@@ -217,7 +308,20 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     if (!handler) return;
     const container = `${framework}@${lineOf(source, handler)}`;
     for (const found of dispatchedPaths(handler, source, bindings.functions, bindings.constants, objects)) {
-      facts.routes.push({ container, method: found.method, path: found.path, line: found.line, framework });
+      const target = found.target;
+      const inputs = !target
+        ? undefined
+        : "handler" in target
+          ? routeArgumentInputs(model, [target.handler])
+          : branchInputs(model, target.within, target.branch);
+      facts.routes.push({
+        container,
+        method: found.method,
+        path: found.path,
+        line: found.line,
+        framework,
+        inputs,
+      });
     }
   };
 
@@ -229,14 +333,23 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     }
   };
 
+  // One registration may declare several routes (paths, methods): its arguments are read once.
+  const inputsByCall = new Map<ts.Node, InputsDraft>();
   const addRoute = (
     container: string,
     method: string,
     chain: ReceiverChain,
     path: string,
     node: ts.Node,
+    handlers: readonly ts.Expression[],
   ): void => {
+    let inputs = inputsByCall.get(node);
+    if (!inputs) {
+      inputs = routeArgumentInputs(model, handlers);
+      inputsByCall.set(node, inputs);
+    }
     facts.routes.push({
+      inputs,
       container,
       method,
       path: normalizePathTemplate(joinAll(chain.basePaths, path), "colon"),
@@ -268,43 +381,8 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
       if (inner !== undefined && target) mount(parent, target, joinAll([prefix], inner));
       return;
     }
-    const child = childReference(value);
+    const child = childReference(value, bindings);
     if (child) facts.mounts.push({ parent, child, prefix: normalizePathTemplate(prefix || "/", "colon") });
-  };
-
-  /** What a mounted expression denotes: a local router, an imported one, a plugin function. */
-  const childReference = (expression: ts.Expression): ChildReference | undefined => {
-    const value = unwrap(expression);
-    const required = requireSpecifier(value);
-    if (required !== undefined)
-      return isRelative(required) ? { specifier: required, exportName: "default" } : undefined;
-    if (ts.isIdentifier(value)) {
-      const imported = bindings.imports.get(value.text);
-      if (imported) return imported.exportName === "*" ? { ...imported, exportName: "default" } : imported;
-      return { local: value.text };
-    }
-    if (isFunctionNode(value)) return { local: functionKey(value) };
-    if (ts.isPropertyAccessExpression(value)) {
-      // `router.routes()` (Koa) is the router; `routes.users` is an export of an imported module.
-      const base = unwrap(value.expression);
-      if (ts.isIdentifier(base)) {
-        const imported = bindings.imports.get(base.text);
-        if (imported && (imported.exportName === "*" || imported.exportName === "default")) {
-          return { specifier: imported.specifier, exportName: value.name.text };
-        }
-      }
-      return undefined;
-    }
-    if (ts.isCallExpression(value)) {
-      const callee = unwrap(value.expression);
-      if (ts.isPropertyAccessExpression(callee) && /^(routes|middleware|callback)$/.test(callee.name.text)) {
-        return childReference(callee.expression);
-      }
-      // Plugin wrappers: `fp(plugin)`, `fp(async (fastify) => …)`.
-      const first = value.arguments[0];
-      if (first && value.arguments.length <= 2) return childReference(first);
-    }
-    return undefined;
   };
 
   /** The container a receiver denotes at `node`: a parameter of an enclosing function, else the name. */
@@ -320,6 +398,13 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     return receiver;
   };
 
+  /** Keys of inline functions handed to `register`/`use` (plugins): their first parameter serves routes. */
+  const registeredFunctions = new Set<string>();
+  const noteRegistered = (argument: ts.Expression | undefined): void => {
+    const value = argument && unwrap(argument);
+    if (value && isFunctionNode(value)) registeredFunctions.add(functionKey(value));
+  };
+
   const acceptsReceiver = (
     receiver: string,
     container: string,
@@ -333,6 +418,8 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
     if (!isHandlerLike(lastArgument, bindings)) return false;
     if (bindings.serverFrameworks.length > 0) return true;
     if (SERVER_NAME.test(receiver.split(".").pop() ?? receiver)) return true;
+    // `app.register(async (inner) => { inner.get(…) })`: the parameter of a plugin is a server.
+    if (isParameter && registeredFunctions.has(container)) return true;
     // An object imported from another file of the tree: a route only if that file made it a server.
     if (!isParameter && bindings.imports.has(receiver)) pendingReceivers.add(receiver);
     return pendingReceivers.has(receiver);
@@ -340,44 +427,4 @@ export function extractJavaScriptFacts(fileName: string, text: string): JavaScri
 
   visit(source);
   return facts;
-}
-
-function isWebSocketRoute(args: readonly ts.Expression[]): boolean {
-  return args.some((argument) => {
-    const value = unwrap(argument);
-    if (ts.isObjectLiteralExpression(value)) {
-      const flag = propertyOf(value, "websocket");
-      return flag !== undefined && flag.kind === ts.SyntaxKind.TrueKeyword;
-    }
-    return ts.isCallExpression(value) && /upgradeWebSocket$/.test(value.expression.getText());
-  });
-}
-
-function isHandlerLike(expression: ts.Expression | undefined, bindings: FileBindings): boolean {
-  if (!expression) return false;
-  const value = unwrap(expression);
-  if (isFunctionNode(value) || ts.isCallExpression(value) || ts.isArrayLiteralExpression(value)) return true;
-  if (ts.isPropertyAccessExpression(value)) return true;
-  if (ts.isIdentifier(value)) return !bindings.plainValues.has(value.text);
-  if (ts.isObjectLiteralExpression(value)) return propertyOf(value, "handler") !== undefined;
-  return false;
-}
-
-function frameworkByName(receiver: string): string | undefined {
-  return /(^|\.)fastify$/i.test(receiver) ? "fastify" : undefined;
-}
-
-/** Module-level object literals by name, for dispatch tables referenced from a request handler. */
-function collectObjects(source: ts.SourceFile): Map<string, ts.ObjectLiteralExpression> {
-  const objects = new Map<string, ts.ObjectLiteralExpression>();
-  for (const statement of source.statements) {
-    if (!ts.isVariableStatement(statement)) continue;
-    for (const declaration of statement.declarationList.declarations) {
-      const value = declaration.initializer && unwrap(declaration.initializer);
-      if (ts.isIdentifier(declaration.name) && value && ts.isObjectLiteralExpression(value)) {
-        objects.set(declaration.name.text, value);
-      }
-    }
-  }
-  return objects;
 }

@@ -6,8 +6,11 @@ import {
   extractJavaScriptFacts,
   type JavaScriptFileFacts,
 } from "./javascript-file-facts.ts";
+import { resolveInputs } from "./javascript-input-resolution.ts";
+import type { InputsDraft } from "./javascript-route-inputs.ts";
 import { isNextRouteFile, nextProjectDetector, nextRoutesOf } from "./nextjs-routes.ts";
 import { joinPaths } from "./path-template.ts";
+import { type BodyEncoding, CONTENT_TYPES, type RouteInputs } from "./route-inputs.ts";
 import { readSource } from "./source-tree.ts";
 
 // Reads every JavaScript/TypeScript file once and links them: a router exported by one file and mounted
@@ -19,6 +22,8 @@ export interface JavaScriptScan {
   fileRoutes: Route[];
   channels: Array<{ path: string; file: string; line: number; framework: string }>;
   notes: string[];
+  /** How a body arrives when its handler does not say, by framework (see `withBodyEncoding`). */
+  bodyEncoding: (framework: string | undefined) => BodyEncoding | undefined;
 }
 
 const EXTENSIONS = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
@@ -32,6 +37,7 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
     fileRoutes: [],
     channels: [],
     notes: [],
+    bodyEncoding: () => undefined,
   };
   const unparsed: string[] = [];
   for (const file of files) {
@@ -39,7 +45,6 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
     if (text === undefined) continue;
     try {
       factsByFile.set(file, extractJavaScriptFacts(file, text));
-      if (isNextRouteFile(file)) scan.fileRoutes.push(...nextRoutesOf(root, file, text, isNextProject));
     } catch (error) {
       unparsed.push(`${file} (${error instanceof Error ? error.message : String(error)})`);
     }
@@ -64,6 +69,17 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
   );
   // A bootstrap file's global prefix applies to every decorated controller (one application per tree).
   const globalPrefix = [...factsByFile.values()].flatMap((facts) => facts.globalPrefixes)[0];
+  const versioning = [...factsByFile.values()].find((facts) => facts.versioning)?.versioning;
+  const modelOf = (from: string, specifier: string) => {
+    const target = resolveSpecifier(from, specifier, known);
+    return target === undefined ? undefined : factsByFile.get(target)?.model;
+  };
+  scan.bodyEncoding = treeBodyEncoding(factsByFile.values());
+  const resolve = (draft: InputsDraft) => safeInputs(draft, modelOf, "a Next.js route", scan.notes) ?? {};
+  for (const [file, facts] of factsByFile) {
+    if (isNextRouteFile(file))
+      scan.fileRoutes.push(...nextRoutesOf(root, facts.model, isNextProject, resolve));
+  }
   for (const [file, facts] of factsByFile) {
     for (const [name, container] of facts.containers) {
       const isController = facts.controllers.includes(name);
@@ -78,10 +94,16 @@ export function scanJavaScriptRoutes(root: string, files: string[]): JavaScriptS
       const imported = facts.imports.get(name);
       return (imported && keyOf(file, imported)) ?? `${file}#${name}`;
     };
-    for (const { onlyIfContainer, ...route } of facts.routes) {
+    for (const { onlyIfContainer, inputs: draft, versions, ...route } of facts.routes) {
       const container = containerKey(route.container);
       if (onlyIfContainer && !declaredContainers.has(container)) continue;
-      scan.graph.routes.push({ ...route, container, file });
+      const inputs = draft ? safeInputs(draft, modelOf, file, scan.notes) : undefined;
+      const chosen = versioning ? (versions ?? versioning.defaultVersions) : [];
+      const paths =
+        chosen.length > 0
+          ? chosen.map((version) => joinPaths(`/${versioning?.prefix}${version}`, route.path))
+          : [route.path];
+      for (const path of paths) scan.graph.routes.push({ ...route, path, container, file, inputs });
     }
     for (const mount of facts.mounts) {
       const child = keyOf(file, mount.child);
@@ -107,4 +129,42 @@ export function resolveSpecifier(
     ...EXTENSIONS.map((extension) => `${base}/index${extension}`),
   ];
   return candidates.find((candidate) => files.has(candidate));
+}
+
+/**
+ * How a body arrives when the handler does not say: the one parser the app installs (`express.json()` only
+ * means JSON, `urlencoded` only means a form), JSON for frameworks that parse it themselves, else unknown.
+ */
+function treeBodyEncoding(
+  facts: Iterable<JavaScriptFileFacts>,
+): (framework: string | undefined) => BodyEncoding | undefined {
+  const parsers = new Set([...facts].flatMap((entry) => entry.bodyParsers));
+  return (framework) => {
+    if (parsers.size === 1) return [...parsers][0];
+    if (parsers.size === 0 && (framework === "fastify" || framework === "nestjs")) return "json";
+    return undefined;
+  };
+}
+
+/** A route whose body's encoding is unknown, given the app's: `express.json()` alone means JSON. */
+export function withBodyEncoding(route: Route, encoding: BodyEncoding | undefined): Route {
+  if (!route.request_body || route.request_body.content_type || !encoding) return route;
+  return { ...route, request_body: { ...route.request_body, content_type: CONTENT_TYPES[encoding] } };
+}
+
+/** A route's inputs, or none (and a note) when reading them failed: the route itself still stands. */
+function safeInputs(
+  draft: InputsDraft,
+  modelOf: Parameters<typeof resolveInputs>[1],
+  file: string,
+  notes: string[],
+): RouteInputs | undefined {
+  try {
+    return resolveInputs(draft, modelOf);
+  } catch (error) {
+    notes.push(
+      `inputs of a route in ${file} not read: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return undefined;
+  }
 }

@@ -44,6 +44,11 @@ export function staticString(
   const node = unwrap(expression);
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
   if (ts.isIdentifier(node)) return constants.get(node.text);
+  // `route.path` where a loop over a literal table bound it (see loopExpansions).
+  if (ts.isPropertyAccessExpression(node)) {
+    const name = receiverName(node);
+    return name === undefined ? undefined : constants.get(name);
+  }
   if (ts.isTemplateExpression(node)) {
     let text = node.head.text;
     for (const span of node.templateSpans) {
@@ -165,4 +170,41 @@ export function methodList(
     .filter((value): value is string => value !== undefined)
     .map((value) => value.toUpperCase())
     .filter((value) => UPPER_METHODS.has(value) || value === "ALL" || value === "*");
+}
+
+export function numberValue(argument: ts.Expression | undefined): number | undefined {
+  const value = argument && unwrap(argument);
+  if (!value) return undefined;
+  if (ts.isNumericLiteral(value)) return Number(value.text);
+  if (
+    ts.isPrefixUnaryExpression(value) &&
+    value.operator === ts.SyntaxKind.MinusToken &&
+    ts.isNumericLiteral(value.operand)
+  )
+    return -Number(value.operand.text);
+  return undefined;
+}
+
+/** A literal's value: strings (and known constants), numbers, booleans, null. */
+export function literalValue(argument: ts.Expression, constants: ReadonlyMap<string, string>): unknown {
+  const value = unwrap(argument);
+  const text = staticString(value, constants);
+  if (text !== undefined) return text;
+  const number = numberValue(value);
+  if (number !== undefined) return number;
+  if (value.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (value.kind === ts.SyntaxKind.FalseKeyword) return false;
+  if (value.kind === ts.SyntaxKind.NullKeyword) return null;
+  return undefined;
+}
+
+export function regexSource(
+  argument: ts.Expression | undefined,
+  constants: ReadonlyMap<string, string>,
+): string | undefined {
+  const value = argument && unwrap(argument);
+  if (!value) return undefined;
+  if (ts.isRegularExpressionLiteral(value)) return value.text.slice(1, value.text.lastIndexOf("/"));
+  if (ts.isNewExpression(value) && value.arguments?.[0]) return staticString(value.arguments[0], constants);
+  return staticString(value, constants);
 }

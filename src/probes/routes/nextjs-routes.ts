@@ -2,9 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import type { Route } from "../../map/system-map.ts";
-import { collectBindings } from "./javascript-bindings.ts";
+import { withInputs } from "./container-graph.ts";
+import { exportedCallable, type JavaScriptFileModel } from "./javascript-file-model.ts";
+import { functionInputs, type InputsDraft } from "./javascript-route-inputs.ts";
 import { lineOf, staticString, UPPER_METHODS } from "./javascript-syntax.ts";
 import { normalizePathTemplate } from "./path-template.ts";
+import type { RouteInputs } from "./route-inputs.ts";
 
 // Next.js routes by file: `pages/api/**` (one default-exported handler, methods told apart inside) and
 // `app/**/route.ts` (one exported function per method).
@@ -19,41 +22,47 @@ export function isNextRouteFile(relative: string): boolean {
 
 export function nextRoutesOf(
   root: string,
-  relative: string,
-  text: string,
+  model: JavaScriptFileModel,
   isNextProject: (folder: string) => boolean,
+  resolve: (draft: InputsDraft) => RouteInputs,
 ): Route[] {
+  const relative = model.file;
   const pages = PAGES_API.exec(relative);
   const app = pages ? null : APP_ROUTE.exec(relative);
   const projectFolder = (pages ?? app)?.[1] ?? "";
   if (!(pages || app) || !isNextProject(path.join(root, projectFolder))) return [];
-  const source = ts.createSourceFile(relative, text, ts.ScriptTarget.Latest, true);
+  const source = model.source;
   if (pages) {
     const segments = (pages[2] ?? "").split("/").filter((segment) => segment !== "index");
     const template = normalizePathTemplate(segments.join("/"), "bracket");
     const methods = methodsComparedIn(source);
+    const handler = exportedCallable(model, "default");
+    const inputs = handler ? resolve(functionInputs(model, handler)) : {};
     return (methods.length > 0 ? methods : ["ALL"]).map((method) => ({
       method,
       path: template,
       file: relative,
       line: 1,
       framework: "nextjs",
+      ...withInputs(method, inputs),
     }));
   }
   const segments = (app?.[2] ?? "").split("/").filter((segment) => segment !== "");
   if (segments.some((segment) => segment.startsWith("_"))) return [];
   const visible = segments.filter((segment) => !/^\(.*\)$/.test(segment) && !segment.startsWith("@"));
   const template = normalizePathTemplate(visible.join("/"), "bracket");
-  const bindings = collectBindings(source);
   const routes: Route[] = [];
-  for (const [exported] of bindings.exports) {
+  for (const [exported] of model.bindings.exports) {
     if (!UPPER_METHODS.has(exported)) continue;
+    const handler = exportedCallable(model, exported);
+    const inputs = handler ? resolve(functionInputs(model, handler)) : {};
     routes.push({
       method: exported,
       path: template,
       file: relative,
       line: exportLine(source, exported),
       framework: "nextjs",
+      ...withInputs(exported, inputs),
     });
   }
   return routes;

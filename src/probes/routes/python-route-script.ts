@@ -1,9 +1,16 @@
 import { PYTHON_DISPATCH_SCRIPT } from "./python-dispatch-script.ts";
+import { PYTHON_DJANGO_SCRIPT } from "./python-django-script.ts";
+import { PYTHON_FASTAPI_SCRIPT } from "./python-fastapi-script.ts";
+import { PYTHON_HANDLERS_SCRIPT } from "./python-handlers-script.ts";
+import { PYTHON_INPUTS_SCRIPT } from "./python-inputs-script.ts";
+import { PYTHON_PROJECT_SCRIPT } from "./python-project-script.ts";
+import { PYTHON_SCHEMA_SCRIPT } from "./python-schema-script.ts";
 
 // The Python half of route extraction, run once over every .py file with `python3 -c`: Python's own `ast`
 // module parses Python, so comments, docstrings and strings that look like routes are never routes.
-// It reports facts per file (containers, routes, mounts, imports, channels); python-routes.ts resolves
-// modules and prefixes. Input on stdin: {"root": str, "files": [str]}; output on stdout: JSON.
+// It reports facts per file (containers, routes with the inputs their handlers read, mounts, channels);
+// python-routes.ts resolves modules and prefixes. Input on stdin: {"root": str, "files": [str]}; output on
+// stdout: JSON.
 
 export const PYTHON_ROUTE_SCRIPT = String.raw`
 import ast, json, os, re, sys
@@ -13,7 +20,10 @@ FACTORIES = {
     "Flask": "flask", "Blueprint": "flask", "Quart": "quart", "FastAPI": "fastapi", "APIRouter": "fastapi",
     "Sanic": "sanic", "Starlette": "starlette", "Sock": "flask-sock", "RouteTableDef": "aiohttp",
     "DefaultRouter": "django-rest-framework", "SimpleRouter": "django-rest-framework",
+    "Sockets": "flask-sockets", "Api": "flask-restful", "Namespace": "flask-restx", "NinjaAPI": "fastapi",
 }
+APPS = {"Flask", "Quart"}
+WEBSOCKET_FRAMEWORKS = {"flask-sock", "flask-sockets"}
 FRAMEWORK_MODULES = {"flask": "flask", "quart": "quart", "fastapi": "fastapi", "sanic": "sanic",
     "starlette": "starlette", "aiohttp": "aiohttp", "django": "django", "rest_framework": "django-rest-framework"}
 PATHISH = re.compile(r"path|url|route|endpoint", re.I)
@@ -60,6 +70,12 @@ class File:
         self.mounts = []
         self.channels = []
         self.module_dicts = {}
+        self.module_lists = {}
+        self.defs = top_level_defs(tree)
+        # Every node of the file, walked once and read by every pass.
+        self.nodes = list(ast.walk(tree))
+        # before_request hooks: (container, function, applies to the whole app)
+        self.hooks = []
 
     def string(self, node):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -108,7 +124,7 @@ class File:
         return {"local": name}
 
     def collect(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     root = alias.name.split(".")[0]
@@ -129,15 +145,49 @@ class File:
                     self.consts[name] = value
                 if isinstance(node.value, ast.Dict):
                     self.module_dicts[name] = node.value
-        for node in ast.walk(self.tree):
+                if isinstance(node.value, (ast.List, ast.Tuple)):
+                    self.module_lists[name] = node.value
+        for node in self.nodes:
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 factory = call_name(node.value)
-                if factory in FACTORIES:
-                    for target in node.targets:
-                        name = dotted(target)
-                        if name:
-                            prefix = self.string(self.keyword(node.value, "url_prefix", "prefix")) or ""
-                            self.containers[name] = {"framework": FACTORIES[factory], "prefix": prefix}
+                for target in node.targets:
+                    name = dotted(target)
+                    if name and factory in FACTORIES:
+                        self.factory(name, factory, node.value)
+                    elif name and factory == "namespace" and isinstance(node.value.func, ast.Attribute):
+                        # Flask-RESTX: ns = api.namespace("users", path="/users")
+                        self.namespace(name, node.value, dotted(node.value.func.value))
+
+    def factory(self, name, factory, call):
+        prefix = self.string(self.keyword(call, "url_prefix", "prefix")) or ""
+        framework = FACTORIES[factory]
+        if factory in ("Api", "Namespace"):
+            framework = "flask-restx" if any(module in self.imported_modules() for module in ("flask_restx", "flask_restplus")) else "flask-restful"
+        if factory == "Namespace":
+            self.namespace(name, call, None)
+            return
+        container = {"framework": framework, "prefix": prefix}
+        if factory in ("DefaultRouter", "SimpleRouter"):
+            trailing = self.keyword(call, "trailing_slash")
+            container["trailing"] = not (isinstance(trailing, ast.Constant) and trailing.value in (False, ""))
+        if factory in APPS:
+            container["app"] = True
+        self.containers[name] = container
+        # Api(app) / Api(blueprint): the API's routes hang off what it wraps.
+        if factory in ("Api", "Sockets") and call.args and dotted(call.args[0]):
+            self.mounts.append({"parent": dotted(call.args[0]), "child": {"local": name}, "prefix": "", "replace": False})
+
+    def namespace(self, name, call, parent):
+        first = self.string(call.args[0]) if call.args else None
+        path = self.string(self.keyword(call, "path"))
+        prefix = path if path is not None else ("/" + first if first else "")
+        framework = "flask-restx"
+        self.containers[name] = {"framework": framework, "prefix": prefix}
+        if parent:
+            self.mounts.append({"parent": parent, "child": {"local": name}, "prefix": "", "replace": False})
+
+    def imported_modules(self):
+        return {binding["module"].split(".")[0] for binding in self.imports.values()}
 
     def note_framework(self, module):
         framework = FRAMEWORK_MODULES.get(module)
@@ -150,27 +200,38 @@ class File:
             return known["framework"]
         return self.frameworks[0] if self.frameworks else None
 
-    def add_route(self, container, method, path, style, line, framework=None):
-        self.routes.append({"container": container, "method": method, "path": path, "style": style,
-                            "line": line, "framework": framework or self.framework_of(container)})
+    def add_route(self, container, method, path, style, line, framework=None, target=None):
+        route = {"container": container, "method": method, "path": path, "style": style,
+                 "line": line, "framework": framework or self.framework_of(container)}
+        if target is not None:
+            route["target"] = target
+        self.routes.append(route)
+        return route
 
     def scan(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for decorator in node.decorator_list:
                     self.decorator(decorator, node)
                 args = [arg.arg for arg in node.args.args]
                 if args[:2] == ["environ", "start_response"]:
-                    for method, path, style, line in Dispatch(self, [node]).hits():
-                        self.add_route("wsgi@" + str(node.lineno), method, path, style, line, "wsgi")
+                    for method, path, style, line, target in Dispatch(self, [node]).hits():
+                        self.add_route("wsgi@" + str(node.lineno), method, path, style, line, "wsgi", target)
             elif isinstance(node, ast.ClassDef):
                 self.handler_class(node)
+                for decorator in node.decorator_list:
+                    self.class_decorator(decorator, node)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 self.mount_call(node)
             elif isinstance(node, (ast.Assign, ast.AugAssign)):
                 self.urlpatterns(node)
 
     def decorator(self, decorator, function):
+        if isinstance(decorator, ast.Attribute) and decorator.attr in ("before_request", "before_app_request"):
+            container = dotted(decorator.value)
+            app_wide = decorator.attr == "before_app_request" or self.containers.get(container, {}).get("app", False)
+            self.hooks.append((container, function, app_wide))
+            return
         if not isinstance(decorator, ast.Call) or not isinstance(decorator.func, ast.Attribute):
             return
         container = dotted(decorator.func.value)
@@ -183,15 +244,28 @@ class File:
             return
         style = "angle" if "<" in path else "brace"
         framework = self.framework_of(container)
-        if member in ("websocket", "websocket_route") or (member == "route" and framework == "flask-sock"):
+        if member in ("websocket", "websocket_route") or (member == "route" and framework in WEBSOCKET_FRAMEWORKS):
             self.channels.append({"container": container, "path": path, "style": style,
                                   "line": decorator.lineno, "framework": framework or "websocket"})
             return
+        target = ("function", self, function)
         if member in HTTP:
-            self.add_route(container, member.upper(), path, style, decorator.lineno)
+            self.add_route(container, member.upper(), path, style, decorator.lineno, None, target)
         elif member in ("route", "api_route"):
             for method in self.methods_of(self.keyword(decorator, "methods"), ["GET"]):
-                self.add_route(container, method, path, style, decorator.lineno)
+                self.add_route(container, method, path, style, decorator.lineno, None, target)
+
+    def class_decorator(self, decorator, cls):
+        """Flask-RESTX '@ns.route("/x")' (and look-alikes) on a Resource class: its methods are the routes."""
+        if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) and decorator.func.attr == "route"):
+            return
+        container = dotted(decorator.func.value)
+        path = self.string(decorator.args[0]) if decorator.args else None
+        if container is None or path is None or not path.startswith("/"):
+            return
+        style = "angle" if "<" in path else "brace"
+        explicit = self.methods_of(self.keyword(decorator, "methods"), None)
+        self.add_route(container, "ALL", path, style, decorator.lineno, None, ("class", self, cls, explicit))
 
     def mount_call(self, node):
         member = node.func.attr
@@ -213,11 +287,28 @@ class File:
         elif member == "add_url_rule" and (node.args or self.keyword(node, "rule")):
             rule = self.string(node.args[0] if node.args else self.keyword(node, "rule"))
             view = self.keyword(node, "view_func") or (node.args[2] if len(node.args) >= 3 else None)
-            # A class-based view (View.as_view) answers whatever methods the class defines.
-            default = ["ALL"] if call_name(view) == "as_view" else ["GET"]
+            explicit = self.methods_of(self.keyword(node, "methods"), None)
             if rule and rule.startswith("/"):
-                for method in self.methods_of(self.keyword(node, "methods"), default):
-                    self.add_route(parent, method, rule, "angle" if "<" in rule else "brace", node.lineno)
+                style = "angle" if "<" in rule else "brace"
+                # A class-based view (View.as_view) answers whatever methods the class defines.
+                placeholder = "ALL" if call_name(view) == "as_view" else "GET"
+                target = ("view", view, explicit) if view is not None else None
+                self.add_route(parent, placeholder, rule, style, node.lineno, None, target)
+        elif member == "add_resource" and len(node.args) >= 2:
+            # Flask-RESTful / RESTX: api.add_resource(UserResource, "/users/<int:id>", "/u/<int:id>")
+            for argument in node.args[1:]:
+                rule = self.string(argument)
+                if rule and rule.startswith("/"):
+                    style = "angle" if "<" in rule else "brace"
+                    self.add_route(parent, "ALL", rule, style, node.lineno, None, ("view", node.args[0], None))
+        elif member in ("add_namespace", "init_app") and node.args:
+            child = self.reference(node.args[0])
+            path_node = self.keyword(node, "path")
+            path = self.string(path_node) if path_node is not None else None
+            if child and member == "add_namespace":
+                self.mounts.append({"parent": parent, "child": child, "prefix": path or "", "replace": path is not None})
+            elif child and member == "init_app" and parent in self.containers:
+                self.mounts.append({"parent": dotted(node.args[0]), "child": {"local": parent}, "prefix": "", "replace": False})
         elif member in ("add_get", "add_post", "add_put", "add_patch", "add_delete", "add_head") and node.args:
             path = self.string(node.args[0])
             if path and path.startswith("/"):
@@ -230,20 +321,23 @@ class File:
             prefix = self.string(node.args[0])
             if prefix is not None:
                 base = prefix.strip("^").strip("/")
-                for method in ("GET", "POST"):
-                    self.add_route(parent, method, base + "/", "angle", node.lineno)
-                for method in ("GET", "PUT", "PATCH", "DELETE"):
-                    self.add_route(parent, method, base + "/{pk}/", "brace", node.lineno)
+                route = self.add_route(parent, "ALL", base, "brace", node.lineno, None, ("viewset", node.args[1], "pk"))
+                route["trailing"] = self.containers[parent].get("trailing", True)
 
     def urlpatterns(self, node):
+        """urlpatterns (or any list of path()/re_path()/url() entries, which include() may name) as a container."""
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if not any(isinstance(target, ast.Name) and target.id == "urlpatterns" for target in targets):
-            return
+        names = [target.id for target in targets if isinstance(target, ast.Name)]
         value = node.value
-        if not isinstance(value, (ast.List, ast.Tuple)):
+        is_list = isinstance(value, (ast.List, ast.Tuple))
+        patterns = is_list and any(call_name(element) in ("path", "re_path", "url") for element in value.elts)
+        container = "urlpatterns" if "urlpatterns" in names else (names[0] if names and patterns else None)
+        if container is None:
+            return
+        if not is_list:
             child = self.urls_reference(value)
             if child:
-                self.mounts.append({"parent": "urlpatterns", "child": child, "prefix": "", "replace": False})
+                self.mounts.append({"parent": container, "child": child, "prefix": "", "replace": False})
             return
         for element in value.elts:
             name = call_name(element)
@@ -257,34 +351,50 @@ class File:
             if call_name(target) == "include" and target.args:
                 child = self.urls_reference(target.args[0])
                 if child:
-                    self.mounts.append({"parent": "urlpatterns", "child": child, "prefix": route,
+                    self.mounts.append({"parent": container, "child": child, "prefix": route,
                                         "style": style, "replace": False})
                 continue
-            self.add_route("urlpatterns", "ALL", route, style, element.lineno, "django")
+            self.add_route(container, "ALL", route, style, element.lineno, "django",
+                           ("view", target, None) if target is not None else None)
 
     def urls_reference(self, node):
+        """What include() names: a module path, a module object, a router's .urls, a list, a (list, app) pair."""
+        if isinstance(node, ast.Tuple) and node.elts:
+            return self.urls_reference(node.elts[0])
         module = self.string(node)
         if module is not None:
             return {"module": module, "level": 0, "name": None, "attrs": ["urlpatterns"]}
         if isinstance(node, ast.Attribute) and node.attr == "urls":
             return self.reference(node.value)
-        return None
+        reference = self.reference(node)
+        if reference is None or "local" in reference:
+            return reference
+        # An imported module object: its urlpatterns.
+        reference["attrs"] = reference["attrs"] + ["urlpatterns"]
+        return reference
 
     def handler_class(self, node):
         functions = [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
         handlers = [item for item in functions if re.match(r"^do_[A-Z]+$", item.name)]
         if not handlers:
             return
-        for method, path, style, line in Dispatch(self, functions, node).hits():
-            self.add_route(node.name, method, path, style, line, "http.server")
+        for method, path, style, line, target in Dispatch(self, functions, node).hits():
+            self.add_route(node.name, method, path, style, line, "http.server", target)
 
 
 ${PYTHON_DISPATCH_SCRIPT}
+${PYTHON_PROJECT_SCRIPT}
+${PYTHON_SCHEMA_SCRIPT}
+${PYTHON_INPUTS_SCRIPT}
+${PYTHON_FASTAPI_SCRIPT}
+${PYTHON_DJANGO_SCRIPT}
+${PYTHON_HANDLERS_SCRIPT}
 
 def main():
     request = json.load(sys.stdin)
     root = request["root"]
     output = {"files": {}, "errors": []}
+    files = {}
     for rel in request["files"]:
         try:
             with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as handle:
@@ -293,20 +403,40 @@ def main():
             output["errors"].append(rel + ": " + str(error).splitlines()[0])
             continue
         facts = File(rel, tree)
-        facts.collect()
+        try:
+            facts.collect()
+        except Exception as error:
+            output["errors"].append(rel + ": not read (" + type(error).__name__ + ")")
+            continue
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 if call_name(node.value) == "compile" and node.value.args:
                     pattern = facts.string(node.value.args[0])
                     if pattern is not None:
                         facts.consts["re:" + node.targets[0].id] = pattern
-        facts.scan()
-        if facts.routes or facts.mounts or facts.channels or facts.containers:
-            output["files"][rel] = {
-                "containers": facts.containers, "routes": facts.routes, "mounts": facts.mounts,
-                "channels": facts.channels, "frameworks": facts.frameworks,
-            }
-    json.dump(output, sys.stdout)
+        try:
+            facts.scan()
+        except Exception as error:
+            output["errors"].append(rel + ": routes not read (" + type(error).__name__ + ")")
+            continue
+        files[rel] = facts
+    finisher = Finisher(Project(files))
+    for rel, facts in files.items():
+        if not (facts.routes or facts.mounts or facts.channels or facts.containers):
+            continue
+        try:
+            finisher.finish(facts)
+        except Exception as error:
+            # The routes stand without their inputs rather than not at all.
+            output["errors"].append(rel + ": handlers not read (" + type(error).__name__ + ")")
+            for route in facts.routes:
+                route.pop("target", None)
+                route.pop("trailing", None)
+        output["files"][rel] = {
+            "containers": facts.containers, "routes": facts.routes, "mounts": facts.mounts,
+            "channels": facts.channels, "frameworks": facts.frameworks,
+        }
+    sys.stdout.write(json.dumps(output))
 
 
 main()

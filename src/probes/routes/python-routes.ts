@@ -1,8 +1,11 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { ContainerGraph } from "./container-graph.ts";
 import { normalizePathTemplate, type PathStyle } from "./path-template.ts";
 import { PYTHON_ROUTE_SCRIPT } from "./python-route-script.ts";
+import type { RouteInputs } from "./route-inputs.ts";
 
 // Runs the Python extractor once over every .py file and turns its per-file facts into a container graph,
 // resolving `from .views import bp`, `include("shop.urls")` and friends to files of the tree.
@@ -21,6 +24,8 @@ interface PythonFileFacts {
     style: PathStyle;
     line: number;
     framework: string | null;
+    /** What the route's handler reads and declares, already in the map's shape. */
+    inputs?: RouteInputs;
   }>;
   mounts: Array<{
     parent: string;
@@ -45,35 +50,105 @@ export interface PythonScan {
   notes: string[];
 }
 
+const EMPTY: PythonScan = {
+  graph: { containers: [], mounts: [], routes: [] },
+  channels: [],
+  frameworks: [],
+  notes: [],
+};
+const MAX_OUTPUT = 64 * 1024 * 1024;
+
 export function scanPythonRoutes(root: string, files: string[], timeoutMs = 60_000): PythonScan {
-  const empty: PythonScan = {
-    graph: { containers: [], mounts: [], routes: [] },
-    channels: [],
-    frameworks: [],
-    notes: [],
-  };
-  if (files.length === 0) return empty;
-  const result = spawnSync("python3", ["-c", PYTHON_ROUTE_SCRIPT], {
+  if (files.length === 0) return structuredClone(EMPTY);
+  const result = spawnSync(pythonInterpreter(), ["-c", PYTHON_ROUTE_SCRIPT], {
     input: JSON.stringify({ root, files }),
     encoding: "utf8",
     timeout: timeoutMs,
-    maxBuffer: 64 * 1024 * 1024,
+    maxBuffer: MAX_OUTPUT,
   });
-  if (result.error || result.status !== 0) {
-    const reason = result.error?.message ?? result.stderr.trim().split("\n").pop() ?? `exit ${result.status}`;
+  const failure =
+    result.error?.message ?? (result.status !== 0 ? lastLine(result.stderr, result.status) : undefined);
+  return finishScan(failure, result.stdout, files);
+}
+
+/**
+ * Starts the Python extractor in a child process and answers its scan later, so the caller can read the
+ * JavaScript files meanwhile. The request goes through a file: a pipe would fill while the caller is busy.
+ */
+export function startPythonRoutes(
+  root: string,
+  files: string[],
+  timeoutMs = 60_000,
+): () => Promise<PythonScan> {
+  if (files.length === 0) return async () => structuredClone(EMPTY);
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-routes-"));
+  const requestFile = path.join(folder, "request.json");
+  fs.writeFileSync(requestFile, JSON.stringify({ root, files }));
+  const input = fs.openSync(requestFile, "r");
+  const child = spawn(pythonInterpreter(), ["-c", PYTHON_ROUTE_SCRIPT], { stdio: [input, "pipe", "pipe"] });
+  fs.closeSync(input);
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  let size = 0;
+  child.stdout?.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_OUTPUT) child.kill();
+    else stdout.push(chunk);
+  });
+  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+  const started = Date.now();
+  const done = new Promise<PythonScan>((resolve) => {
+    const finish = (failure: string | undefined): void => {
+      clearTimeout(timer);
+      fs.rmSync(folder, { recursive: true, force: true });
+      resolve(finishScan(failure, Buffer.concat(stdout).toString("utf8"), files));
+    };
+    // The timeout counts from the start, while the caller may still be busy: checked once it listens.
+    const timer = setTimeout(() => child.kill(), Math.max(1, timeoutMs - (Date.now() - started)));
+    child.on("error", (error) => finish(error.message));
+    child.on("close", (status, signal) =>
+      finish(
+        status === 0
+          ? undefined
+          : signal
+            ? `stopped by ${signal}`
+            : lastLine(Buffer.concat(stderr).toString("utf8"), status),
+      ),
+    );
+  });
+  return () => done;
+}
+
+function lastLine(stderr: string, status: number | null): string {
+  return stderr.trim().split("\n").pop() || `exit ${status}`;
+}
+
+function finishScan(failure: string | undefined, stdout: string, files: string[]): PythonScan {
+  if (failure !== undefined) {
     return {
-      ...empty,
-      notes: [`Python routes not read (python3 failed: ${reason}); ${files.length} .py files skipped`],
+      ...structuredClone(EMPTY),
+      notes: [`Python routes not read (python3 failed: ${failure}); ${files.length} .py files skipped`],
     };
   }
-  const output = JSON.parse(result.stdout) as PythonOutput;
+  const output = JSON.parse(stdout) as PythonOutput;
   const scan = toGraph(output, new Set(files));
   if (output.errors.length > 0) {
     scan.notes.push(
-      `${output.errors.length} Python files did not parse, e.g. ${output.errors.slice(0, 3).join("; ")}`,
+      `${output.errors.length} Python files not (fully) read, e.g. ${output.errors.slice(0, 3).join("; ")}`,
     );
   }
   return scan;
+}
+
+/**
+ * The interpreter that runs the extractor: `QAAS_PYTHON` when set, else the system's own python3 (version
+ * managers' shims on PATH can take seconds to start), else whatever `python3` PATH finds. The script needs
+ * only the standard library.
+ */
+export function pythonInterpreter(): string {
+  const chosen = process.env.QAAS_PYTHON;
+  if (chosen) return chosen;
+  return fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }
 
 function toGraph(output: PythonOutput, files: ReadonlySet<string>): PythonScan {
@@ -99,6 +174,7 @@ function toGraph(output: PythonOutput, files: ReadonlySet<string>): PythonScan {
         file,
         line: route.line,
         framework: route.framework ?? undefined,
+        ...(route.inputs ? { inputs: route.inputs } : {}),
       });
     }
     for (const mount of facts.mounts) {

@@ -18,6 +18,12 @@ const TEST_FOLDERS = new Set([
   "fixtures",
 ]);
 
+/** Copies of other people's libraries kept in the repository: their routes are not the application's. */
+const COPIED_LIBRARY_FOLDERS = new Set(["_vendor", "vendors", "third_party", "third-party"]);
+
+/** Files a browser downloads as they are (jQuery, Bootstrap, bundles): no server declares a route there. */
+const BROWSER_ASSET_FOLDERS = new Set(["public", "static", "assets", "wwwroot", "staticfiles"]);
+
 const TEST_FILE =
   /(\.|_)(test|spec)\.[cm]?[jt]sx?$|^test_.*\.py$|_test\.py$|^conftest\.py$|\.d\.ts$|\.min\.js$/;
 const FORBIDDEN_FILE = /^defects\.ya?ml$/i;
@@ -29,6 +35,8 @@ export interface SourceTreeOptions {
   maxFiles?: number;
   /** Skip files larger than this (default 512 KiB): generated bundles, not code someone routes in. */
   maxFileBytes?: number;
+  /** Also skip folders of browser assets (`public/`, `static/`): for readers of server code only. */
+  skipBrowserAssets?: boolean;
 }
 
 export interface SourceTree {
@@ -46,7 +54,8 @@ export function listSourceFiles(
 ): SourceTree {
   const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)));
   const walked = walkFiles(root, {
-    skipFolder: isSkippedFolder,
+    skipFolder: (name) =>
+      isSkippedFolder(name) || (options.skipBrowserAssets === true && BROWSER_ASSET_FOLDERS.has(name)),
     keep: (relative, name) =>
       extensions.has(path.extname(name)) &&
       !TEST_FILE.test(name) &&
@@ -59,7 +68,7 @@ export function listSourceFiles(
 }
 
 export function isSkippedFolder(name: string): boolean {
-  return isVendoredFolder(name) || TEST_FOLDERS.has(name);
+  return isVendoredFolder(name) || TEST_FOLDERS.has(name) || COPIED_LIBRARY_FOLDERS.has(name);
 }
 
 /** Reads a file of the tree as text, or undefined when it cannot be read. */

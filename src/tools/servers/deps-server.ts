@@ -1,8 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { loadSnapshot } from "../../probes/deps/advisory-snapshot.ts";
-import { dependencyFinding, findVulnerable } from "../../probes/deps/audit.ts";
+import { auditDependencies } from "../../probes/deps/audit.ts";
 import { LOCKFILE_NAMES } from "../../probes/deps/lockfiles.ts";
 import type { ToolContext } from "../context.ts";
 import { err, ok } from "../result.ts";
@@ -22,7 +21,7 @@ export const auditDependenciesTool = defineTool({
   name: "audit_dependencies",
   server: "deps",
   description:
-    "Read the target's lockfiles (package-lock.json v1-3, yarn.lock, pnpm-lock.yaml, requirements.txt, poetry.lock, Pipfile.lock; root and one level of subfolders) and match every pinned version against the advisory snapshot shipped with qaas (OSV format; introduced/fixed/last_affected ranges). One candidate per vulnerable name@version (location `dependency`); transitive pins are held (confidence 0.6). Needs no live target.",
+    "Read the target's lockfiles (package-lock.json v1-3, yarn.lock, pnpm-lock.yaml, requirements.txt, poetry.lock, Pipfile.lock; root and one level of subfolders) and match every pinned version against the advisory snapshot shipped with qaas (Node.js security WG, PyPA, RetireJS and curated GHSA records; ranges read by semver and PEP 440). The answer's stats carry the snapshot's date, sources and data age (with a note when older than 90 days). One candidate per vulnerable name@version (location `dependency`); transitive pins are held (confidence 0.6). Needs no live target.",
   input: z.strictObject({
     /** Also report packages only pulled in by others at full confidence. */
     include_transitive: z.boolean().default(false),
@@ -34,29 +33,11 @@ export const auditDependenciesTool = defineTool({
       return err(
         "audit_dependencies: the target has no source root (profile source.path or --repo); lockfiles cannot be read",
       );
-    let index: ReturnType<typeof loadSnapshot>;
     try {
-      index = loadSnapshot();
+      return ok(auditDependencies(context, root, { includeTransitive: input.include_transitive }));
     } catch (error) {
       return err(`audit_dependencies: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const { lockfiles, packages, vulnerable } = findVulnerable(root, index);
-    const candidates = vulnerable.map((entry) => {
-      const draft = dependencyFinding(context, "audit_dependencies", entry, index.snapshot.snapshot_date);
-      return input.include_transitive && !entry.installed.direct ? { ...draft, confidence: 0.8 } : draft;
-    });
-    return ok({
-      candidates,
-      stats: {
-        lockfiles,
-        packages,
-        vulnerable: vulnerable.length,
-        direct: vulnerable.filter((entry) => entry.installed.direct).length,
-        advisories_in_snapshot: index.snapshot.advisories.length,
-        snapshot_date: index.snapshot.snapshot_date,
-        requests: 0,
-      },
-    });
   },
 });
 

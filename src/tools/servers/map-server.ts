@@ -4,15 +4,22 @@ import path from "node:path";
 import { z } from "zod";
 import { QaasError } from "../../errors.ts";
 import type { GuardedAction } from "../../guardrails/actions.ts";
-import { SystemMapSchema } from "../../map/system-map.ts";
+import { type SystemMap, SystemMapSchema } from "../../map/system-map.ts";
+import { effectiveDatabase } from "../../probes/data/target-database.ts";
+import {
+  discoveredNote,
+  discoverOpenApi,
+  USUAL_OPENAPI_PATHS,
+} from "../../probes/openapi/discover-openapi.ts";
 import {
   loadOpenApi,
   operationsFromOpenApi,
   resolveOpenApiLocation,
 } from "../../probes/openapi/load-openapi.ts";
 import { findOwnership } from "../../probes/ownership/ownership.ts";
-import { crawlPages } from "../../probes/pages/crawl-pages.ts";
-import { scanSourceRoutes } from "../../probes/routes/find-source-routes.ts";
+import { scanChannels } from "../../probes/realtime/find-channels.ts";
+import { scanSourceRoutesAsync } from "../../probes/routes/find-source-routes.ts";
+import type { FoundDatabase } from "../../probes/schema/find-database.ts";
 import { readPostgresSchema } from "../../probes/schema/read-postgres-schema.ts";
 import { readSqliteSchema } from "../../probes/schema/read-sqlite-schema.ts";
 import type { LoadedTarget, ToolContext } from "../context.ts";
@@ -20,6 +27,7 @@ import { err, ok, type ToolResult } from "../result.ts";
 import { defineTool, type ToolDefinition } from "../tool.ts";
 import { composeOperations, composeSystemMap, liveBaseUrl, type MapPart, mapDraft } from "./map-draft.ts";
 import { mapGraphqlTools } from "./map-graphql-tools.ts";
+import { mapWebTools } from "./map-web-tools.ts";
 
 // MAPPER's tools. Each reads one part of the target into the run's draft map and answers a summary
 // (counts, a few examples), never the whole part: a model seat's context stays small, and the full map
@@ -35,7 +43,12 @@ const mapOpenApi = defineTool({
   input: z.strictObject({ location: z.string().min(1).optional() }),
   actions: (input, context) => {
     const location = input.location ?? context.target?.profile.api?.openapi;
-    if (!location) return [];
+    if (!location) {
+      const base = liveBaseUrl(context.target);
+      return base && discoveryAllowed(context.target)
+        ? USUAL_OPENAPI_PATHS.map((usual) => getAction(joinUrl(base, usual)))
+        : [];
+    }
     try {
       const resolved = resolveOpenApiLocation(location, openApiOptions(context.target));
       return [
@@ -49,9 +62,34 @@ const mapOpenApi = defineTool({
     const draft = mapDraft(context);
     const location = input.location ?? context.target?.profile.api?.openapi;
     if (!location) {
-      draft.openapi = null;
-      draft.documentedOperations = [];
-      return skipped(context, "openapi", "the profile names no OpenAPI document (api.openapi)");
+      const discovered =
+        context.target && discoveryAllowed(context.target)
+          ? await discoverOpenApi(context.target, { signal: context.signal })
+          : undefined;
+      if (!discovered) {
+        draft.openapi = null;
+        draft.documentedOperations = [];
+        return skipped(
+          context,
+          "openapi",
+          discoveryAllowed(context.target)
+            ? "no OpenAPI document: the profile names none (api.openapi) and none was found in the source or at the usual URLs"
+            : "no OpenAPI document: the profile names none and says not to look for one (api.discover: false)",
+        );
+      }
+      const operations = operationsFromOpenApi(discovered.loaded.document, {
+        basePath: context.target?.profile.api?.base_path,
+      });
+      draft.openapi = discovered.loaded;
+      draft.documentedOperations = operations;
+      setNotes(context, "openapi", [discoveredNote(discovered)]);
+      return ok({
+        source: discovered.loaded.source,
+        version: discovered.loaded.version,
+        found: discovered.found,
+        operations: operations.length,
+        examples: operations.slice(0, EXAMPLES).map((operation) => `${operation.method} ${operation.path}`),
+      });
     }
     try {
       const resolved = resolveOpenApiLocation(location, openApiOptions(context.target));
@@ -99,7 +137,7 @@ const mapSourceRoutes = defineTool({
     if (!fs.existsSync(scanRoot))
       return skipped(context, "source", `source folder ${scanRoot} does not exist`);
     const prefix = path.relative(root, scanRoot).split(path.sep).join("/");
-    const scan = scanSourceRoutes(scanRoot, {
+    const scan = await scanSourceRoutesAsync(scanRoot, {
       exclude: context.target?.goldenLedger ? [context.target.goldenLedger] : [],
       maxFiles: input.max_files,
     });
@@ -107,7 +145,11 @@ const mapSourceRoutes = defineTool({
       prefix ? { ...route, file: `${prefix}/${route.file}` } : route,
     );
     draft.sourceChannels = [...new Set(scan.channels.map((channel) => channel.path))];
-    const notes = [...scan.notes];
+    const channelScan = scanChannels(scanRoot, {
+      exclude: context.target?.goldenLedger ? [context.target.goldenLedger] : [],
+    });
+    draft.channels = channelScan.channels.map((found) => found.channel);
+    const notes = [...scan.notes, ...channelScan.notes];
     if (scan.routes.length === 0)
       notes.push("no routes found in the source (framework not recognised, or none)");
     setNotes(context, "source", notes);
@@ -118,62 +160,13 @@ const mapSourceRoutes = defineTool({
       files_read: scan.files,
       routes: draft.routes.length,
       by_framework: countBy(draft.routes.map((route) => route.framework)),
-      channels: draft.sourceChannels,
+      channels: [...new Set([...draft.sourceChannels, ...draft.channels.map((channel) => channel.path)])],
       undocumented_operations: draft.openapi ? undocumented.length : undefined,
       examples: (draft.openapi ? undocumented : draft.routes)
         .slice(0, EXAMPLES)
         .map((item) => `${item.method} ${item.path}`),
       notes,
     });
-  },
-});
-
-const mapPages = defineTool({
-  name: "map_pages",
-  server: "map",
-  description:
-    "Crawl the live target's HTML pages from its UI entry (profile ui.entry, or `entry`), same origin only, never following sign-out links or submitting forms that change state. Answers page counts and broken pages.",
-  input: z.strictObject({
-    entry: z.string().min(1).optional(),
-    max_pages: z.number().int().positive().max(500).optional(),
-  }),
-  actions: (input, context) => {
-    const base = liveBaseUrl(context.target);
-    const entry = input.entry ?? context.target?.profile.ui?.entry;
-    return base && entry !== undefined ? [getAction(joinUrl(base, entry))] : [];
-  },
-  async run(input, context) {
-    const draft = mapDraft(context);
-    const base = liveBaseUrl(context.target);
-    const entry = input.entry ?? context.target?.profile.ui?.entry;
-    if (!base)
-      return skipped(
-        context,
-        "pages",
-        "the target is not live (environment.mode none or no base_url): pages not crawled",
-      );
-    if (entry === undefined)
-      return skipped(context, "pages", "the profile has no ui section: pages not crawled");
-    try {
-      const pages = await crawlPages(base, entry, { maxPages: input.max_pages, signal: context.signal });
-      draft.pages = pages;
-      const notes = pages.length === 0 ? [`no page reached from ${entry}`] : [];
-      setNotes(context, "pages", notes);
-      return ok({
-        pages: pages.length,
-        by_status: countBy(pages.map((page) => String(page.status ?? "unreachable"))),
-        forms: pages.reduce((sum, page) => sum + page.forms.length, 0),
-        broken: pages
-          .filter((page) => page.status === undefined || page.status >= 400)
-          .slice(0, EXAMPLES)
-          .map((page) => page.path),
-        examples: pages
-          .slice(0, EXAMPLES)
-          .map((page) => (page.title ? `${page.path} (${page.title})` : page.path)),
-      });
-    } catch (error) {
-      return failed(context, "pages", `pages from ${entry} not crawled`, error);
-    }
   },
 });
 
@@ -184,20 +177,25 @@ const mapDatabase = defineTool({
     "Read the target database's schema (tables, columns, primary and foreign keys, unique and plain indexes, CHECK constraints) read-only into the draft map. SQLite from the profile's path (or `path`, under the target root); PostgreSQL from the profile's secret_ref URL.",
   input: z.strictObject({ path: z.string().min(1).optional() }),
   actions: (input, context) => {
-    const database = context.target?.profile.database;
+    const database = effectiveDatabase(context.target, context.shared);
     const file = input.path ?? (database?.kind === "sqlite" ? database.path : undefined);
     return file ? [{ kind: "read_file", path: file }] : [];
   },
   async run(input, context) {
     const draft = mapDraft(context);
-    const database = context.target?.profile.database;
+    const database = effectiveDatabase(context.target, context.shared);
     const kind = input.path ? "sqlite" : database?.kind;
-    if (!kind) return skipped(context, "database", "the profile has no database section: schema not read");
+    if (!kind)
+      return skipped(
+        context,
+        "database",
+        "no database: the profile has no database section and the source shows none",
+      );
     try {
       let tables: NonNullable<typeof draft.database>["tables"];
       if (kind === "sqlite") {
         const root = context.target?.root;
-        const relative = input.path ?? database?.path;
+        const relative = input.path ?? (database?.kind === "sqlite" ? database.path : undefined);
         if (!relative)
           return skipped(context, "database", "database.kind is sqlite but database.path is missing");
         const file = root ? path.resolve(root, relative) : path.resolve(relative);
@@ -211,7 +209,7 @@ const mapDatabase = defineTool({
         }
         tables = readSqliteSchema(file);
       } else {
-        const variable = database?.url?.replace(/^secret_ref:/, "");
+        const variable = database?.kind === "postgres" ? database.variable : undefined;
         const url = variable ? process.env[variable] : undefined;
         if (!url)
           return skipped(
@@ -221,10 +219,12 @@ const mapDatabase = defineTool({
           );
         tables = await readPostgresSchema(url);
       }
-      draft.database = { kind, tables };
+      const found = input.path ? undefined : database?.found;
+      draft.database = { kind, tables, ...(found ? { found: foundOf(found) } : {}) };
       setNotes(context, "database", tables.length === 0 ? ["the database has no tables yet"] : []);
       return ok({
         kind,
+        ...(found ? { found_in: found.in } : {}),
         tables: tables.length,
         foreign_keys: tables.reduce((sum, table) => sum + table.foreign_keys.length, 0),
         indexes: tables.reduce((sum, table) => sum + table.indexes.length, 0),
@@ -312,12 +312,24 @@ const saveSystemMap = defineTool({
 export const mapTools: ToolDefinition[] = [
   mapOpenApi,
   mapSourceRoutes,
-  mapPages,
+  ...mapWebTools,
   ...mapGraphqlTools,
   mapDatabase,
   mapOwnership,
   saveSystemMap,
 ];
+
+/** Where the source showed the database, in the map's shape. */
+function foundOf(found: FoundDatabase): NonNullable<NonNullable<SystemMap["database"]>["found"]> {
+  return found.kind === "sqlite"
+    ? { path: found.path, in: found.in }
+    : { url_env: found.url_env, in: found.in };
+}
+
+/** A profile may say its target has no document to find (to test it as an application without one). */
+function discoveryAllowed(target: LoadedTarget | undefined): boolean {
+  return target?.profile.api?.discover ?? true;
+}
 
 function openApiOptions(target: LoadedTarget | undefined): { root?: string; baseUrl?: string } {
   return { root: target?.root, baseUrl: liveBaseUrl(target) };

@@ -1,0 +1,52 @@
+import fs from "node:fs";
+import path from "node:path";
+import { QaasError } from "../../errors.ts";
+
+// The system's Chromium (Debian's package), driven by playwright-core: no browser download, ever.
+
+const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium"];
+const ON_PATH = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
+
+/** Headless flags that work as root in a container (no sandbox, no GPU, nothing phoning home). */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** `$QAAS_CHROMIUM`, else the usual install paths, else the first Chromium on PATH. */
+export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.QAAS_CHROMIUM?.trim();
+  if (configured) {
+    if (isExecutable(configured)) return configured;
+    throw new QaasError(
+      "CHROMIUM_MISSING",
+      `QAAS_CHROMIUM is ${configured}, which is not an executable file; point it at Chromium or unset it`,
+    );
+  }
+  for (const candidate of CANDIDATES) if (isExecutable(candidate)) return candidate;
+  for (const folder of (env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
+    for (const name of ON_PATH) {
+      const candidate = path.join(folder, name);
+      if (isExecutable(candidate)) return candidate;
+    }
+  }
+  throw new QaasError(
+    "CHROMIUM_MISSING",
+    "no Chromium found (looked at $QAAS_CHROMIUM, /usr/bin/chromium, /usr/bin/chromium-browser and PATH): install it with `apt-get install -y chromium`, or set QAAS_CHROMIUM to its path",
+  );
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,272 @@
+import type { Browser, BrowserContext, Route } from "playwright-core";
+import { parseCookieHeader } from "../pages/cookie-jar.ts";
+import { mayFollow, NEVER_FOLLOW } from "../pages/urls.ts";
+import { CHROMIUM_ARGS, findChromium } from "./chromium.ts";
+
+// What pages ask the server for when a real browser loads them: each page is opened as each role in
+// Chromium, left to settle, and every same-origin XHR/fetch it makes is recorded (method, URL, content
+// type, body). Nothing is clicked or typed. One browser per call, one context per role, each page closed
+// when done, everything closed on error or abort.
+
+export interface TrafficRole {
+  role: string;
+  /** Headers the role's requests carry; a Cookie header becomes the context's cookies. */
+  headers(): Promise<Record<string, string>>;
+  /** Page paths to open (`/path?query`, or `/#/route` for a hash-routed app). */
+  paths: readonly string[];
+}
+
+export interface TrafficOptions {
+  /** Pages opened at most per role, rendered links included (default 20). */
+  maxPagesPerRole?: number;
+  /** How long a page may keep the network busy after `load` (default 3 s). */
+  settleMs?: number;
+  /** Per navigation (default 15 s). */
+  pageTimeoutMs?: number;
+  /** The whole recording, every role together (default 120 s). */
+  maxTotalMs?: number;
+  /** Also open same-origin links scripts render (client-side routes), within the page cap (default true). */
+  followRenderedLinks?: boolean;
+  /** Let writes a page makes on load (POST/PUT/PATCH/DELETE) reach the target; else recorded, then blocked. */
+  allowWrites?: boolean;
+  /** Why a request may never be sent (an operation the profile excludes), or undefined. */
+  refuse?: (method: string, url: string) => string | undefined;
+  /** Chromium to drive (default: found on this machine, see findChromium). */
+  executablePath?: string;
+  signal?: AbortSignal;
+}
+
+export interface ObservedRequest {
+  role: string;
+  /** The page that made it. */
+  page: string;
+  method: string;
+  url: string;
+  resourceType: string;
+  contentType?: string;
+  postData?: string;
+  /** False when the request was recorded but blocked (a write the target does not allow, an excluded operation). */
+  sent: boolean;
+}
+
+export interface RoleTraffic {
+  role: string;
+  pages: number;
+  requests: number;
+  stopped?: "max_pages" | "time" | "aborted";
+  error?: string;
+  /** Pages that failed to load, with why (first few). */
+  failures: string[];
+}
+
+export interface TrafficResult {
+  requests: ObservedRequest[];
+  roles: RoleTraffic[];
+}
+
+const API_TYPES = new Set(["xhr", "fetch", "eventsource"]);
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const MAX_POST_DATA = 64 * 1024;
+
+export async function recordTraffic(
+  baseUrl: string,
+  roles: readonly TrafficRole[],
+  options: TrafficOptions = {},
+): Promise<TrafficResult> {
+  const executablePath = options.executablePath ?? findChromium();
+  const origin = new URL(baseUrl).origin;
+  const deadline = Date.now() + (options.maxTotalMs ?? 120_000);
+  const result: TrafficResult = { requests: [], roles: [] };
+  if (options.signal?.aborted) return result;
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 30_000 });
+  const closeOnAbort = (): void => void browser.close().catch(() => {});
+  options.signal?.addEventListener("abort", closeOnAbort, { once: true });
+  try {
+    for (const role of roles) {
+      if (options.signal?.aborted) break;
+      result.roles.push(await recordRole(browser, role, origin, deadline, options, result.requests));
+    }
+  } finally {
+    options.signal?.removeEventListener("abort", closeOnAbort);
+    await browser.close().catch(() => {});
+  }
+  return result;
+}
+
+async function recordRole(
+  browser: Browser,
+  role: TrafficRole,
+  origin: string,
+  deadline: number,
+  options: TrafficOptions,
+  requests: ObservedRequest[],
+): Promise<RoleTraffic> {
+  const summary: RoleTraffic = { role: role.role, pages: 0, requests: 0, failures: [] };
+  let headers: Record<string, string>;
+  try {
+    headers = await role.headers();
+  } catch (error) {
+    summary.error = error instanceof Error ? error.message : String(error);
+    return summary;
+  }
+  const { cookies, extra } = splitHeaders(headers, origin);
+  let context: BrowserContext | undefined;
+  try {
+    context = await browser.newContext({ serviceWorkers: "block", ignoreHTTPSErrors: true });
+    if (cookies.length > 0) await context.addCookies(cookies);
+    let currentPage = "";
+    await context.route("**/*", (route) =>
+      handle(route, { role: role.role, page: () => currentPage, origin, extra, options, requests, summary }),
+    );
+    const maxPages = options.maxPagesPerRole ?? 20;
+    const queue = [...new Set(role.paths)];
+    const queued = new Set(queue);
+    while (queue.length > 0) {
+      if (summary.pages >= maxPages) {
+        summary.stopped = "max_pages";
+        break;
+      }
+      if (options.signal?.aborted) {
+        summary.stopped = "aborted";
+        break;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        summary.stopped = "time";
+        break;
+      }
+      const path = queue.shift() as string;
+      currentPage = path;
+      summary.pages += 1;
+      const page = await context.newPage();
+      try {
+        await page.goto(new URL(path, origin).href, {
+          waitUntil: "load",
+          timeout: Math.min(options.pageTimeoutMs ?? 15_000, left),
+        });
+        await page
+          .waitForLoadState("networkidle", {
+            timeout: Math.min(options.settleMs ?? 3000, Math.max(1, deadline - Date.now())),
+          })
+          .catch(() => {});
+        if (options.followRenderedLinks ?? true) {
+          const hrefs = await page.$$eval("a[href]", (anchors) =>
+            anchors.map((anchor) => (anchor as HTMLAnchorElement).href),
+          );
+          for (const href of hrefs) {
+            const next = renderedPath(href, origin);
+            if (next && !queued.has(next)) {
+              queued.add(next);
+              queue.push(next);
+            }
+          }
+        }
+      } catch (error) {
+        if (summary.failures.length < 5)
+          summary.failures.push(
+            `${path}: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`,
+          );
+      } finally {
+        await page.close().catch(() => {});
+      }
+    }
+  } catch (error) {
+    summary.error ??= error instanceof Error ? error.message.split("\n")[0] : String(error);
+  } finally {
+    await context?.close().catch(() => {});
+  }
+  return summary;
+}
+
+interface RouteState {
+  role: string;
+  page: () => string;
+  origin: string;
+  extra: Record<string, string>;
+  options: TrafficOptions;
+  requests: ObservedRequest[];
+  summary: RoleTraffic;
+}
+
+/** Every request of the role's pages passes here: recorded when it is the page's own API call, then let through or blocked. */
+async function handle(route: Route, state: RouteState): Promise<void> {
+  const request = route.request();
+  const method = request.method().toUpperCase();
+  let url: URL;
+  try {
+    url = new URL(request.url());
+  } catch {
+    await route.abort().catch(() => {});
+    return;
+  }
+  const type = request.resourceType();
+  const sameOrigin = url.origin === state.origin;
+  if (!sameOrigin) {
+    // Other sites get no credentials and no calls: scripts, styles and fonts load, API calls and beacons do not.
+    if (API_TYPES.has(type) || type === "ping" || type === "websocket") await route.abort().catch(() => {});
+    else await route.continue().catch(() => {});
+    return;
+  }
+  const refused = state.options.refuse?.(method, url.href);
+  const blockedWrite = !SAFE_METHODS.has(method) && !state.options.allowWrites;
+  const leavesSession = type === "document" && NEVER_FOLLOW.test(url.pathname);
+  const send = !refused && !blockedWrite && !leavesSession;
+  if (API_TYPES.has(type)) {
+    const headers = request.headers();
+    const observed: ObservedRequest = {
+      role: state.role,
+      page: state.page(),
+      method,
+      url: url.href,
+      resourceType: type,
+      sent: send,
+    };
+    const contentType = headers["content-type"];
+    if (contentType) observed.contentType = contentType;
+    const postData = request.postData();
+    if (postData) observed.postData = postData.slice(0, MAX_POST_DATA);
+    state.requests.push(observed);
+    state.summary.requests += 1;
+  }
+  if (!send) {
+    await route.abort("blockedbyclient").catch(() => {});
+    return;
+  }
+  await route.continue({ headers: { ...request.headers(), ...state.extra } }).catch(() => {});
+}
+
+/** A role's Cookie header as browser cookies for the target; its other headers go on same-origin requests only. */
+function splitHeaders(
+  headers: Record<string, string>,
+  origin: string,
+): { cookies: Array<{ name: string; value: string; url: string }>; extra: Record<string, string> } {
+  const extra: Record<string, string> = {};
+  let cookies: Array<{ name: string; value: string; url: string }> = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === "cookie")
+      cookies = parseCookieHeader(value).map(([cookie, content]) => ({
+        name: cookie,
+        value: content,
+        url: origin,
+      }));
+    else extra[name.toLowerCase()] = value;
+  }
+  return { cookies, extra };
+}
+
+/** A link a script rendered, as a page to open: same origin, not a sign-out, the fragment kept for hash routes. */
+function renderedPath(href: string, origin: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== origin) return undefined;
+  // `#/route` is a page of a hash-routed app; `#/` is its home, the page itself.
+  const hashRoute = /^#!?\/./.test(url.hash) ? url.hash : "";
+  const path = `${url.pathname}${url.search}`;
+  if (!mayFollow(path) || (hashRoute && NEVER_FOLLOW.test(hashRoute))) return undefined;
+  return `${path}${hashRoute}`;
+}
