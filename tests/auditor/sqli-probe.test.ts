@@ -64,6 +64,7 @@ describe("probe_injection across contexts, error styles and input locations", ()
       "GET /v/search",
       "GET /v/sorted",
       "POST /v/filter",
+      "POST /v/lookup",
       "POST /v/upload",
     ]);
   });
@@ -77,6 +78,7 @@ describe("probe_injection across contexts, error styles and input locations", ()
     expect(title("GET /v/page")).toMatch(/query limit .*\(blind-error\)/);
     expect(title("POST /v/filter")).toMatch(/body filter\.tags\.0 /);
     expect(title("POST /v/upload")).toMatch(/body title /);
+    expect(title("POST /v/lookup")).toMatch(/body code .*\(time-based\)/);
   });
 
   it("rules out the endpoint without SQL that answers 500 to an odd number of quotes", () => {
@@ -87,6 +89,9 @@ describe("probe_injection across contexts, error styles and input locations", ()
   it("gives each finding a generated test that fails while the flaw is there", async () => {
     expect(await failingTestOutput(finding("GET /v/items")!)).toMatch(/must answer alike/);
     expect(await failingTestOutput(finding("GET /v/by-tag")!)).toMatch(/input must never reach the SQL text/);
+    expect(await failingTestOutput(finding("POST /v/lookup")!)).toMatch(
+      /an SQL sleep in the input must not delay/,
+    );
   });
 
   it("keeps the request count per input point bounded", () => {

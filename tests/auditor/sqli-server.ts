@@ -43,6 +43,7 @@ const tagsFilter = {
   },
 };
 const upload = { type: "object", required: ["title"], properties: { title: text } };
+const lookup = { type: "object", required: ["code"], properties: { code: text } };
 
 export const sqliDocument = {
   openapi: "3.0.3",
@@ -57,6 +58,7 @@ export const sqliDocument = {
     "/v/by-pref": get([{ name: "pref", in: "cookie", schema: text }]),
     "/v/filter": post("application/json", tagsFilter),
     "/v/upload": post("multipart/form-data", upload),
+    "/v/lookup": post("application/json", lookup),
     "/s/items": get([query("name")]),
     "/s/items/{id}": get(idPath),
     "/s/search": get([query("q")]),
@@ -66,6 +68,7 @@ export const sqliDocument = {
     "/s/echo": get([query("text")]),
     "/s/strict": get([query("id")]),
     "/s/filter": post("application/json", tagsFilter),
+    "/s/lookup": post("application/json", lookup),
   },
 };
 
@@ -77,6 +80,17 @@ export async function startSqliServer(): Promise<SqliServer> {
   const insert = db.prepare("INSERT INTO items (name, tag, price) VALUES (?, ?, ?)");
   for (const item of ITEMS) insert.run(item.name, item.tag, item.price);
   const rows = (sql: string, ...values: unknown[]) => db.prepare(sql).all(...values);
+  // PostgreSQL's pg_sleep as a table-valued function: a query that calls it holds its answer back that
+  // long (the server waits after the query instead of blocking the event loop).
+  let sleptSeconds = 0;
+  db.table("pg_sleep", {
+    columns: ["pg_sleep"],
+    parameters: ["seconds"],
+    *rows(seconds: unknown) {
+      sleptSeconds += Math.min(Number(seconds) || 0, 1);
+      yield { pg_sleep: "" };
+    },
+  });
   const columns = "id, name, tag, price";
 
   // The error styles a vulnerable operation hides its database error in.
@@ -159,6 +173,14 @@ export async function startSqliServer(): Promise<SqliServer> {
       const title = /name="title"\r\n\r\n([^\r]*)\r\n/.exec(body)?.[1] ?? "";
       return bare500(() => rows(`SELECT ${columns} FROM items WHERE (name = '${title}')`));
     }
+    if (method === "POST" && path === "/v/lookup") {
+      // Errors swallowed and a code that matches nothing: every answer is the same empty list.
+      const code = String((JSON.parse(body) as { code?: unknown }).code ?? "");
+      return swallowed(() => rows(`SELECT ${columns} FROM items WHERE (name = '${code}' AND price >= 0)`), {
+        status: 200,
+        body: { items: [] },
+      });
+    }
     // Safe look-alikes.
     if (method === "GET" && path === "/s/items")
       return {
@@ -224,6 +246,13 @@ export async function startSqliServer(): Promise<SqliServer> {
         body: { items: rows(`SELECT ${columns} FROM items WHERE tag IN (${marks})`, ...tags) },
       };
     }
+    if (method === "POST" && path === "/s/lookup") {
+      const code = String((JSON.parse(body) as { code?: unknown }).code ?? "");
+      return {
+        status: 200,
+        body: { items: rows(`SELECT ${columns} FROM items WHERE (name = ? AND price >= 0)`, code) },
+      };
+    }
     return { status: 404, body: { error: "no route" } };
   };
 
@@ -235,13 +264,16 @@ export async function startSqliServer(): Promise<SqliServer> {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       let answer: Answer;
+      sleptSeconds = 0;
       try {
         answer = handle(request.method ?? "GET", url, request.headers, Buffer.concat(chunks).toString());
       } catch {
         answer = { status: 400, body: { error: "bad request" } };
       }
-      response.writeHead(answer.status, { "content-type": "application/json" });
-      response.end(JSON.stringify(answer.body));
+      setTimeout(() => {
+        response.writeHead(answer.status, { "content-type": "application/json" });
+        response.end(JSON.stringify(answer.body));
+      }, sleptSeconds * 1000);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -35,6 +35,18 @@ export class PointShots {
       prepared: baseline.prepared,
       exchange: baseline.exchange,
     };
+    const ms = baseline.exchange.durationMs ?? 0;
+    this.ordinary = { fastestMs: ms, slowestMs: ms };
+  }
+
+  /** How long the point's ordinary query takes: the fastest and slowest baseline answers (its jitter). */
+  readonly ordinary: { fastestMs: number; slowestMs: number };
+
+  noteOrdinaryAnswer(shot: Shot): void {
+    const ms = shot.exchange?.durationMs;
+    if (ms === undefined) return;
+    this.ordinary.fastestMs = Math.min(this.ordinary.fastestMs, ms);
+    this.ordinary.slowestMs = Math.max(this.ordinary.slowestMs, ms);
   }
 
   get value(): string {
