@@ -186,6 +186,26 @@ function pageOperations(
   return result;
 }
 
+/**
+ * A JSON body the map only inferred from handler code (no document, no form seen): the handler may as well
+ * read a form post (Flask's `request.form`, Express's `urlencoded()`), and a field sent in the wrong
+ * encoding never reaches it, so its flat fields are also tried as a form post.
+ */
+function guessedEncoding(operation: Operation): boolean {
+  return (
+    bodyEncoding(operation) === "json" &&
+    !operation.documented &&
+    !operation.form &&
+    !operation.graphql &&
+    !operation.seen_in.includes("openapi")
+  );
+}
+
+function asFormPost(operation: Operation): Operation {
+  const body = operation.request_body!;
+  return { ...operation, request_body: { ...body, content_type: "application/x-www-form-urlencoded" } };
+}
+
 /** Whether a probe may send this operation at all: no deletes, no replacing of what it did not create. */
 function probeable(operation: Operation, includeWrites: boolean): boolean {
   const method = operation.method.toUpperCase();
@@ -204,7 +224,7 @@ export function inputPoints(map: SystemMap, options: InputPointOptions): InputPo
   const reserved = new Set((options.reserved ?? []).map((name) => name.toLowerCase()));
   const add = (point: InputPoint) => {
     if (!wanted(point.in)) return;
-    const key = pointKey(point);
+    const key = `${pointKey(point)} ${point.in === "body" ? bodyEncoding(point.operation) : ""}`;
     if (!points.has(key)) points.set(key, point);
   };
   for (const operation of map.operations) {
@@ -234,16 +254,18 @@ export function inputPoints(map: SystemMap, options: InputPointOptions): InputPo
     const raw = operation.request_body?.schema;
     const schema = raw ? forDirection(asSchema(raw), "request") : undefined;
     const csrfField = operation.form?.csrf_field;
+    const formTwin = guessedEncoding(operation) ? asFormPost(operation) : undefined;
     for (const field of schema ? bodyFields(schema) : []) {
       if (field.name === csrfField || ANTI_FORGERY_FIELD.test(field.name)) continue;
-      add({
-        operation,
-        in: "body",
+      const point = {
+        in: "body" as const,
         name: field.name,
         numeric: isNumeric(field.schema),
         choices: choicesOf(field.schema),
         ...(page ? { page } : {}),
-      });
+      };
+      add({ operation, ...point });
+      if (formTwin && !field.name.includes(".")) add({ operation: formTwin, ...point });
     }
   }
   for (const { operation, page, fields, in: where } of pageOperations(map)) {
