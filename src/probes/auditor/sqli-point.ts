@@ -29,6 +29,7 @@ export interface PointResult {
 }
 
 const QUOTES: readonly QuoteChar[] = ["'", '"'];
+const REFUSED: readonly number[] = [400, 422];
 
 export async function testSqlPoint(
   run: ProbeRun,
@@ -88,6 +89,10 @@ async function findProof(
     stats.unstable += 1;
     return timeBased(shots, dbms, numeric, anyChange, stats);
   }
+
+  // A baseline the application refused as invalid (400, 422) never reached a query: how its validation
+  // message varies with the input says nothing about SQL, so only the database's own signals count there.
+  if (REFUSED.includes(shots.status(base))) return timeBased(shots, dbms, numeric, anyChange, stats);
 
   if (numeric) {
     const proof = await numericRewriteProof(shots);
