@@ -102,7 +102,9 @@ async function findProof(
     const proof = await stringRewriteProof(shots, quote, dbms);
     if (proof) return proof;
   }
-  if (changed("'") || changed('"')) {
+  // A sort key comes from a listing, a read: in a form that writes, `,9999` differs from `,1` for reasons
+  // of its own validation (a date, a phone number), so the second-sort-key rewrite is kept to reads.
+  if ((changed("'") || changed('"')) && isRead(operation)) {
     const proof = await orderByProof(shots);
     if (proof) return proof;
   }
@@ -128,6 +130,11 @@ async function findProof(
 // A path segment or field named like an action: a GET that buys, marks or deletes writes after all.
 const ACTION =
   /(^|[/_-])(delete|remove|destroy|drop|purge|reset|wipe|clear|update|edit|set|save|mark|toggle|buy|purchase|pay|checkout|transfer|approve|publish|submit|send|import|sync|run|exec|execute|trigger|cancel|revoke|ban|enable|disable|activate|deactivate|assign|grant|logout|signout)([/_-]|$)/i;
+
+function isRead(operation: Operation): boolean {
+  if (operation.graphql) return operation.graphql.kind === "query";
+  return ["GET", "HEAD"].includes(operation.method.toUpperCase());
+}
 
 /**
  * OR widens a query to every row: harmless in a read, not in an UPDATE, so only where nothing is written —
