@@ -150,9 +150,9 @@ describe("AUDITOR probes on the inventory fixture", () => {
       "missing-authorization GET /api/admin/users",
     ]);
     const injection = answers[1]!.candidates[0]!;
-    expect(injection.title).toMatch(/boolean/);
+    expect(injection.title).toMatch(/blind-error/);
     expect(await failingTestFails(context, injection, inventory.server.baseUrl)).toMatch(
-      /true and a false SQL condition must answer alike/,
+      /an arithmetic expression and its broken twin must answer alike/,
     );
   });
 });

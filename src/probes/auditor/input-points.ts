@@ -1,40 +1,116 @@
 import type { Operation, SystemMap } from "../../map/system-map.ts";
-import { bodyKind, requestSchema } from "../api/request-builder.ts";
+import { graphqlEffect } from "../graphql/graphql-effect.ts";
 import { matchesTemplate, toTemplateForm } from "../http/target-url.ts";
-import { chooseBranch, propertiesOf, schemaType } from "../schema-values/json-schema.ts";
+import type { JsonSchema } from "../schema-values/json-schema.ts";
+import {
+  asSchema,
+  chooseBranch,
+  forDirection,
+  propertiesOf,
+  schemaType,
+} from "../schema-values/json-schema.ts";
+
+// Every place a value from the client reaches the server, whatever taught the map the operation: query,
+// path, body fields (nested objects and array items, JSON, urlencoded and multipart forms, GraphQL variables),
+// and the headers and cookies the inventory says the handler reads. Injection probes (SQL, XSS, commands…)
+// share these points and the request helpers in point-request.ts.
+
+export type PointLocation = "query" | "path" | "body" | "header" | "cookie";
 
 /** One place a string (or number) from the client reaches the server. */
 export interface InputPoint {
   operation: Operation;
-  in: "query" | "path" | "body";
-  /** Parameter name, or a body field path (`address.city`). */
+  in: PointLocation;
+  /**
+   * Parameter, header or cookie name, or a body field path: dotted, with array items by index
+   * (`address.city`, `ids.0`, `items.0.sku`).
+   */
   name: string;
   numeric: boolean;
   /** The page that showed this input (a form or a link), when it came from the crawl. */
   page?: string;
+  /** Allowed values the document lists (an enum): still worth a try, they make a good baseline. */
+  choices?: string[];
+}
+
+export interface InputPointOptions {
+  includeWrites: boolean;
+  operations?: ReadonlySet<Operation>;
+  /** Only these locations (default: all). */
+  locations?: ReadonlyArray<PointLocation>;
+  /** Header and cookie names never to tamper with (the session's own credential, e.g. `x-api-key`). */
+  reserved?: ReadonlyArray<string>;
 }
 
 export function pointKey(point: InputPoint): string {
   return `${point.operation.method.toUpperCase()} ${toTemplateForm(point.operation.path)} ${point.in}:${point.name}`;
 }
 
-function isNumeric(schema: Record<string, unknown> | undefined): boolean {
+/** Whether a body is sent as a form (urlencoded or multipart), as JSON, or not at all. */
+export function bodyEncoding(operation: Operation): "json" | "form" | "multipart" | "none" | "other" {
+  const type = operation.request_body?.content_type.toLowerCase();
+  if (!type) return operation.form && operation.method.toUpperCase() !== "GET" ? "form" : "none";
+  if (type.includes("json")) return "json";
+  if (type.includes("x-www-form-urlencoded")) return "form";
+  if (type.includes("multipart/form-data")) return "multipart";
+  return "other";
+}
+
+// Headers a browser or the HTTP layer owns, and those that carry a session: tampering with them tests the
+// sign-in, not the handler.
+const RESERVED_HEADER =
+  /^(authorization|cookie|host|content-(type|length|encoding)|accept(-encoding)?|connection|transfer-encoding|x-(csrf|xsrf)-token|x-requested-with)$/i;
+
+/** A form's anti-forgery token: the browser layer fills it, a probe leaves it alone. */
+const ANTI_FORGERY_FIELD = /csrf|xsrf|authenticity_token|__requestverificationtoken|nonce/i;
+
+function isNumeric(schema: JsonSchema | undefined): boolean {
   const type = schema ? schemaType(chooseBranch(schema)) : "string";
   return type === "integer" || type === "number";
 }
 
-function accepts(schema: Record<string, unknown> | undefined): boolean {
+/** Scalars a client could type: strings and numbers (enums included), not booleans or files. */
+function isScalarInput(schema: JsonSchema | undefined): boolean {
   if (!schema) return true;
   const chosen = chooseBranch(schema);
   const type = schemaType(chosen);
   if (type === "boolean" || type === "array" || type === "object" || type === "null") return false;
-  if (Array.isArray(chosen.enum)) return false;
-  return !(
-    typeof chosen.format === "string" && /^(uuid|date|date-time|email|uri|ipv4|ipv6)$/.test(chosen.format)
-  );
+  return chosen.format !== "binary" && chosen.format !== "byte";
 }
 
-/** Operations built from a page's forms and query links, for routes the document does not describe. */
+function choicesOf(schema: JsonSchema | undefined): string[] | undefined {
+  const values = schema ? chooseBranch(schema).enum : undefined;
+  return Array.isArray(values) && values.length > 0
+    ? values.filter((value) => value !== null).map(String)
+    : undefined;
+}
+
+const MAX_BODY_DEPTH = 4;
+
+/** Field paths of a body schema: scalars, nested objects, and the first item of arrays. */
+function bodyFields(schema: JsonSchema, prefix = "", depth = 0): Array<{ name: string; schema: JsonSchema }> {
+  if (depth > MAX_BODY_DEPTH) return [];
+  const fields: Array<{ name: string; schema: JsonSchema }> = [];
+  for (const [name, property] of Object.entries(propertiesOf(chooseBranch(schema)))) {
+    const path = `${prefix}${name}`;
+    fields.push(...fieldsOf(property, path, depth));
+  }
+  return fields;
+}
+
+function fieldsOf(
+  schema: JsonSchema,
+  path: string,
+  depth: number,
+): Array<{ name: string; schema: JsonSchema }> {
+  const chosen = chooseBranch(schema);
+  const type = schemaType(chosen);
+  if (type === "object") return bodyFields(chosen, `${path}.`, depth + 1);
+  if (type === "array") return fieldsOf(asSchema(chosen.items), `${path}.0`, depth + 1);
+  return isScalarInput(chosen) ? [{ name: path, schema: chosen }] : [];
+}
+
+/** Operations built from a page's forms and query links, for routes the map does not describe. */
 function pageOperations(
   map: SystemMap,
 ): Array<{ operation: Operation; page: string; fields: string[]; in: "query" | "body" }> {
@@ -54,20 +130,29 @@ function pageOperations(
         continue;
       }
       const method = (form.method || "GET").toUpperCase();
-      const known = existing(method, path);
-      const operation: Operation = known ?? {
+      const fields = form.inputs
+        ? form.inputs
+            .filter((input) => !/^(submit|button|image|reset|file|checkbox|radio)$/i.test(input.type))
+            .map((input) => input.name)
+            .filter((name) => !ANTI_FORGERY_FIELD.test(name))
+        : form.fields.filter((name) => !ANTI_FORGERY_FIELD.test(name));
+      const operation: Operation = existing(method, path) ?? {
         method,
         path,
         security: "unknown",
         parameters: [],
         responses: {},
-        seen_in: ["crawl"],
+        seen_in: ["form"],
         documented: false,
+        form: {
+          page: page.path,
+          enctype: form.enctype ?? "application/x-www-form-urlencoded",
+        },
         ...(method === "GET"
           ? {}
           : {
               request_body: {
-                content_type: "application/x-www-form-urlencoded",
+                content_type: form.enctype ?? "application/x-www-form-urlencoded",
                 required: true,
                 schema: {
                   type: "object",
@@ -76,12 +161,7 @@ function pageOperations(
               },
             }),
       };
-      result.push({
-        operation,
-        page: page.path,
-        fields: form.fields,
-        in: method === "GET" ? "query" : "body",
-      });
+      result.push({ operation, page: page.path, fields, in: method === "GET" ? "query" : "body" });
     }
     for (const link of [page.path, ...page.links]) {
       let url: URL;
@@ -97,7 +177,7 @@ function pageOperations(
         security: "unknown" as const,
         parameters: [],
         responses: {},
-        seen_in: ["crawl" as const],
+        seen_in: ["link" as const],
         documented: false,
       };
       result.push({ operation, page: page.path, fields: [...url.searchParams.keys()], in: "query" });
@@ -106,39 +186,91 @@ function pageOperations(
   return result;
 }
 
-/** Every input point of the map: parameters and body fields of operations, and fields of crawled pages. */
-export function inputPoints(
-  map: SystemMap,
-  options: { includeWrites: boolean; operations?: ReadonlySet<Operation> },
-): InputPoint[] {
+/**
+ * A JSON body the map only inferred from handler code (no document, no form seen): the handler may as well
+ * read a form post (Flask's `request.form`, Express's `urlencoded()`), and a field sent in the wrong
+ * encoding never reaches it, so its flat fields are also tried as a form post.
+ */
+function guessedEncoding(operation: Operation): boolean {
+  return (
+    bodyEncoding(operation) === "json" &&
+    !operation.documented &&
+    !operation.form &&
+    !operation.graphql &&
+    !operation.seen_in.includes("openapi")
+  );
+}
+
+function asFormPost(operation: Operation): Operation {
+  const body = operation.request_body!;
+  return { ...operation, request_body: { ...body, content_type: "application/x-www-form-urlencoded" } };
+}
+
+/** Whether a probe may send this operation at all: no deletes, no replacing of what it did not create. */
+function probeable(operation: Operation, includeWrites: boolean): boolean {
+  const method = operation.method.toUpperCase();
+  if (method === "DELETE" || method === "PUT" || method === "PATCH") return false;
+  if (operation.graphql) return includeWrites && graphqlEffect(operation.graphql) !== "destructive";
+  return method === "GET" || method === "HEAD" || includeWrites;
+}
+
+/**
+ * Every input point of the map: parameters (query, path, header, cookie) and body fields of operations of
+ * any provenance, and fields of crawled pages' forms and links.
+ */
+export function inputPoints(map: SystemMap, options: InputPointOptions): InputPoint[] {
   const points = new Map<string, InputPoint>();
+  const wanted = (where: PointLocation) => !options.locations || options.locations.includes(where);
+  const reserved = new Set((options.reserved ?? []).map((name) => name.toLowerCase()));
   const add = (point: InputPoint) => {
-    const key = pointKey(point);
+    if (!wanted(point.in)) return;
+    const key = `${pointKey(point)} ${point.in === "body" ? bodyEncoding(point.operation) : ""}`;
     if (!points.has(key)) points.set(key, point);
   };
   for (const operation of map.operations) {
     if (options.operations && !options.operations.has(operation)) continue;
-    const method = operation.method.toUpperCase();
-    if (method === "DELETE" || method === "PUT" || method === "PATCH") continue;
+    if (!probeable(operation, options.includeWrites)) continue;
+    const page = operation.form?.page;
     for (const parameter of operation.parameters) {
-      if ((parameter.in === "query" || parameter.in === "path") && accepts(parameter.schema)) {
-        add({ operation, in: parameter.in, name: parameter.name, numeric: isNumeric(parameter.schema) });
-      }
+      if (!isScalarInput(parameter.schema)) continue;
+      const name = parameter.name;
+      if (
+        (parameter.in === "header" || parameter.in === "cookie") &&
+        (reserved.has(name.toLowerCase()) || (parameter.in === "header" && RESERVED_HEADER.test(name)))
+      )
+        continue;
+      add({
+        operation,
+        in: parameter.in,
+        name,
+        numeric: isNumeric(parameter.schema),
+        choices: choicesOf(parameter.schema),
+        ...(page ? { page } : {}),
+      });
     }
-    if (
-      method !== "GET" &&
-      options.includeWrites &&
-      (bodyKind(operation) === "json" || bodyKind(operation) === "form")
-    ) {
-      const schema = requestSchema(operation);
-      for (const [name, property] of Object.entries(schema ? propertiesOf(chooseBranch(schema)) : {})) {
-        if (accepts(property)) add({ operation, in: "body", name, numeric: isNumeric(property) });
-      }
+    const encoding = bodyEncoding(operation);
+    if (operation.method.toUpperCase() === "GET" || !["json", "form", "multipart"].includes(encoding))
+      continue;
+    const raw = operation.request_body?.schema;
+    const schema = raw ? forDirection(asSchema(raw), "request") : undefined;
+    const csrfField = operation.form?.csrf_field;
+    const formTwin = guessedEncoding(operation) ? asFormPost(operation) : undefined;
+    for (const field of schema ? bodyFields(schema) : []) {
+      if (field.name === csrfField || ANTI_FORGERY_FIELD.test(field.name)) continue;
+      const point = {
+        in: "body" as const,
+        name: field.name,
+        numeric: isNumeric(field.schema),
+        choices: choicesOf(field.schema),
+        ...(page ? { page } : {}),
+      };
+      add({ operation, ...point });
+      if (formTwin && !field.name.includes(".")) add({ operation: formTwin, ...point });
     }
   }
   for (const { operation, page, fields, in: where } of pageOperations(map)) {
     if (options.operations && !options.operations.has(operation) && operation.documented) continue;
-    if (where === "body" && !options.includeWrites) continue;
+    if (!probeable(operation, options.includeWrites)) continue;
     for (const field of fields) add({ operation, in: where, name: field, numeric: false, page });
   }
   return [...points.values()];

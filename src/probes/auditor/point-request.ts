@@ -1,13 +1,16 @@
-import { candidateUsers, sendAsRightRole } from "../api/probe-support.ts";
-import type { PreparedRequest } from "../api/request-builder.ts";
-import { buildRequest, clonePrepared } from "../api/request-builder.ts";
+import { candidateUsers, isServerError, sendAsRightRole, sendPrepared } from "../api/probe-support.ts";
+import type { FormValue, PreparedRequest } from "../api/request-builder.ts";
+import { buildRequest, clonePrepared, requestSchema } from "../api/request-builder.ts";
 import type { ResourceFactory } from "../api/resource-factory.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import { reseed } from "../api/value-tools.ts";
 import type { HttpExchange } from "../http/http-types.ts";
+import { validValue } from "../schema-values/valid-value.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
+import { submitForm } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import type { InputPoint } from "./input-points.ts";
+import { bodyEncoding } from "./input-points.ts";
 
 export interface PointBaseline {
   point: InputPoint;
@@ -18,37 +21,131 @@ export interface PointBaseline {
   value: string;
 }
 
+export interface BaselineOptions {
+  /**
+   * Values to try at the point, in order, when the request's own value (or the first of these) draws a
+   * server error: the first that does not becomes the baseline. A probe that appends to the value needs
+   * one the server handles (`1` where a generated word breaks an `ORDER BY` or an `IN (...)` list).
+   */
+  fallbacks?: readonly string[];
+  /** What counts as a refused value (default: a 5xx). */
+  rejects?: (exchange: HttpExchange) => boolean;
+}
+
 /** A request that reaches the point as the least privileged user the operation accepts. */
 export async function pointBaseline(
   run: ProbeRun,
   factory: ResourceFactory,
   point: InputPoint,
   users: readonly ProfileUser[],
+  options: BaselineOptions = {},
 ): Promise<PointBaseline | undefined> {
-  const result = await sendAsRightRole(run, candidateUsers(users), async (user) => {
-    const located = await factory.pathValuesFor(point.operation, user);
-    if (!located) return undefined;
-    const prepared = buildRequest(point.operation, { seed: uniqueSeed(), pathValues: located.values });
-    const current = pointValue(prepared, point);
-    return withValue(prepared, point, current ?? (point.numeric ? "1" : "qaas"));
-  });
+  let template: PreparedRequest | undefined;
+  const result = await sendAsRightRole(
+    run,
+    candidateUsers(users),
+    async (user) => {
+      // With no id to be found, a read still goes out with the document's example or a generated value: a
+      // probe of the path parameter itself needs no real id.
+      const located =
+        (await factory.pathValuesFor(point.operation, user)) ??
+        (isRead(point.operation) ? { values: {} } : undefined);
+      if (!located) return undefined;
+      template = preparePoint(point, located.values);
+      // A value the request already carries keeps its JSON type (a number stays a number).
+      return pointValue(template, point) === undefined
+        ? withValue(template, point, defaultValue(point))
+        : template;
+    },
+    sendPoint,
+  );
   if (!result) return undefined;
+  const rejects = options.rejects ?? isServerError;
+  let chosen = result;
+  if (rejects(result.exchange) && template) {
+    const tried = new Set([pointValue(result.prepared, point)]);
+    for (const value of options.fallbacks ?? []) {
+      if (tried.has(value)) continue;
+      tried.add(value);
+      const prepared = withValue(template, point, value);
+      const exchange = await sendPoint(run, result.user, prepared);
+      if (!exchange) continue;
+      chosen = { user: result.user, prepared, exchange };
+      if (!rejects(exchange)) break;
+    }
+  }
   return {
     point,
-    user: result.user,
-    prepared: result.prepared,
-    exchange: result.exchange,
-    value: pointValue(result.prepared, point) ?? "",
+    user: chosen.user,
+    prepared: chosen.prepared,
+    exchange: chosen.exchange,
+    value: pointValue(chosen.prepared, point) ?? "",
   };
+}
+
+function isRead(operation: InputPoint["operation"]): boolean {
+  return ["GET", "HEAD"].includes(operation.method.toUpperCase()) && !operation.graphql;
+}
+
+function defaultValue(point: InputPoint): string {
+  return point.choices?.[0] ?? (point.numeric ? "1" : "qaas");
+}
+
+/** A valid request for the point's operation; a multipart body is generated here (the builder skips it). */
+export function preparePoint(point: InputPoint, pathValues: Record<string, string>): PreparedRequest {
+  const prepared = buildRequest(point.operation, { seed: uniqueSeed(), pathValues });
+  if (prepared.body === undefined && bodyEncoding(point.operation) === "multipart") {
+    const schema = requestSchema(point.operation);
+    prepared.body = schema ? validValue(schema, { seed: prepared.seed ?? uniqueSeed() }) : {};
+    prepared.contentType = "multipart/form-data";
+  }
+  return prepared;
+}
+
+/**
+ * Sends a point's request the way its client would: a form the application renders is submitted as a
+ * browser does (its page loaded first for a fresh CSRF token, redirects followed); anything else as is.
+ */
+export async function sendPoint(
+  run: ProbeRun,
+  user: string | undefined,
+  prepared: PreparedRequest,
+): Promise<HttpExchange | undefined> {
+  const operation = prepared.operation;
+  const viaForm =
+    operation.form !== undefined &&
+    operation.method.toUpperCase() !== "GET" &&
+    prepared.body !== null &&
+    typeof prepared.body === "object" &&
+    !Array.isArray(prepared.body);
+  if (!viaForm) return sendPrepared(run, user, prepared);
+  const fields: Record<string, FormValue | FormValue[]> = {};
+  for (const [name, value] of Object.entries(prepared.body as Record<string, unknown>)) {
+    if (value === undefined || value === null) continue;
+    fields[name] = Array.isArray(value) ? value.map(formValue) : formValue(value);
+  }
+  const submission = await submitForm(run, user, operation, fields, { pathValues: prepared.pathValues });
+  return submission?.exchange;
+}
+
+function formValue(value: unknown): FormValue {
+  if (value && typeof value === "object" && "filename" in value) return value as FormValue;
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
 export function pointValue(prepared: PreparedRequest, point: InputPoint): string | undefined {
   if (point.in === "query") return prepared.query[point.name];
   if (point.in === "path") return prepared.pathValues[point.name];
+  if (point.in === "header") return prepared.headers[point.name.toLowerCase()];
+  if (point.in === "cookie") return parseCookies(prepared.headers.cookie).get(point.name);
   let current: unknown = prepared.body;
-  for (const part of point.name.split("."))
-    current = (current as Record<string, unknown> | undefined)?.[part];
-  return current === undefined || current === null ? undefined : String(current);
+  for (const part of point.name.split(".")) {
+    if (!current || typeof current !== "object") return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current === undefined || current === null || typeof current === "object"
+    ? undefined
+    : String(current);
 }
 
 /** A copy of the request with the point set to `value`; body writes get a fresh seed so unique fields stay unique. */
@@ -59,23 +156,61 @@ export function withValue(prepared: PreparedRequest, point: InputPoint, value: s
     copy.body = reseed(copy.body, prepared.seed, seed);
     copy.seed = seed;
   }
-  if (point.in === "query") copy.query[point.name] = value;
-  else if (point.in === "path") copy.pathValues[point.name] = value;
-  else {
-    const body = (
-      copy.body && typeof copy.body === "object" && !Array.isArray(copy.body) ? copy.body : {}
-    ) as Record<string, unknown>;
-    const parts = point.name.split(".");
-    let holder = body;
-    for (const part of parts.slice(0, -1)) {
-      holder[part] =
-        holder[part] && typeof holder[part] === "object"
-          ? { ...(holder[part] as Record<string, unknown>) }
-          : {};
-      holder = holder[part] as Record<string, unknown>;
+  switch (point.in) {
+    case "query":
+      copy.query[point.name] = value;
+      break;
+    case "path":
+      copy.pathValues[point.name] = value;
+      break;
+    case "header":
+      copy.headers[point.name.toLowerCase()] = value.replace(/[\r\n]/g, " ");
+      break;
+    case "cookie": {
+      const cookies = parseCookies(copy.headers.cookie);
+      cookies.set(point.name, cookieSafe(value));
+      copy.headers.cookie = [...cookies].map(([name, inner]) => `${name}=${inner}`).join("; ");
+      break;
     }
-    holder[parts[parts.length - 1]!] = value;
-    copy.body = body;
+    case "body":
+      copy.body = setAtPath(copy.body, point.name.split("."), value);
+      break;
   }
   return copy;
+}
+
+/** The container with `value` at `path`; missing objects and arrays along the way are created. */
+function setAtPath(container: unknown, path: readonly string[], value: string): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined) return value;
+  const index = /^\d+$/.test(head) ? Number(head) : undefined;
+  if (index !== undefined) {
+    const list = Array.isArray(container) ? [...container] : [];
+    while (list.length <= index) list.push(undefined);
+    list[index] = setAtPath(list[index], rest, value);
+    return list;
+  }
+  const record =
+    container && typeof container === "object" && !Array.isArray(container)
+      ? { ...(container as Record<string, unknown>) }
+      : {};
+  record[head] = setAtPath(record[head], rest, value);
+  return record;
+}
+
+function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const part of (header ?? "").split(";")) {
+    const at = part.indexOf("=");
+    if (at > 0) cookies.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+  }
+  return cookies;
+}
+
+/**
+ * A cookie value as servers read it back: quotes, spaces and operators pass through every common parser
+ * as they are; only the separator and control characters are percent-encoded.
+ */
+function cookieSafe(value: string): string {
+  return value.replace(/[;\r\n\0,]/g, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }

@@ -66,6 +66,16 @@ export function signature(
     .replace(
       /"(request_?id|trace_?id|nonce|csrf[\w-]*|timestamp|time|duration_?ms)"\s*:\s*("[^"]*"|\d+)/gi,
       '"$1":#',
-    );
+    )
+    // A page's fresh anti-forgery token differs on every load.
+    .replace(
+      /(<input\b[^>]*\bname=["']?[\w-]*(csrf|xsrf|token|nonce)[\w-]*["']?[^>]*\bvalue=)("[^"]*"|'[^']*')/gi,
+      "$1#",
+    )
+    .replace(
+      /(<input\b[^>]*\bvalue=)("[^"]*"|'[^']*')([^>]*\bname=["']?[\w-]*(csrf|xsrf|token|nonce))/gi,
+      "$1#$3",
+    )
+    .replace(/(<meta\b[^>]*\bname=["'][\w-]*(csrf|xsrf)[\w-]*["'][^>]*\bcontent=)("[^"]*"|'[^']*')/gi, "$1#");
   return `${exchange.response.status}\n${text}`;
 }

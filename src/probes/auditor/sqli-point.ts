@@ -1,0 +1,192 @@
+import type { Operation } from "../../map/system-map.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import type { PointBaseline } from "./point-request.ts";
+import type { Dbms } from "./sql-signatures.ts";
+import { booleanProof } from "./sqli-boolean.ts";
+import { errorBased } from "./sqli-error-based.ts";
+import type { QuoteChar, TimedContext } from "./sqli-payloads.ts";
+import { NUMERIC_PAIRS, stringPairs } from "./sqli-payloads.ts";
+import type { SqliProof } from "./sqli-proof.ts";
+import { numericRewriteProof, orderByProof, stringRewriteProof } from "./sqli-rewrites.ts";
+import type { Shot } from "./sqli-shots.ts";
+import { PointShots } from "./sqli-shots.ts";
+import { timeBasedProof } from "./sqli-time-based.ts";
+
+// The order one input point is tested in, cheapest and surest first, so a point that shows nothing costs a
+// handful of requests: the two quotes (error-based straight away when the database error shows), the
+// baseline again (is the answer stable at all?), then only the techniques the quotes made worth trying.
+
+export interface PointTestStats {
+  unstable: number;
+  timed: number;
+}
+
+export interface PointResult {
+  proof: SqliProof | undefined;
+  /** The baseline the proof compares with (a numeric one when the point's own value showed nothing). */
+  baseline: PointBaseline;
+  requests: number;
+}
+
+const QUOTES: readonly QuoteChar[] = ["'", '"'];
+const REFUSED: readonly number[] = [400, 422];
+
+export async function testSqlPoint(
+  run: ProbeRun,
+  baseline: PointBaseline,
+  stats: PointTestStats,
+): Promise<PointResult> {
+  const shots = new PointShots(run, baseline);
+  const proof = await findProof(run, shots, stats);
+  if (proof || /^\d+$/.test(baseline.value) || shots.quoteChanged) {
+    return { proof, baseline, requests: shots.requests };
+  }
+  // A word that changed nothing may sit where SQL expects a number (`id = qaas` fails, and a swallowed error
+  // looks like "no match"): when a number answers differently, the point is tested again from that number.
+  const number = await shots.send("number", "1", { replace: true });
+  if (!number.exchange || shots.failed(number) || shots.same(number, shots.baselineShot)) {
+    return { proof: undefined, baseline, requests: shots.requests };
+  }
+  const numeric: PointBaseline = {
+    ...baseline,
+    prepared: number.prepared,
+    exchange: number.exchange,
+    value: "1",
+  };
+  const twin = new PointShots(run, numeric);
+  const numericProof = await findProof(run, twin, stats);
+  return { proof: numericProof, baseline: numeric, requests: shots.requests + twin.requests };
+}
+
+async function findProof(
+  run: ProbeRun,
+  shots: PointShots,
+  stats: PointTestStats,
+): Promise<SqliProof | undefined> {
+  const base = shots.baselineShot;
+  const numeric = /^\d{1,9}$/.test(shots.value);
+  const operation = shots.baseline.point.operation;
+  const widen = mayWiden(operation);
+
+  const broken = new Map<QuoteChar, Shot>();
+  let dbms: Dbms | undefined = run.map.database?.kind ?? run.target.profile?.database?.kind;
+  for (const quote of QUOTES) {
+    const shot = await shots.send(quote === "'" ? "quote" : "double-quote", quote);
+    broken.set(quote, shot);
+    const proof = await errorBased(shots, shot, quote);
+    if (proof) return proof;
+    dbms ??= shots.sqlError(shot)?.dbms;
+  }
+  const rejection = await validationRejection(shots, broken);
+  const changed = (quote: QuoteChar) =>
+    !shots.same(broken.get(quote)!, base) && !(rejection && shots.same(broken.get(quote)!, rejection));
+  const anyChange = QUOTES.some(changed);
+  shots.quoteChanged = anyChange;
+
+  const again = await shots.send("baseline-again", "");
+  shots.noteOrdinaryAnswer(again);
+  if (!shots.same(again, base)) {
+    stats.unstable += 1;
+    return timeBased(shots, dbms, numeric, anyChange, stats);
+  }
+
+  // A baseline the application refused as invalid (400, 422) never reached a query: how its validation
+  // message varies with the input says nothing about SQL, so only the database's own signals count there.
+  if (REFUSED.includes(shots.status(base))) return timeBased(shots, dbms, numeric, anyChange, stats);
+
+  if (numeric) {
+    const proof = await numericRewriteProof(shots);
+    if (proof) return proof;
+  }
+  for (const quote of QUOTES.filter(changed)) {
+    const proof = await stringRewriteProof(shots, quote, dbms);
+    if (proof) return proof;
+  }
+  // A sort key comes from a listing, a read: in a form that writes, `,9999` differs from `,1` for reasons
+  // of its own validation (a date, a phone number), so the second-sort-key rewrite is kept to reads.
+  if ((changed("'") || changed('"')) && isRead(operation)) {
+    const proof = await orderByProof(shots);
+    if (proof) return proof;
+  }
+  for (const quote of QUOTES) {
+    // A condition that narrows (AND) only shows where the quote already changed the answer; one that widens
+    // (OR) also finds a filter whose baseline is empty and whose errors are swallowed.
+    const pairs = stringPairs(quote).filter((pair) =>
+      changed(quote) ? true : quote === "'" && pair.name === "' OR",
+    );
+    const proof = await booleanProof(shots, pairs, `string (${quote})`, { widen });
+    if (proof) return proof;
+  }
+  if (numeric) {
+    const pairs = NUMERIC_PAIRS.filter((pair) => pair.widens || changed("'"));
+    const proof = await booleanProof(shots, pairs, "numeric", { widen });
+    if (proof) return proof;
+  }
+  // A sleep needs no visible change at all: it also finds a point whose errors are swallowed and whose
+  // baseline matches nothing, where every other technique sees the same empty answer.
+  return timeBased(shots, dbms, numeric, anyChange, stats);
+}
+
+// A path segment or field named like an action: a GET that buys, marks or deletes writes after all.
+const ACTION =
+  /(^|[/_-])(delete|remove|destroy|drop|purge|reset|wipe|clear|update|edit|set|save|mark|toggle|buy|purchase|pay|checkout|transfer|approve|publish|submit|send|import|sync|run|exec|execute|trigger|cancel|revoke|ban|enable|disable|activate|deactivate|assign|grant|logout|signout)([/_-]|$)/i;
+
+function isRead(operation: Operation): boolean {
+  if (operation.graphql) return operation.graphql.kind === "query";
+  return ["GET", "HEAD"].includes(operation.method.toUpperCase());
+}
+
+/**
+ * OR widens a query to every row: harmless in a read, not in an UPDATE, so only where nothing is written —
+ * a GET (or GraphQL query) not named like an action.
+ */
+function mayWiden(operation: Operation): boolean {
+  const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
+  if (operation.graphql)
+    return operation.graphql.kind === "query" && !ACTION.test(words(operation.graphql.field));
+  return ["GET", "HEAD"].includes(operation.method.toUpperCase()) && !ACTION.test(words(operation.path));
+}
+
+/**
+ * The answer a validator gives any malformed value: when a quote draws a 4xx, a value malformed without any
+ * quote (`1zq` for a number) is sent too; the same answer means the quote was refused as input, before SQL.
+ */
+async function validationRejection(
+  shots: PointShots,
+  broken: ReadonlyMap<QuoteChar, Shot>,
+): Promise<Shot | undefined> {
+  const refused = [...broken.values()].find((shot) => {
+    const status = shots.status(shot);
+    return status >= 400 && status < 500 && !shots.same(shot, shots.baselineShot);
+  });
+  if (!refused) return undefined;
+  const malformed = await shots.send("malformed", "zq");
+  return shots.same(malformed, refused) ? malformed : undefined;
+}
+
+async function timeBased(
+  shots: PointShots,
+  dbms: Dbms | undefined,
+  numeric: boolean,
+  quoteChanged: boolean,
+  stats: PointTestStats,
+): Promise<SqliProof | undefined> {
+  // Where no quote changed anything only the commonest contexts are timed: one request each when the
+  // database is known, and no delay at all where the value is data.
+  const contexts: Array<[TimedContext, QuoteChar]> = numeric
+    ? [
+        ["numeric", "'"],
+        ["string", "'"],
+      ]
+    : quoteChanged
+      ? [
+          ["string", "'"],
+          ["order-by", "'"],
+        ]
+      : [["string", "'"]];
+  for (const [context, quote] of contexts) {
+    const proof = await timeBasedProof(shots, dbms, context, quote, stats);
+    if (proof) return proof;
+  }
+  return undefined;
+}
