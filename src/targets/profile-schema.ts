@@ -148,7 +148,11 @@ export const TargetProfileSchema = z.strictObject({
   budgets: z
     .strictObject({
       slow_endpoint_ms: z.number().positive().default(500),
-      max_requests_per_agent: z.number().int().positive().default(3000),
+      /**
+       * Requests one agent may send in a run. AUDITOR runs some twenty techniques, each with its own cap,
+       * over every operation: a budget that runs out leaves the last technique to start with nothing.
+       */
+      max_requests_per_agent: z.number().int().positive().default(12000),
       concurrency: z.number().int().positive().default(8),
     })
     .optional(),

@@ -206,6 +206,12 @@ function findingOf(run: ProbeRun, hit: Hit): EnvelopeDraft {
   const related: Array<{ kind: "endpoint" | "page"; value: string }> = hit.point.page
     ? [{ kind: "page", value: hit.point.page }]
     : [];
+  // A GET answered with HTML is a page: the reflection is on that page as much as on the endpoint.
+  if (hit.kind === "reflected" && hit.point.operation.method.toUpperCase() === "GET") {
+    const pagePath = hit.point.operation.path;
+    if (!related.some((place) => place.kind === "page" && place.value === pagePath))
+      related.push({ kind: "page", value: pagePath });
+  }
   if (hit.kind === "stored") {
     const shownPath = hit.shown.path;
     steps.push({ name: "shown", as: hit.shown.user, method: "GET", path: shownPath });

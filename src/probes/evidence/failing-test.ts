@@ -114,7 +114,8 @@ export function renderFailingTest(
     lines.push(`// or directly from ${[...used].map(credentialVariable).join(", ")}.`);
   }
   lines.push('import assert from "node:assert/strict";');
-  if (script.steps.some((step) => step.forge)) lines.push('import { createHmac, randomBytes } from "node:crypto";');
+  if (script.steps.some((step) => step.forge))
+    lines.push('import { createHmac, randomBytes } from "node:crypto";');
   lines.push('import { test } from "node:test";');
   lines.push("");
   lines.push(`const BASE_URL = process.env.QAAS_BASE_URL ?? ${JSON.stringify(baseUrl)};`);

@@ -5,7 +5,7 @@ import { Semaphore } from "./concurrency.ts";
 import { HttpClient, RequestBudget } from "./http-client.ts";
 
 const DEFAULT_CONCURRENCY = 8;
-const DEFAULT_MAX_REQUESTS = 3000;
+const DEFAULT_MAX_REQUESTS = 12000;
 
 export interface ProbeTarget {
   baseUrl: string;

@@ -117,7 +117,12 @@ async function testPoint(run: ProbeRun, open: OpenPoint): Promise<Hit | undefine
 /** Blind sinks: `sleep 1` delays the answer by a second, twice; `sleep 0` in the same place does not. */
 async function timed(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
   const again = await sendAt(run, open, open.value);
-  const base = Math.max(open.exchange.durationMs, again?.exchange.durationMs ?? 0);
+  const third = await sendAt(run, open, open.value);
+  const base = Math.max(
+    open.exchange.durationMs,
+    again?.exchange.durationMs ?? 0,
+    third?.exchange.durationMs ?? 0,
+  );
   for (const shape of open.point.numeric ? TIMED.slice(0, 1) : TIMED) {
     const slow = await sendAt(run, open, `${open.value}${shape.wrap("sleep 1")}`);
     if (!slow || slow.exchange.durationMs < base + 900) continue;
@@ -127,6 +132,12 @@ async function timed(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
     if (!slowAgain || slowAgain.exchange.durationMs < base + 900) continue;
     const quickAgain = await sendAt(run, open, `${open.value}${shape.wrap("sleep 0")}`);
     if (!quickAgain || quickAgain.exchange.durationMs >= slowAgain.exchange.durationMs - 600) continue;
+    // A busy server stalls now and then for a second: a third alternation, each side as before, rules out
+    // two lucky stalls landing on the two sleeps.
+    const slowThird = await sendAt(run, open, `${open.value}${shape.wrap("sleep 1")}`);
+    if (!slowThird || slowThird.exchange.durationMs < base + 900) continue;
+    const quickThird = await sendAt(run, open, `${open.value}${shape.wrap("sleep 0")}`);
+    if (!quickThird || quickThird.exchange.durationMs >= base + 400) continue;
     return {
       open,
       shape: shape.name,
@@ -136,8 +147,10 @@ async function timed(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
         { label: "sleep-0s", sent: quick },
         { label: "sleep-1s-again", sent: slowAgain },
         { label: "sleep-0s-again", sent: quickAgain },
+        { label: "sleep-1s-third", sent: slowThird },
+        { label: "sleep-0s-third", sent: quickThird },
       ],
-      detail: `\`sleep 1\` as a ${shape.name} in ${where(open)} delayed the answer to ${slow.exchange.durationMs} and ${slowAgain.exchange.durationMs} ms (baseline ${base} ms) while \`sleep 0\` answered in ${quick.exchange.durationMs} and ${quickAgain.exchange.durationMs} ms`,
+      detail: `\`sleep 1\` as a ${shape.name} in ${where(open)} delayed the answer to ${slow.exchange.durationMs}, ${slowAgain.exchange.durationMs} and ${slowThird.exchange.durationMs} ms (baseline ${base} ms) while \`sleep 0\` answered in ${quick.exchange.durationMs}, ${quickAgain.exchange.durationMs} and ${quickThird.exchange.durationMs} ms`,
     };
   }
   return undefined;
