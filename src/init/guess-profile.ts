@@ -4,8 +4,8 @@ import { openApiFileIn } from "../probes/openapi/discover-openapi.ts";
 import { findOpenApiHints } from "../probes/openapi/find-openapi-files.ts";
 import { operationsFromOpenApi } from "../probes/openapi/operations-from-openapi.ts";
 import { scanSourceRoutes } from "../probes/routes/find-source-routes.ts";
-import { findDatabase } from "../probes/schema/find-database.ts";
 import { composeOperations } from "../tools/servers/map-draft.ts";
+import { guessDatabase } from "./guess-database.ts";
 import { guessFramework } from "./guess-framework.ts";
 import { guessLogin } from "./guess-login.ts";
 import { guessPort, guessStart } from "./guess-start.ts";
@@ -126,13 +126,11 @@ export async function guessProfile(root: string, options: GuessProfileOptions): 
     health ? `route GET ${health.path}${handlerAt(health)}` : "no /health-like route; the entry page",
   );
 
-  const database = findDatabase(root, { exclude: options.exclude });
-  const databaseUrlVariable =
-    database?.kind === "postgres" ? (database.url_env ?? "DATABASE_URL") : undefined;
+  const database = guessDatabase(repository);
   if (database)
     note(
       "database",
-      database.kind === "sqlite" ? `sqlite ${database.path}` : `postgres from ${databaseUrlVariable}`,
+      database.kind === "sqlite" ? `sqlite ${database.path}` : `postgres from ${database.url_env}`,
       database.in,
     );
   else missing.push("no database found in the source: DBA needs database (kind and path or url)");
@@ -172,7 +170,7 @@ export async function guessProfile(root: string, options: GuessProfileOptions): 
     [credential]: `secret_ref:${variable}_${user.toUpperCase()}_${credential.toUpperCase()}`,
   }));
   const secrets = users.map((user) => String(user[credential]).slice("secret_ref:".length));
-  if (databaseUrlVariable) secrets.push(databaseUrlVariable);
+  if (database?.url_env) secrets.push(database.url_env);
 
   const tests = testCommand(repository);
   const profile: Record<string, unknown> = {
@@ -193,7 +191,7 @@ export async function guessProfile(root: string, options: GuessProfileOptions): 
           database:
             database.kind === "sqlite"
               ? { kind: "sqlite", path: database.path }
-              : { kind: "postgres", url: `secret_ref:${databaseUrlVariable}` },
+              : { kind: "postgres", url: `secret_ref:${database.url_env}` },
         }
       : {}),
     ...(tests ? { tests } : {}),

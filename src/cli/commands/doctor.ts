@@ -39,11 +39,11 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
   const target = loadTarget(options.target, { configDir });
   // The source readers (a TypeScript parser among them) load only once the profile is known to be valid.
   const { gatherEvidence } = await import("./doctor-evidence.ts");
-  const { findDatabase } = await import("../../probes/schema/find-database.ts");
+  const { findDatabaseInSource } = await import("../../init/guess-database.ts");
   const evidence = await gatherEvidence(target, {
     home: resolveHome(options.home),
     live: options.live,
-    findDatabase,
+    findDatabase: findDatabaseInSource,
   });
   const rows = capabilities(target, [...config.agents.values()], evidence);
   // Variables the profile's secrets file would provide at run time count as set; the real environment is untouched.
