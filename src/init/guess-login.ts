@@ -117,12 +117,14 @@ function decideKind(
 ): { kind: "json" | "form"; because: string; handler?: HandlerText; form?: FormSeen } {
   const handler = handlerText(operation, repository);
   const form = formPostingTo(operation.path, repository);
-  const documented = operation.request_body?.content_type;
-  if (documented) {
-    const kind = /json/i.test(documented) ? "json" : "form";
+  const declared = operation.request_body?.content_type;
+  // A document says how the body is sent; a form posting to it shows it better than a handler's reads do.
+  const inferred = declared && !operation.documented && form ? undefined : declared;
+  if (inferred) {
+    const kind = /json/i.test(inferred) ? "json" : "form";
     return {
       kind,
-      because: `${documented} body (${operation.documented ? "documented" : "from the handler"})`,
+      because: `${inferred} body (${operation.documented ? "documented" : "from the handler"})`,
       handler,
       form,
     };
