@@ -159,7 +159,7 @@ export class RequestReader {
       if (key === undefined) continue;
       const children = origins.flatMap((origin) => member(origin, key));
       for (const child of children)
-        if (child.kind === "bag") this.record(child, defaultSchema(element.initializer));
+        if (child.kind === "bag") this.noteRead(child, defaultSchema(element.initializer));
       if (children.length > 0) this.bind(element.name, children, scope);
     }
   }
@@ -290,7 +290,7 @@ export class RequestReader {
       return;
     }
     for (const origin of this.classify(access, scope, rawBody)) {
-      if (origin.kind === "bag") this.record(origin, hintAt(access));
+      if (origin.kind === "bag") this.noteRead(origin, hintAt(access));
     }
   }
 
@@ -303,17 +303,17 @@ export class RequestReader {
       if (object.kind === "request") {
         const read = argument === undefined ? undefined : REQUEST_READS[name];
         if (read && argument !== undefined)
-          this.record({ kind: "bag", bag: read, path: [argument] }, name === "queries" ? list : hint);
+          this.noteRead({ kind: "bag", bag: read, path: [argument] }, name === "queries" ? list : hint);
         if (name === "json" || name === "parseBody" || name === "formData" || name === "text")
           this.sink.builder.readsBody();
       }
       if (object.kind === "searchParams" && argument !== undefined && /^(get|getAll|has)$/.test(name))
-        this.record({ kind: "bag", bag: object.bag, path: [argument] }, name === "getAll" ? list : hint);
+        this.noteRead({ kind: "bag", bag: object.bag, path: [argument] }, name === "getAll" ? list : hint);
       if (object.kind === "bag" && object.path.length === 0 && name === "get" && argument !== undefined)
-        this.record({ ...object, path: [argument] }, hint);
+        this.noteRead({ ...object, path: [argument] }, hint);
       if (object.kind === "bag" && object.path.length > 0) {
         const type = ARRAY_METHODS.has(name) ? "array" : STRING_METHODS.has(name) ? "string" : undefined;
-        this.record(object, type ? guessedSchema({ type }) : undefined);
+        this.noteRead(object, type ? guessedSchema({ type }) : undefined);
       }
     }
     if (objects.length === 0) this.linkValidation(call, name, scope);
@@ -366,7 +366,7 @@ export class RequestReader {
     // Hono's cookie helper: `getCookie(c, "session")`.
     if (callee.text === "getCookie" && call.arguments[0] && this.isRequest(call.arguments[0], scope)) {
       const name = staticString(call.arguments[1], this.model.bindings.constants);
-      if (name !== undefined) this.record({ kind: "bag", bag: "cookie", path: [name] });
+      if (name !== undefined) this.noteRead({ kind: "bag", bag: "cookie", path: [name] });
       return;
     }
     if (depth >= MAX_HELPER_DEPTH) return;
@@ -376,7 +376,7 @@ export class RequestReader {
     if (passed.some((origins) => origins.length > 0)) this.readFunction(helper, passed, depth + 1);
   }
 
-  private record(origin: Extract<Origin, { kind: "bag" }>, hint?: JsonSchema): void {
+  private noteRead(origin: Extract<Origin, { kind: "bag" }>, hint?: JsonSchema): void {
     const { builder } = this.sink;
     if (origin.bag === "path") return;
     if (origin.bag === "body") {
