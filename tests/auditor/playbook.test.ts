@@ -42,6 +42,8 @@ describe("AUDITOR playbook (builtin seat)", () => {
     );
     expect(calls.filter((call) => !call.result.ok).map((call) => call.tool)).toEqual([]);
     expect(summarize(emitted)).toEqual([
+      // The session is a cookie without SameSite and the create parses JSON sent as text/plain.
+      "csrf POST /api/items [csrf-text-plain-json]",
       "injection GET /api/products/{productId} [path:productId]",
       "misconfiguration GET /api/admin/users [cors]",
       "missing-authentication GET /api/reports",
