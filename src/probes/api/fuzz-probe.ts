@@ -108,7 +108,10 @@ export async function fuzzOperations(
       const baselineOk = isSuccess(baseline.exchange);
       const schema = requestSchema(operation);
       if (schema && (bodyKind(operation) === "json" || bodyKind(operation) === "form")) {
-        const mutations = bodyMutations(schema, baseline.prepared.body, baseline.prepared.seed ?? "");
+        // A mangled anti-forgery token tests the framework's token check, not the operation.
+        const mutations = bodyMutations(schema, baseline.prepared.body, baseline.prepared.seed ?? "").filter(
+          (mutation) => !mutation.field?.split(".").some((part) => SESSION_FIELD.test(part)),
+        );
         await mapConcurrent(mutations, 4, async (mutation) => {
           stats.mutations_sent += 1;
           const prepared = mutate(baseline, mutation);
