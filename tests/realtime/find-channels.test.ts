@@ -103,6 +103,12 @@ from flask_socketio import SocketIO, emit, join_room
 
 app = Flask(__name__)
 socketio = SocketIO(app, path="/io", cors_allowed_origins="*")
+LOBBY = "/lobby"
+
+
+@socketio.on("wave", namespace=LOBBY)
+def wave(data):
+    emit("waved", data, namespace=LOBBY)
 
 
 @socketio.on("connect")
@@ -128,8 +134,8 @@ def authenticate(data):
       path: "/io",
       seen_in: ["source"],
       protocol: "socket.io",
-      namespaces: ["/", "/rooms"],
-      events: ["authenticate", "join", "joined"],
+      namespaces: ["/", "/lobby", "/rooms"],
+      events: ["authenticate", "join", "joined", "wave", "waved"],
     });
     expect(found!.credentials.sort()).toEqual(["auth:token", "event:authenticate:jwt", "query:key"]);
     expect(found!.declaredIn).toEqual(["app/__init__.py:6"]);

@@ -96,9 +96,22 @@ class File:
             if AUTH_EVENT.match(name):
                 self.add(self.credentials, auth_event_placement(name, handler))
 
+    def constant(self, node):
+        """A string literal, or a module-level name bound to one (DESK = "/desk")."""
+        if isinstance(node, ast.Name):
+            if not hasattr(self, "constants"):
+                self.constants = {}
+                for statement in self.tree.body:
+                    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                        value = string(statement.value)
+                        if value is not None:
+                            self.constants[statement.targets[0].id] = value
+            return self.constants.get(node.id)
+        return string(node)
+
     def namespace(self, node, handler=True):
         """A namespace keyword; on a handler, none (or "/") means the main namespace."""
-        name = string(node) if node is not None else None
+        name = self.constant(node) if node is not None else None
         if name and name != "/" and name.startswith("/"):
             self.add(self.namespaces, name)
         elif handler and (node is None or name == "/"):
