@@ -5,9 +5,9 @@ import { probeInjection } from "../../probes/auditor/sql-injection.ts";
 import { probeXss } from "../../probes/auditor/xss.ts";
 import { checkGraphql, GRAPHQL_CHECKS } from "../../probes/graphql/check-graphql.ts";
 import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
-import { checkAuthenticationTool } from "./auth-server.ts";
 import type { ToolDefinition } from "../tool.ts";
 import { defineTool } from "../tool.ts";
+import { checkAuthenticationTool } from "./auth-server.ts";
 import { ProbeFilter } from "./contract-server.ts";
 import { injectionTools } from "./injection-server.ts";
 
