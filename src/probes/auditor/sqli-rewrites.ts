@@ -56,6 +56,9 @@ export async function numericRewriteProof(shots: PointShots): Promise<SqliProof 
   const n = Number(shots.value);
   if (!/^\d{1,9}$/.test(shots.value) || !Number.isSafeInteger(n)) return undefined;
   const base = shots.baselineShot;
+  // Only an answer that found something shows which number SQL computed: not-found pages tell nothing.
+  const status = base.exchange?.response?.status ?? 0;
+  if (status < 200 || status >= 300) return undefined;
   for (const m of [n + 1, n === 0 ? 2 : 0]) {
     const other = await shots.send("other-number", String(m), { replace: true });
     if (shots.same(other, base)) continue;
