@@ -101,7 +101,11 @@ describe("AUDITOR probes on the notes fixture", () => {
     const context = notes.context({ agent: "AUDITOR" });
     const { candidates, stats } = await probe("probe_xss", context);
     expect(summarize(candidates)).toEqual(["xss GET /search [query:q]"]);
-    expect(candidates[0]!.location.related).toEqual([{ kind: "page", value: "/" }]);
+    // The form's page, and the search page itself: a GET answered with HTML is where the script runs.
+    expect(candidates[0]!.location.related).toEqual([
+      { kind: "page", value: "/" },
+      { kind: "page", value: "/search" },
+    ]);
     expect(stats.html_points).toBeGreaterThanOrEqual(2);
     expect(await failingTestFails(context, candidates[0]!, notes.server.baseUrl)).toMatch(
       /must be HTML-escaped/,

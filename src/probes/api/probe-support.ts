@@ -4,11 +4,12 @@ import { slowOperationsFor } from "../http/slow-operations.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
 import { asSchema } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
-import { send } from "../session/probe-run.ts";
+import { send, submitForm } from "../session/probe-run.ts";
+import type { FormFields } from "../session/send-form.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import { operationKey } from "./operation-index.ts";
 import type { PreparedRequest } from "./request-builder.ts";
-import { toSpec } from "./request-builder.ts";
+import { formPairs, toSpec } from "./request-builder.ts";
 
 export function endpointLocation(operation: Pick<Operation, "method" | "path">): {
   kind: "endpoint";
@@ -28,12 +29,47 @@ export async function sendPrepared(
   if (!(await pacing.enter(key))) return undefined;
   let durationMs = 0;
   try {
-    const exchange = await send(run, user, toSpec(run.target.baseUrl, prepared));
+    const exchange = asBrowserForm(prepared)
+      ? (
+          await submitForm(run, user, prepared.operation, formFields(prepared.body), {
+            pathValues: prepared.pathValues,
+            followRedirects: false,
+          })
+        )?.chain[0]
+      : await send(run, user, toSpec(run.target.baseUrl, prepared));
     durationMs = exchange?.durationMs ?? 0;
     return exchange;
   } finally {
     pacing.leave(key, durationMs);
   }
+}
+
+/**
+ * A form guarded by a CSRF token is sent as a browser sends it (its page loaded first for a fresh token);
+ * a request the form could not produce (extra query, headers, a raw body) goes as it is.
+ */
+function asBrowserForm(prepared: PreparedRequest): boolean {
+  return (
+    prepared.operation.form?.csrf_field !== undefined &&
+    prepared.rawBody === undefined &&
+    Object.keys(prepared.query).length === 0 &&
+    Object.keys(prepared.headers).length === 0 &&
+    (prepared.body === undefined || isPlainObject(prepared.body))
+  );
+}
+
+function formFields(body: unknown): FormFields {
+  const fields: FormFields = {};
+  for (const [name, value] of formPairs(isPlainObject(body) ? body : {})) {
+    const previous = fields[name];
+    fields[name] =
+      previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+  }
+  return fields;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** Whether the document lists this status (exactly, as `4XX`, or through `default`); true when it lists none. */
