@@ -86,17 +86,6 @@ export function capabilities(
   });
 }
 
-/** For each capability the target lacks, a sentence naming what is missing and how to add it. */
-export function missingCapabilities(
-  target: LoadedTarget,
-  evidence?: TargetEvidence,
-): Map<Capability, string> {
-  const missing = new Map<Capability, string>();
-  for (const [capability, assessment] of assessCapabilities(target, evidence))
-    if (!assessment.ok) missing.set(capability, assessment.reason);
-  return missing;
-}
-
 /** Every capability, met (with what meets it) or not (with how to add it). */
 export function assessCapabilities(
   target: LoadedTarget,

@@ -268,7 +268,6 @@ const STATED_CONSTRAINT =
  * not a type or a requiredness a reader guessed from how a handler reads its body.
  */
 function allowsValidationOracle(operation: Operation, schema: JsonSchema, mutation: BodyMutation): boolean {
-  if (mutation.field?.split(".").some((part) => SESSION_FIELD.test(part))) return false;
   if (!operation.documented && !STATED_CONSTRAINT.test(mutation.label)) return false;
   if (mutation.label !== "null" || !mutation.field) return true;
   const parts = mutation.field.split(".");

@@ -177,11 +177,3 @@ export function fillSlot(prepared: PreparedRequest, slot: ObjectSlot, id: string
     prepared.body = { ...body, [slot.name]: numeric ? Number(id) : id };
   }
 }
-
-/** The id the slot carries in a prepared request. */
-export function slotValue(prepared: PreparedRequest, slot: ObjectSlot): string | undefined {
-  if (slot.place === "path") return prepared.pathValues[slot.name];
-  if (slot.place === "query") return prepared.query[slot.name];
-  const value = (prepared.body as Record<string, unknown> | undefined)?.[slot.name];
-  return value === undefined ? undefined : String(value);
-}

@@ -2,7 +2,7 @@ import type { Operation, SystemMap } from "../../map/system-map.ts";
 import { isSafeWrite } from "../api/operation-index.ts";
 import { bodyKind, requestSchema } from "../api/request-builder.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
-import { inputPoints, pointKey } from "../auditor/input-points.ts";
+import { bodyEncoding, inputPoints, pointKey } from "../auditor/input-points.ts";
 import type { ProbeTarget } from "../http/run-http.ts";
 import { chooseBranch, propertiesOf, schemaType } from "../schema-values/json-schema.ts";
 
@@ -24,9 +24,12 @@ export function injectionPoints(
   map: SystemMap,
   options: { includeWrites: boolean; operations?: ReadonlySet<Operation> },
 ): InputPoint[] {
-  const points = new Map(inputPoints(map, options).map((point) => [pointKey(point), point]));
+  // A body point and its form-encoded twin are two points, as inputPoints keeps them.
+  const keyOf = (point: InputPoint) =>
+    `${pointKey(point)} ${point.in === "body" ? bodyEncoding(point.operation) : ""}`;
+  const points = new Map(inputPoints(map, options).map((point) => [keyOf(point), point]));
   const add = (point: InputPoint) => {
-    if (!points.has(pointKey(point))) points.set(pointKey(point), point);
+    if (!points.has(keyOf(point))) points.set(keyOf(point), point);
   };
   for (const operation of map.operations) {
     if (options.operations && !options.operations.has(operation)) continue;

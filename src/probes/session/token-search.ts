@@ -67,10 +67,6 @@ export function findToken(json: unknown): FoundToken | undefined {
   return jwt ? { token: jwt.value as string, path: jwt.path } : undefined;
 }
 
-export function looksLikeJwt(value: string): boolean {
-  return JWT.test(value);
-}
-
 interface Entry {
   key: string;
   path: string;
