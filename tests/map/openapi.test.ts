@@ -4,6 +4,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { QaasError } from "../../src/errors.ts";
+import { fetchThroughClient } from "../../src/probes/http/client-fetch.ts";
+import { Semaphore } from "../../src/probes/http/concurrency.ts";
+import { HttpClient, RequestBudget } from "../../src/probes/http/http-client.ts";
 import { discoveredNote, discoverOpenApi, servedOpenApi } from "../../src/probes/openapi/discover-openapi.ts";
 import { loadOpenApi, operationsFromOpenApi } from "../../src/probes/openapi/load-openapi.ts";
 import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
@@ -441,6 +444,23 @@ describe("discoverOpenApi", () => {
         "GET /v3/api-docs",
         "GET /v2/api-docs",
       ]);
+    });
+
+    it("goes through the run's client when given one: refused paths are never sent, every GET is budgeted", async () => {
+      const budget = new RequestBudget(100);
+      const client = new HttpClient({
+        limiter: new Semaphore(2),
+        budget,
+        writesAllowed: false,
+        refuse: (_method, url) => (new URL(url).pathname === "/v2/api-docs" ? "excluded" : undefined),
+      });
+      seen.length = 0;
+      const found = await discoverOpenApi(target(writeTree({}), {}, liveUrl), {
+        fetch: fetchThroughClient(client),
+      });
+      expect(found).toBeUndefined();
+      expect(seen).not.toContain("GET /v2/api-docs");
+      expect(budget.remaining()).toBe(100 - seen.length);
     });
 
     it("asks first where the code says it serves the document, and never asks when told not to", async () => {

@@ -138,7 +138,7 @@ export class HttpClient {
         redirect: "manual",
         signal,
       });
-      exchange.response = await readResponse(response);
+      exchange.response = await readResponse(response, spec.maxBodyChars ?? MAX_BODY_CHARS);
       this.stats.sent += 1;
       const key = String(exchange.response.status);
       this.stats.by_status[key] = (this.stats.by_status[key] ?? 0) + 1;
@@ -159,15 +159,15 @@ export class HttpClient {
   }
 }
 
-async function readResponse(response: Response): Promise<HttpResponseRecord> {
+async function readResponse(response: Response, maxBodyChars: number): Promise<HttpResponseRecord> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (name !== "set-cookie") headers[name] = value;
   });
   const setCookies = response.headers.getSetCookie();
   const text = await response.text();
-  const truncated = text.length > MAX_BODY_CHARS;
-  const body = truncated ? text.slice(0, MAX_BODY_CHARS) : text;
+  const truncated = text.length > maxBodyChars;
+  const body = truncated ? text.slice(0, maxBodyChars) : text;
   const contentType = (headers["content-type"] ?? "").toLowerCase();
   return {
     status: response.status,

@@ -6,6 +6,8 @@ export interface HttpRequestSpec {
   body?: string;
   /** Overrides the client's default timeout for this request (time-based probes bound their delay). */
   timeoutMs?: number;
+  /** Overrides the body cap (512 KiB) for answers read whole, such as an API document. */
+  maxBodyChars?: number;
 }
 
 export interface HttpResponseRecord {

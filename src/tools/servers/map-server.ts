@@ -6,6 +6,8 @@ import { QaasError } from "../../errors.ts";
 import type { GuardedAction } from "../../guardrails/actions.ts";
 import { type SystemMap, SystemMapSchema } from "../../map/system-map.ts";
 import { effectiveDatabase } from "../../probes/data/target-database.ts";
+import { fetchThroughClient } from "../../probes/http/client-fetch.ts";
+import { openHttpClient, probeTargetOf } from "../../probes/http/run-http.ts";
 import {
   discoveredNote,
   discoverOpenApi,
@@ -64,7 +66,7 @@ const mapOpenApi = defineTool({
     if (!location) {
       const discovered =
         context.target && discoveryAllowed(context.target)
-          ? await discoverOpenApi(context.target, { signal: context.signal })
+          ? await discoverOpenApi(context.target, { signal: context.signal, fetch: documentFetch(context) })
           : undefined;
       if (!discovered) {
         draft.openapi = null;
@@ -96,7 +98,10 @@ const mapOpenApi = defineTool({
       if (resolved.kind === "file" && isGoldenLedger(context.target, resolved.file)) {
         return err(`${location} is not readable by any agent`);
       }
-      const loaded = await loadOpenApi(location, openApiOptions(context.target));
+      const loaded = await loadOpenApi(location, {
+        ...openApiOptions(context.target),
+        fetch: documentFetch(context),
+      });
       const operations = operationsFromOpenApi(loaded.document, {
         basePath: context.target?.profile.api?.base_path,
       });
@@ -329,6 +334,18 @@ function foundOf(found: FoundDatabase): NonNullable<NonNullable<SystemMap["datab
 /** A profile may say its target has no document to find (to test it as an application without one). */
 function discoveryAllowed(target: LoadedTarget | undefined): boolean {
   return target?.profile.api?.discover ?? true;
+}
+
+/** Documents are large; 16 MiB bounds what one is read to. */
+const MAX_DOCUMENT_CHARS = 16 * 1024 * 1024;
+
+/** Fetching a document is a request like any other: budgeted, capped, refused when the profile excludes it. */
+function documentFetch(context: ToolContext): typeof fetch | undefined {
+  const target = probeTargetOf(context);
+  if (typeof target === "string") return undefined;
+  return fetchThroughClient(openHttpClient(context, target, { maxRequests: 40 }), {
+    maxBodyChars: MAX_DOCUMENT_CHARS,
+  });
 }
 
 function openApiOptions(target: LoadedTarget | undefined): { root?: string; baseUrl?: string } {
