@@ -21,6 +21,7 @@ import {
   sendPrepared,
   statusDocumented,
 } from "./probe-support.ts";
+import { checkRepresentations } from "./representation-drift.ts";
 import { bodyKind, buildRequest } from "./request-builder.ts";
 import type { CreatedResource } from "./resource-factory.ts";
 import { ResourceFactory, uniqueSeed } from "./resource-factory.ts";
@@ -83,6 +84,7 @@ export async function checkContract(
         candidates.push(...finding);
       });
     }
+    candidates.push(...(await checkRepresentations(run, factory, users)));
   });
   return {
     candidates,
