@@ -239,5 +239,6 @@ describe("MAPPER playbook with the map tools", () => {
     expect(withheld.systemMap()?.notes).toContain(
       "no OpenAPI document: the profile names none and says not to look for one (api.discover: false)",
     );
-  });
+    // Two whole MAPPER runs (a browser crawl each): slow on a busy machine.
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { canonicalLocation } from "../../envelope/envelope.ts";
+import { withFormConstraints } from "../../map/form-constraints.ts";
 import { composeInventory, type OperationCandidate } from "../../map/inventory.ts";
 import type { Operation, Route, SystemMap } from "../../map/system-map.ts";
 import type { LoadedTarget, RunContext } from "../context.ts";
@@ -111,7 +112,10 @@ export function composeSystemMap(
     base_url: liveBaseUrl(target) ?? profile.environment.base_url ?? null,
     openapi: draft.openapi,
     operations: withoutExcluded(
-      composeOperations(draft.documentedOperations, draft.routes, [...draft.candidates.values()].flat()),
+      withFormConstraints(
+        composeOperations(draft.documentedOperations, draft.routes, [...draft.candidates.values()].flat()),
+        draft.pages,
+      ),
       profile.api?.exclude ?? [],
     ),
     routes: draft.routes,
