@@ -9,6 +9,7 @@ import { validValue } from "../schema-values/valid-value.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { submitForm } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
+import { asBrowserForm } from "./form-body.ts";
 import type { InputPoint } from "./input-points.ts";
 import { bodyEncoding } from "./input-points.ts";
 
@@ -43,7 +44,7 @@ export async function pointBaseline(
   let template: PreparedRequest | undefined;
   const result = await sendAsRightRole(
     run,
-    candidateUsers(users),
+    callersOf(point, users),
     async (user) => {
       // With no id to be found, a read still goes out with the document's example or a generated value: a
       // probe of the path parameter itself needs no real id.
@@ -83,6 +84,18 @@ export async function pointBaseline(
   };
 }
 
+/**
+ * Who sends the point's requests, in order: anonymous first where the map saw anonymous callers reach the
+ * operation (a sign-in page, a public search), since a page that shows a sign-in form to a signed-in
+ * session reads as a lost session and every probe request there would sign in again; then the users, least
+ * privileged first (a 401/403 moves to the next).
+ */
+function callersOf(point: InputPoint, users: readonly ProfileUser[]): Array<string | undefined> {
+  const signedIn = candidateUsers(users);
+  if (!point.operation.roles?.includes("anonymous") || signedIn.includes(undefined)) return signedIn;
+  return [undefined, ...signedIn];
+}
+
 function isRead(operation: InputPoint["operation"]): boolean {
   return ["GET", "HEAD"].includes(operation.method.toUpperCase()) && !operation.graphql;
 }
@@ -99,7 +112,7 @@ export function preparePoint(point: InputPoint, pathValues: Record<string, strin
     prepared.body = schema ? validValue(schema, { seed: prepared.seed ?? uniqueSeed() }) : {};
     prepared.contentType = "multipart/form-data";
   }
-  return prepared;
+  return asBrowserForm(prepared);
 }
 
 /**

@@ -34,6 +34,11 @@ function isHtml(exchange: HttpExchange | undefined): boolean {
   return Boolean(exchange?.response?.contentType.includes("text/html"));
 }
 
+function isRedirect(exchange: HttpExchange): boolean {
+  const status = exchange.response?.status ?? 0;
+  return status >= 300 && status < 400;
+}
+
 function reflectsRaw(exchange: HttpExchange | undefined, marker: string): boolean {
   return isHtml(exchange) && (exchange?.response?.body ?? "").includes(marker);
 }
@@ -101,7 +106,9 @@ export async function probeXss(
           return;
         }
       }
-      if (point.in === "body" && isSuccess(exchange) && point.operation.method.toUpperCase() === "POST") {
+      // A server-rendered form answers a save with a redirect (post/redirect/get) as often as with a 2xx.
+      const saved = isSuccess(exchange) || isRedirect(exchange);
+      if (point.in === "body" && saved && point.operation.method.toUpperCase() === "POST") {
         const json = exchange.response?.json as Record<string, unknown> | undefined;
         const id = json && typeof json === "object" ? (json.id ?? json._id ?? json.uuid) : undefined;
         planted.push({
@@ -121,8 +128,11 @@ export async function probeXss(
       planted.map((entry) => entry.resourceId).filter((id): id is string => id !== undefined),
       options.max_pages ?? 40,
     );
-    const viewer = users[0]?.name;
-    await mapConcurrent(pages, 6, async (page) => {
+    // Many pages show a user only what that user saved (their orders, their profile): each page is read
+    // by every user who planted a marker as well as by the least privileged one.
+    const viewers = [...new Set([users[0]?.name, ...planted.map((entry) => entry.user)])].slice(0, 3);
+    const visits = pages.flatMap((page) => viewers.map((viewer) => ({ page, viewer })));
+    await mapConcurrent(visits, 6, async ({ page, viewer }) => {
       stats.pages_checked += 1;
       const exchange = await send(run, viewer, {
         method: "GET",

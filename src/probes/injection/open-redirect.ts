@@ -1,5 +1,6 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { operationKey } from "../api/operation-index.ts";
+import type { PreparedRequest } from "../api/request-builder.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -10,6 +11,8 @@ import { sendAt } from "./point-sender.ts";
 import type { PointProbeOptions } from "./probe-frame.ts";
 import { probePoints } from "./probe-frame.ts";
 import { pointWords } from "./probe-points.ts";
+import type { SignInFields } from "./sign-in-fields.ts";
+import { signInFields } from "./sign-in-fields.ts";
 
 // Open redirect. A redirect-naming input (next, return_to, redirect_uri…), or any input whose baseline
 // answer is already a redirect, is set to an address on a random host under the reserved `.example` TLD,
@@ -51,11 +54,23 @@ function isRedirect(exchange: HttpExchange | undefined): boolean {
   return status >= 300 && status < 400 && Boolean(exchange?.response?.headers.location);
 }
 
-/** The host a browser would go to from this answer, or undefined when it does not redirect. */
+/**
+ * The host a browser would go to from this answer, or undefined when it does not redirect. A Location is
+ * resolved as a browser resolves it from the page's URL over http and over https: the application runs
+ * over https in production even when tested over http, and `https:host` is a path on an https page (same
+ * scheme, no slashes) but another host on an http one. Only a host both agree on counts.
+ */
 export function redirectHost(exchange: HttpExchange | undefined): string | undefined {
   if (!exchange || !isRedirect(exchange)) return undefined;
+  const location = exchange.response!.headers.location!;
   try {
-    return new URL(exchange.response!.headers.location!, exchange.request.url).hostname.toLowerCase();
+    const page = new URL(exchange.request.url);
+    const hosts = ["http:", "https:"].map((scheme) => {
+      const base = new URL(page.href);
+      base.protocol = scheme;
+      return new URL(location, base).hostname.toLowerCase();
+    });
+    return hosts[0] === hosts[1] ? hosts[0] : page.hostname.toLowerCase();
   } catch {
     return undefined;
   }
@@ -66,6 +81,8 @@ interface Hit {
   form: string;
   evidence: Array<{ label: string; sent: Sent }>;
   hosts: [string, string];
+  /** The profile user whose credentials went in beside the value (a sign-in form's redirect). */
+  signedIn?: string;
 }
 
 export async function probeOpenRedirect(
@@ -86,29 +103,40 @@ async function attempt(
   run: ProbeRun,
   open: OpenPoint,
   form: Form,
+  signIn: SignInFields | undefined,
 ): Promise<{ sent: Sent; host: string } | undefined> {
   const host = `${uniqueToken()}.example`;
-  const sent = await sendAt(run, open, form.value(host, new URL(open.exchange.request.url)), {
-    followRedirects: false,
-  });
+  const value = form.value(host, new URL(open.exchange.request.url));
+  // A sign-in form redirects to its "next" address only once the credentials are right: those go in
+  // beside the value, from a fresh anonymous session (see sign-in-fields.ts).
+  const sent = signIn
+    ? await sendAt(run, { ...open, user: undefined }, value, {
+        followRedirects: false,
+        edit: (prepared) => withFields(prepared, signIn.fields),
+      })
+    : await sendAt(run, open, value, { followRedirects: false });
   if (!sent || redirectHost(sent.exchange) !== host) return undefined;
   return { sent, host };
 }
 
 async function testPoint(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
+  const signIn = signInFields(run, open.point.operation);
+  const credentialPoint = signIn && open.point.in === "body" && open.point.name in signIn.fields;
   for (const form of FORMS) {
-    const first = await attempt(run, open, form);
-    if (!first) continue;
-    const second = await attempt(run, open, form);
+    const first = await attempt(run, open, form, undefined);
+    const hit = first ?? (signIn && !credentialPoint ? await attempt(run, open, form, signIn) : undefined);
+    if (!hit) continue;
+    const second = await attempt(run, open, form, first ? undefined : signIn);
     if (!second) continue;
     return {
       open,
       form: form.name,
       evidence: [
-        { label: "redirect", sent: first.sent },
+        { label: "redirect", sent: hit.sent },
         { label: "redirect-again", sent: second.sent },
       ],
-      hosts: [first.host, second.host],
+      hosts: [hit.host, second.host],
+      signedIn: first ? undefined : signIn?.user,
     };
   }
   return undefined;
@@ -122,7 +150,7 @@ function findingOf(hit: Hit): PointFinding {
     defectClass: "open-redirect",
     family: "open-redirect",
     title: `Open redirect through ${where(hit.open)} of ${key} (${hit.form})`,
-    summary: `${key}: ${where(hit.open)} set to an address on a host the client chose (${hit.form}) answered ${hit.evidence[0]!.sent.exchange.response?.status} with Location ${location}, sending the browser to ${hit.hosts[0]}; a second host, ${hit.hosts[1]}, was followed the same way: the redirect target is not checked against the application's own origin.`,
+    summary: `${key}: ${where(hit.open)} set to an address on a host the client chose (${hit.form})${hit.signedIn ? `, submitted with the sign-in credentials of the profile's user ${hit.signedIn},` : ""} answered ${hit.evidence[0]!.sent.exchange.response?.status} with Location ${location}, sending the browser to ${hit.hosts[0]}; a second host, ${hit.hosts[1]}, was followed the same way: the redirect target is not checked against the application's own origin.`,
     impact:
       "An attacker sends a link on the application's trusted domain that lands the victim on a page of the attacker's choosing: phishing, and stolen tokens where the redirect carries them.",
     evidence: hit.evidence,
@@ -137,4 +165,12 @@ function findingOf(hit: Hit): PointFinding {
       },
     ],
   };
+}
+
+/** The request with `fields` set in its (object) body, beside whatever the probe put there. */
+function withFields(prepared: PreparedRequest, fields: Record<string, string>): PreparedRequest {
+  const body = prepared.body;
+  if (body !== undefined && (body === null || typeof body !== "object" || Array.isArray(body)))
+    return prepared;
+  return { ...prepared, body: { ...((body ?? {}) as Record<string, unknown>), ...fields } };
 }
