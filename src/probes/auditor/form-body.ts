@@ -14,7 +14,7 @@ import { bodyEncoding } from "./input-points.ts";
 const ANTI_FORGERY_FIELD = /csrf|xsrf|authenticity_token|__requestverificationtoken|nonce/i;
 const EMAIL_NAME = /e-?mail$/i;
 
-export function asBrowserForm(prepared: PreparedRequest): PreparedRequest {
+export function withEveryFormField(prepared: PreparedRequest): PreparedRequest {
   const encoding = bodyEncoding(prepared.operation);
   if (encoding !== "form" && encoding !== "multipart") return prepared;
   const body = prepared.body;

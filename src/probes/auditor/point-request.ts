@@ -9,7 +9,7 @@ import { validValue } from "../schema-values/valid-value.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { submitForm } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
-import { asBrowserForm } from "./form-body.ts";
+import { withEveryFormField } from "./form-body.ts";
 import type { InputPoint } from "./input-points.ts";
 import { bodyEncoding } from "./input-points.ts";
 
@@ -112,7 +112,7 @@ export function preparePoint(point: InputPoint, pathValues: Record<string, strin
     prepared.body = schema ? validValue(schema, { seed: prepared.seed ?? uniqueSeed() }) : {};
     prepared.contentType = "multipart/form-data";
   }
-  return asBrowserForm(prepared);
+  return withEveryFormField(prepared);
 }
 
 /**
