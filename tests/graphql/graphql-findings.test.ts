@@ -177,7 +177,11 @@ describe("GraphQL checks", () => {
     const { context } = await fixture(HARDENED);
     const { candidates, stats } = await check(context);
     expect(candidates).toEqual([]);
-    expect(stats.checked).toEqual({ "/graphql": ALL_CHECKS, "(ide pages)": ["ide"] });
+    expect(stats.checked).toEqual({
+      "/graphql": ALL_CHECKS,
+      "(token arguments)": ["tokens"],
+      "(ide pages)": ["ide"],
+    });
   });
 
   it("does not report introspection or suggestions for an API the profile calls public", async () => {

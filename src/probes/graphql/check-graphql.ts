@@ -10,6 +10,7 @@ import { checkGraphqlIde, findIdePages } from "./ide-check.ts";
 import { checkIntrospection } from "./introspection-check.ts";
 import { ALIAS_OVERLOADING, checkOverloading, FIELD_DUPLICATION } from "./overloading-check.ts";
 import { checkFieldSuggestions } from "./suggestions-check.ts";
+import { checkTokenArguments } from "./token-argument-check.ts";
 
 // The GraphQL-specific checks over every endpoint the map holds. Each is a few requests, runs no
 // resolver that could change or load much (`__typename` leaves, one-item lists), and reports only what
@@ -24,6 +25,7 @@ export const GRAPHQL_CHECKS = [
   "duplication",
   "errors",
   "ide",
+  "tokens",
 ] as const;
 export type GraphqlCheck = (typeof GRAPHQL_CHECKS)[number];
 
@@ -64,6 +66,10 @@ export async function checkGraphql(
       await found("aliases", () => checkOverloading(run, endpoint, ALIAS_OVERLOADING));
       await found("duplication", () => checkOverloading(run, endpoint, FIELD_DUPLICATION));
       await found("errors", () => checkErrorDisclosure(run, endpoint));
+    }
+    if (wanted.has("tokens") && endpoints.length > 0) {
+      checked["(token arguments)"] = ["tokens"];
+      candidates.push(...(await checkTokenArguments(run)));
     }
     // An IDE page is the target's, not one endpoint's: looked for once, beside every endpoint.
     if (endpoints.length === 0 || !(wanted.has("ide") || wanted.has("errors"))) return;
