@@ -103,6 +103,8 @@ export interface GraphqlServerOptions {
   maxAliases?: number;
   /** Refuses documents selecting more fields than this (duplicates included): a crude cost limit. */
   maxFields?: number;
+  /** Refuses every named operation (a deny-list on operation names that unnamed documents slip past). */
+  refuseOperationNames?: boolean;
   /** Errors carry the server's stack (as Apollo does outside production). */
   debugErrors?: boolean;
   /** Other routes: path → [content type, body]. */
@@ -197,6 +199,7 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
   if (options.maxDepth !== undefined) rules.push(depthLimit(options.maxDepth));
   if (options.maxAliases !== undefined) rules.push(selectionLimit("aliases", options.maxAliases));
   if (options.maxFields !== undefined) rules.push(selectionLimit("fields", options.maxFields));
+  if (options.refuseOperationNames) rules.push(noOperationNames);
 
   const run = (payload: unknown, method: string): Record<string, unknown> => {
     const { query, variables, operationName } = (payload ?? {}) as {
@@ -314,6 +317,15 @@ function selectionLimit(what: "aliases" | "fields", max: number): ValidationRule
     };
   };
 }
+
+const noOperationNames: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (node.name)
+      context.reportError(
+        new GraphQLError(`Operation name "${node.name.value}" is not allowed`, { nodes: node }),
+      );
+  },
+});
 
 /** Refuses `__schema` only (as some servers' middleware does), leaving `__type` open. */
 const noSchemaField: ValidationRule = (context) => ({
