@@ -83,7 +83,7 @@ async function checkOne(
       graphqlRequestBody(target.operation, { [target.argument]: token }),
       methodsFor(run),
     );
-  const valueOf = (asked: GraphqlAsked | undefined) => {
+  const answeredValue = (asked: GraphqlAsked | undefined) => {
     const value = fieldValue(asked?.answer, target.field);
     return value === undefined || value === null ? undefined : JSON.stringify(value);
   };
@@ -91,7 +91,7 @@ async function checkOne(
   const answered: Array<{ session: SessionToken; asked: GraphqlAsked; value: string }> = [];
   for (const session of sessions) {
     const asked = await ask(session.token);
-    const value = valueOf(asked);
+    const value = answeredValue(asked);
     if (asked && value && !answered.some((other) => other.value === value))
       answered.push({ session, asked, value });
     if (answered.length === 2) break;
@@ -101,7 +101,7 @@ async function checkOne(
   const holderJwt = parseJwt(holder.session.token)!;
   const victimClaims = parseJwt(victim.session.token)!.payload as Record<string, unknown>;
   const control = await ask("qaas-not-a-token");
-  const controlValue = valueOf(control);
+  const controlValue = answeredValue(control);
   if (!control || controlValue === holder.value || controlValue === victim.value) return undefined;
   const forgeries = [
     { label: "tampered", token: tamperedToken(holderJwt, victimClaims) },
@@ -110,7 +110,7 @@ async function checkOne(
   const accepted: Array<{ label: string; asked: GraphqlAsked }> = [];
   for (const forgery of forgeries) {
     const asked = await ask(forgery.token);
-    if (asked && valueOf(asked) === victim.value) accepted.push({ label: forgery.label, asked });
+    if (asked && answeredValue(asked) === victim.value) accepted.push({ label: forgery.label, asked });
   }
   if (accepted.length < 2) return undefined;
   const [first, second] = accepted as [(typeof accepted)[number], (typeof accepted)[number]];
