@@ -86,7 +86,7 @@ async function generatedTests(
     output = (
       await execute(process.execPath, ["--test", "--test-reporter=tap", ...files], {
         env: { ...process.env, QAAS_BASE_URL: baseUrl },
-        timeout: 60_000,
+        timeout: 150_000,
       })
     ).stdout;
   } catch (error) {
@@ -97,16 +97,33 @@ async function generatedTests(
   return results;
 }
 
-const VULNERABLE: GraphqlServerOptions = { batching: true };
+const GRAPHIQL_PAGE = `<!DOCTYPE html><html><head><title>GraphiQL</title>
+<link href="https://unpkg.com/graphiql@3.0.0/graphiql.min.css" rel="stylesheet" /></head>
+<body><div id="graphiql">Loading…</div><script src="https://unpkg.com/graphiql@3.0.0/graphiql.min.js"></script>
+<script>ReactDOM.render(React.createElement(GraphiQL, { fetcher: GraphiQL.createFetcher({ url: "/graphql" }) }),
+document.getElementById("graphiql"));</script></body></html>`;
+/** A page that only talks about the IDE: the look-alike a careless signature would flag. */
+const IDE_DISABLED_PAGE =
+  "<!DOCTYPE html><html><body><h1>API</h1><p>The GraphiQL explorer and GraphQL Playground are disabled in production.</p></body></html>";
+
+const VULNERABLE: GraphqlServerOptions = {
+  batching: true,
+  debugErrors: true,
+  files: { "/graphiql": ["text/html; charset=utf-8", GRAPHIQL_PAGE] },
+};
 const HARDENED: GraphqlServerOptions = {
   introspection: "refused",
   suggestions: false,
   batching: false,
   maxDepth: 6,
+  maxAliases: 20,
+  maxFields: 100,
+  files: { "/graphiql": ["text/html; charset=utf-8", IDE_DISABLED_PAGE] },
 };
+const ALL_CHECKS = ["introspection", "suggestions", "batching", "depth", "aliases", "duplication", "errors"];
 
 describe("GraphQL checks", () => {
-  it("finds open introspection, suggestions, unlimited batching and unbounded depth, each with a test that fails", async () => {
+  it("finds open introspection, suggestions, batching, depth, aliases, duplication, stack traces and an IDE, each with a test that fails", async () => {
     const { server, context } = await fixture(VULNERABLE);
     const { candidates, requests } = await check(context);
     expect(kinds(candidates)).toEqual([
@@ -114,19 +131,28 @@ describe("GraphQL checks", () => {
       "graphql-field-suggestions POST /graphql",
       "graphql-batching POST /graphql",
       "graphql-depth POST /graphql",
+      "graphql-alias-overloading POST /graphql",
+      "graphql-field-duplication POST /graphql",
+      "graphql-stack-trace POST /graphql",
+      "graphql-ide GET /graphiql",
     ]);
     for (const candidate of candidates) {
       expect(candidate).toMatchObject({
         domain: "security",
-        defect_class: "misconfiguration",
+        defect_class:
+          candidate.dedupe?.discriminator === "graphql-stack-trace"
+            ? "sensitive-data-exposure"
+            : "misconfiguration",
         severity: "low",
       });
       expect(candidate.evidence.filter((item) => item.kind === "exchange")).toHaveLength(2);
     }
     expect(candidates[1]?.summary).toMatch(/pastess[\s\S]*pastes/);
     expect(candidates[3]?.title).toMatch(/10 levels deep/);
-    // Small and bounded: a handful of requests, no batch beyond 10, nothing written.
-    expect(requests).toBeLessThanOrEqual(12);
+    expect(candidates[6]?.summary).toMatch(/graphql-server\.ts:\d+:\d+/);
+    expect(candidates[7]?.summary).toMatch(/GraphiQL/);
+    // Small and bounded: a handful of requests plus the IDE paths, no batch beyond 10, nothing written.
+    expect(requests).toBeLessThanOrEqual(45);
     const batchSizes = server.requests
       .filter((request) => request.body.startsWith("["))
       .map((request) => JSON.parse(request.body).length);
@@ -145,19 +171,29 @@ describe("GraphQL checks", () => {
     ]);
     expect(againstVulnerable).toEqual(Object.fromEntries(titles.map((title) => [title, false])));
     expect(againstHardened).toEqual(Object.fromEntries(titles.map((title) => [title, true])));
-  }, 120_000);
+  }, 200_000);
 
   it("reports nothing against a hardened server that serves the same schema", async () => {
     const { context } = await fixture(HARDENED);
     const { candidates, stats } = await check(context);
     expect(candidates).toEqual([]);
-    expect(stats.checked).toEqual({ "/graphql": ["introspection", "suggestions", "batching", "depth"] });
+    expect(stats.checked).toEqual({
+      "/graphql": ALL_CHECKS,
+      "(token arguments)": ["tokens"],
+      "(ide pages)": ["ide"],
+    });
   });
 
   it("does not report introspection or suggestions for an API the profile calls public", async () => {
     const { context } = await fixture(VULNERABLE);
     const { candidates } = await check(context, { api_public: true });
-    expect(kinds(candidates)).toEqual(["graphql-batching POST /graphql", "graphql-depth POST /graphql"]);
+    expect(kinds(candidates)).toEqual([
+      "graphql-batching POST /graphql",
+      "graphql-depth POST /graphql",
+      "graphql-alias-overloading POST /graphql",
+      "graphql-field-duplication POST /graphql",
+      "graphql-stack-trace POST /graphql",
+    ]);
   });
 
   it("leaves a capped batch and a depth limit above the first query alone", async () => {
@@ -173,6 +209,10 @@ describe("GraphQL checks", () => {
       "graphql-introspection POST /graphql",
       "graphql-field-suggestions POST /graphql",
       "graphql-depth POST /graphql",
+      "graphql-alias-overloading POST /graphql",
+      "graphql-field-duplication POST /graphql",
+      "graphql-stack-trace POST /graphql",
+      "graphql-ide GET /graphiql",
     ]);
     expect(server.requests.every((request) => request.method === "GET")).toBe(true);
     expect(JSON.stringify(stats)).toMatch(/batching not tried/);

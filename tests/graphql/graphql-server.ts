@@ -99,6 +99,14 @@ export interface GraphqlServerOptions {
   maxDepth?: number;
   /** Every request must carry `Authorization: Bearer <token>`. */
   token?: string;
+  /** Refuses documents with more aliases than this. */
+  maxAliases?: number;
+  /** Refuses documents selecting more fields than this (duplicates included): a crude cost limit. */
+  maxFields?: number;
+  /** Refuses every named operation (a deny-list on operation names that unnamed documents slip past). */
+  refuseOperationNames?: boolean;
+  /** Errors carry the server's stack (as Apollo does outside production). */
+  debugErrors?: boolean;
   /** Other routes: path → [content type, body]. */
   files?: Record<string, [string, string]>;
 }
@@ -189,6 +197,9 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
   if (options.introspection === "refused") rules.push(NoSchemaIntrospectionCustomRule);
   if (options.introspection === "schema-only") rules.push(noSchemaField);
   if (options.maxDepth !== undefined) rules.push(depthLimit(options.maxDepth));
+  if (options.maxAliases !== undefined) rules.push(selectionLimit("aliases", options.maxAliases));
+  if (options.maxFields !== undefined) rules.push(selectionLimit("fields", options.maxFields));
+  if (options.refuseOperationNames) rules.push(noOperationNames);
 
   const run = (payload: unknown, method: string): Record<string, unknown> => {
     const { query, variables, operationName } = (payload ?? {}) as {
@@ -284,8 +295,37 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
 function format(error: GraphQLError, options: GraphqlServerOptions): Record<string, unknown> {
   const message =
     options.suggestions === false ? error.message.replace(/\s*Did you mean[^?]*\?/g, "") : error.message;
-  return { message, ...(error.locations ? { locations: error.locations } : {}) };
+  return {
+    message,
+    ...(error.locations ? { locations: error.locations } : {}),
+    ...(options.debugErrors
+      ? { extensions: { exception: { stacktrace: (new Error(message).stack ?? "").split("\n") } } }
+      : {}),
+  };
 }
+
+/** Refuses documents with more aliased fields (or more field selections) than `max`. */
+function selectionLimit(what: "aliases" | "fields", max: number): ValidationRule {
+  return (context) => {
+    let count = 0;
+    return {
+      Field(node) {
+        if (what === "fields" || node.alias) count += 1;
+        if (count === max + 1)
+          context.reportError(new GraphQLError(`Too many ${what} (limit ${max})`, { nodes: node }));
+      },
+    };
+  };
+}
+
+const noOperationNames: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (node.name)
+      context.reportError(
+        new GraphQLError(`Operation name "${node.name.value}" is not allowed`, { nodes: node }),
+      );
+  },
+});
 
 /** Refuses `__schema` only (as some servers' middleware does), leaving `__type` open. */
 const noSchemaField: ValidationRule = (context) => ({

@@ -50,6 +50,18 @@ describe("introspection", () => {
     expect(open.requests.map((request) => request.method)).toEqual(["GET"]);
   });
 
+  it("asks again without an operation name where named operations are refused", async () => {
+    const server = await serve({ refuseOperationNames: true });
+    const outcome = await introspect(sender(), `${server.baseUrl}/graphql`);
+    expect(outcome).toMatchObject({ how: "full", method: "POST" });
+    expect(signatures(outcome.schema!)).toHaveLength(11);
+    expect(outcome.notes.join("\n")).toMatch(/without an operation name/);
+    expect(server.requests.map((request) => JSON.parse(request.body).operationName)).toEqual([
+      "IntrospectionQuery",
+      undefined,
+    ]);
+  });
+
   it("rebuilds the schema type by type where only __schema is refused, the same as the full answer", async () => {
     const full = await introspect(sender(), `${(await serve()).baseUrl}/graphql`);
     const blocked = await serve({ introspection: "schema-only" });

@@ -75,19 +75,35 @@ export async function introspect(
     exchanges: [],
     notes: [],
   };
+  let anonymousOnly = false;
   const ask = async (query: string, operationName?: string): Promise<GraphqlAsked | undefined> => {
     const asked = await askGraphql(send, url, { query, operationName }, methods);
     if (asked) outcome.exchanges.push(asked.exchange);
-    return asked;
+    if (!operationName || answeredAnything(asked)) return asked;
+    // Servers that filter by operation name (an allow- or deny-list) answer the same document unnamed.
+    const unnamed = await askGraphql(send, url, { query: withoutOperationName(query) }, methods);
+    if (unnamed) outcome.exchanges.push(unnamed.exchange);
+    if (!answeredAnything(unnamed)) return asked;
+    anonymousOnly = true;
+    return unnamed;
+  };
+  const noteAnonymous = () => {
+    if (anonymousOnly)
+      outcome.notes.push(
+        "named operations were refused but the same documents without an operation name were answered (a filter on operation names)",
+      );
   };
   const full = await ask(getIntrospectionQuery(), "IntrospectionQuery");
   const fromFull = schemaOf(full?.answer);
-  if (fromFull && full)
+  if (fromFull && full) {
+    noteAnonymous();
     return { ...outcome, schema: fromFull, how: "full", method: full.method, partial: full.answer!.failed };
+  }
   outcome.refusal = refusalOf(full);
   const light = await ask(LIGHT_INTROSPECTION_QUERY, "QaasSchema");
   const fromLight = schemaOf(light?.answer);
   if (fromLight && light) {
+    noteAnonymous();
     outcome.notes.push(
       `the standard introspection query was refused (${outcome.refusal}); a lighter one was answered`,
     );
@@ -101,6 +117,7 @@ export async function introspect(
   }
   const byType = await schemaByType(ask);
   if (byType) {
+    noteAnonymous();
     outcome.notes.push(
       `__schema was refused (${outcome.refusal}); the schema was rebuilt type by type through __type`,
     );
@@ -114,6 +131,17 @@ export async function introspect(
   }
   outcome.notes.push(`introspection refused: ${outcome.refusal}`);
   return outcome;
+}
+
+/** Some root field came back with a value (a refusal answers `data: null` or every field null). */
+function answeredAnything(asked: GraphqlAsked | undefined): boolean {
+  const data = asked?.answer?.data;
+  return !!data && typeof data === "object" && Object.values(data).some((value) => value !== null);
+}
+
+/** `query IntrospectionQuery { … }` → `query { … }`: the same operation, unnamed. */
+export function withoutOperationName(query: string): string {
+  return query.replace(/^(\s*(?:query|mutation|subscription))\s+[_A-Za-z][_0-9A-Za-z]*/, "$1");
 }
 
 function schemaOf(answer: GraphqlAnswer | undefined): IntrospectionSchema | undefined {

@@ -72,7 +72,7 @@ export const checkGraphqlTool = defineTool({
   name: "check_graphql",
   server: "security",
   description:
-    'GraphQL endpoints in the map: schema introspection answered to anonymous callers and field suggestions ("Did you mean") that leak the schema (both skipped when the profile says the API is public), batches of queries accepted without a cap (3, then 10 `__typename` queries), and circular queries accepted without a depth limit (bounded by the projected answer size). Each confirmed by two requests, with a generated test.',
+    'GraphQL endpoints in the map: schema introspection answered to anonymous callers, field suggestions ("Did you mean") and an in-browser IDE (GraphiQL, Playground, Altair…) served to anonymous visitors (all three skipped when the profile says the API is public), batches of queries accepted without a cap (3, then 10 `__typename` queries), many aliases and duplicated fields executed in one query (`__typename` only), circular queries accepted without a depth limit (bounded by the projected answer size), stack traces in GraphQL errors, and JWT arguments (`me(token:)`) whose signature is not verified (two users\' real tokens, then forged ones). Each confirmed by two requests, with a generated test.',
   input: z.strictObject({
     max_requests: ProbeFilter.max_requests,
     endpoint: z.string().min(1).optional(),
