@@ -90,6 +90,11 @@ describe("status oracles", () => {
     expect(looksLikeErrorPayload({ id: 3, error: null })).toBe(false);
     expect(looksLikeErrorPayload({ message: "hello there", title: "greeting" })).toBe(false);
     expect(looksLikeErrorPayload({ items: [], error: "partial" })).toBe(false);
+    // `result` is a verdict when it holds a word, an envelope only when it holds a structure.
+    expect(looksLikeErrorPayload({ result: "error", message: "no such record" })).toBe(true);
+    expect(looksLikeErrorPayload({ result: "error" })).toBe(true);
+    expect(looksLikeErrorPayload({ result: { name: "x" } })).toBe(false);
+    expect(looksLikeErrorPayload({ result: "ok", message: "saved" })).toBe(false);
   });
 });
 
