@@ -167,6 +167,12 @@ export const refusedWriteApplied: Oracle = async (run, factory, family, owner) =
   return findings;
 };
 
+/**
+ * The same PUT twice on the probe's own record must leave it as the first left it. Judged by the record as
+ * the app shows it (its read or its row in the list), else by the PUT's own answers: two repeats that each
+ * answer a different value for a field the request sets (`quantity` 4, then 7, then 10 for a body saying 3)
+ * show an update that accumulates instead of replacing.
+ */
 export const putNotIdempotent: Oracle = async (run, factory, family, owner) => {
   const put = family.updates.find((operation) => operation.method.toUpperCase() === "PUT");
   if (!put || !usable(put) || !factory.canCreate(family)) return [];
@@ -192,24 +198,39 @@ export const putNotIdempotent: Oracle = async (run, factory, family, owner) => {
   if (isSuccess(second) && (one === undefined || two === undefined)) return [];
   const stateChanged = JSON.stringify(stable(one)) !== JSON.stringify(stable(two));
   const refusedRepeat = !isSuccess(second);
-  if (!stateChanged && !refusedRepeat) return [];
+  let third: HttpExchange | undefined;
+  let drifting: string | undefined;
+  if (!stateChanged && !refusedRepeat) {
+    // The read may not show every field the PUT sets (a list of summaries): the PUT's answers then witness.
+    drifting = driftingFields(change.body, first, second)[0];
+    if (!drifting) return [];
+    third = await sendPrepared(run, owner, clonePrepared(change));
+    if (!third || !isSuccess(third) || !driftingFields(change.body, second, third).includes(drifting))
+      return [];
+  }
   const key = operationKey(put);
+  const answers = (exchange: HttpExchange | undefined) =>
+    JSON.stringify(valueAtPath(unwrap(exchange?.response?.json), drifting ?? ""));
+  const summary = refusedRepeat
+    ? `Repeating the same ${key} answered ${statusOf(second)} after the first answered ${statusOf(first)}.`
+    : drifting
+      ? `The same ${key} sent three times (${drifting}: ${JSON.stringify(valueAtPath(change.body, drifting))}) answered ${drifting} = ${answers(first)}, then ${answers(second)}, then ${answers(third)}: each repeat changes the record again.`
+      : `Repeating the same ${key} changed the resource again (compared without timestamp/version fields).`;
   return [
     buildFinding(run, {
       domain: "api",
       defectClass: "contract-drift",
       title: `${key} is not idempotent`,
-      summary: refusedRepeat
-        ? `Repeating the same ${key} answered ${statusOf(second)} after the first answered ${statusOf(first)}.`
-        : `Repeating the same ${key} changed the resource again (compared without timestamp/version fields).`,
+      summary,
       impact: "PUT must be safe to retry; clients and proxies that retry it corrupt or fail.",
       location: endpointLocation(put),
-      severity: severityFor("contract-drift", { dataChanged: stateChanged }),
+      severity: severityFor("contract-drift", { dataChanged: stateChanged || drifting !== undefined }),
       confidence: 0.8,
       discriminator: "put-not-idempotent",
       exchanges: [
         { label: "first-put", exchange: first },
         { label: "second-put", exchange: second },
+        ...(third ? [{ label: "third-put", exchange: third }] : []),
         { label: "read-after-first", exchange: afterFirst },
         { label: "read-after-second", exchange: afterSecond },
       ],
@@ -233,7 +254,7 @@ export const putNotIdempotent: Oracle = async (run, factory, family, owner) => {
           : [
               {
                 kind: "same_response",
-                steps: ["afterFirst", "afterSecond"],
+                steps: drifting ? ["first", "second"] : ["afterFirst", "afterSecond"],
                 message: "a repeated PUT must not change the resource again",
               },
             ],
@@ -241,6 +262,21 @@ export const putNotIdempotent: Oracle = async (run, factory, family, owner) => {
     }),
   ];
 };
+
+/** Scalar fields the request body sets whose value differs between two answers to that same request. */
+function driftingFields(body: unknown, earlier: HttpExchange, later: HttpExchange): string[] {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return [];
+  const left = unwrap(earlier.response?.json);
+  const right = unwrap(later.response?.json);
+  const drifting: string[] = [];
+  for (const [field, sent] of Object.entries(body)) {
+    if (sent !== null && typeof sent === "object") continue;
+    const [a, b] = [valueAtPath(left, field), valueAtPath(right, field)];
+    if (a === undefined || b === undefined || a === null || typeof a === "object") continue;
+    if (JSON.stringify(a) !== JSON.stringify(b)) drifting.push(field);
+  }
+  return drifting;
+}
 
 const PAGE_HINT =
   /^(next|next_?page|has_?more|cursor|next_?cursor|total|total_?count|count|page|pages|offset|links)$/i;
