@@ -39,7 +39,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /** Whether changing `key` from `before` to `after` is what the action `stem` would do to an item. */
 export function namesAction(stem: string, change: Change): boolean {
   const { key, before, after } = change;
-  const keyNames = key.toLowerCase().replace(/[^a-z]/g, "").includes(stem);
+  const keyNames = key
+    .toLowerCase()
+    .replace(/[^a-z]/g, "")
+    .includes(stem);
   if (typeof after === "string" && typeof before === "string") {
     const word = (text: string) => text.toLowerCase().replace(/[^a-z]/g, "");
     return word(after).startsWith(stem) && !word(before).startsWith(stem);
