@@ -90,10 +90,37 @@ describe("status oracles", () => {
     expect(looksLikeErrorPayload({ id: 3, error: null })).toBe(false);
     expect(looksLikeErrorPayload({ message: "hello there", title: "greeting" })).toBe(false);
     expect(looksLikeErrorPayload({ items: [], error: "partial" })).toBe(false);
+    // `result` is a verdict when it holds a word, an envelope only when it holds a structure.
+    expect(looksLikeErrorPayload({ result: "error", message: "no such record" })).toBe(true);
+    expect(looksLikeErrorPayload({ result: "error" })).toBe(true);
+    expect(looksLikeErrorPayload({ result: { name: "x" } })).toBe(false);
+    expect(looksLikeErrorPayload({ result: "ok", message: "saved" })).toBe(false);
   });
 });
 
+/** The same operations with nothing that reads an item back: no item read, no list. */
+function withoutReads(map: SystemMap): SystemMap {
+  return {
+    ...map,
+    operations: map.operations.filter(
+      (operation) =>
+        operation.method !== "GET" || /\/confirm$/.test(operation.path) || !/\/records/.test(operation.path),
+    ),
+  };
+}
+
 describe("method semantics oracles", () => {
+  it("probe_semantics with no read of the item: the GET action and the PUT are judged by their own answers", async () => {
+    const found = await probe("probe_semantics", withoutReads(documented));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        "contract-drift GET /api/loose/records/{id}/confirm [get-side-effect]",
+        "contract-drift PUT /api/loose/records/{id} [put-not-idempotent]",
+      ]),
+    );
+    expect(found.filter((line) => line.includes("/api/strict/"))).toEqual([]);
+  });
+
   for (const [label, map] of [
     ["with a document", () => documented],
     ["inferred from source only", () => withoutDocument(documented)],

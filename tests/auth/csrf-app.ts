@@ -27,7 +27,11 @@ const GUARD: Record<Collection, "none" | "token" | "json-only" | "anonymous"> = 
 };
 const WITH_FORM: readonly Collection[] = ["notes", "tags", "boards"];
 
-export async function startCsrfApp(options: { sameSite?: "Strict" | "Lax" } = {}): Promise<CsrfApp> {
+export async function startCsrfApp(
+  options: { sameSite?: "Strict" | "Lax"; busyWrites?: boolean } = {},
+): Promise<CsrfApp> {
+  // A busy server (a locked database) fails the first two writes to each action with a 503.
+  const busy = new Map<string, number>(COLLECTIONS.map((name) => [name, options.busyWrites ? 2 : 0]));
   const sessions = new Map<string, { user: string; csrf: string }>();
   const records: Record<Collection, Array<{ id: number; title: string; owner: string }>> = {
     notes: [{ id: 1, title: "Groceries", owner: "alice" }],
@@ -114,6 +118,11 @@ export async function startCsrfApp(options: { sameSite?: "Strict" | "Lax" } = {}
       return json(200, { items: records[collection].filter((record) => record.owner === session.user) });
     }
     if (request.method !== "POST" || !match?.[2]) return json(405, { error: "method" });
+    const failures = busy.get(collection) ?? 0;
+    if (failures > 0) {
+      busy.set(collection, failures - 1);
+      return json(503, { error: "database is locked" });
+    }
     if (!session && guard !== "anonymous") return json(401, { error: "sign in" });
     const type = String(request.headers["content-type"] ?? "");
     let fields: Record<string, string>;

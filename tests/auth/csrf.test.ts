@@ -132,6 +132,16 @@ describe("check_authentication: cross-site request forgery judged by effect", ()
     expect(app.titles.notes).toEqual(["Groceries"]);
   });
 
+  it("tries a forgery again when a busy server fails it, and still leaves the guarded actions alone", async () => {
+    const app = await startCsrfApp({ busyWrites: true });
+    apps.push(app);
+    const { candidates, stats } = await check(app);
+    expect(candidates.map((candidate) => candidate.location.value)).toContain("POST /api/notes/rename");
+    expect(candidates.map((candidate) => candidate.location.value)).not.toContain("POST /api/tags/rename");
+    expect(stats.forged["POST /api/labels/rename"]).toBe("refused or without effect");
+    expect(app.titles.notes).toEqual(["Groceries"]);
+  });
+
   it("does not apply to a session carried in a header", async () => {
     const app = await startCsrfApp();
     apps.push(app);

@@ -92,7 +92,12 @@ export async function fuzzOperations(
       if (write && (!run.target.writesAllowed || !isSafeWrite(operation)))
         return skip(run.target.writesAllowed ? "unsafe write" : "writes not allowed");
       if (bodyKind(operation) === "unsupported") return skip("unsupported request body");
-      const baseline = await establish(run, factory, operation, users, write);
+      let baseline = await establish(run, factory, operation, users, write);
+      // A busy server may drop or fail one request: the baseline is asked for once more before it counts.
+      if (!baseline?.exchange.response || (baseline && isServerError(baseline.exchange))) {
+        await pause(BUSY_PAUSE_MS);
+        baseline = (await establish(run, factory, operation, users, write)) ?? baseline;
+      }
       if (!baseline) return skip("no baseline request");
       if (isServerError(baseline.exchange)) return skip("baseline already fails (check_contract reports it)");
       stats.fuzzed += 1;
@@ -115,7 +120,7 @@ export async function fuzzOperations(
         await mapConcurrent(mutations, 4, async (mutation) => {
           stats.mutations_sent += 1;
           const prepared = mutate(baseline, mutation);
-          const exchange = await sendPrepared(run, baseline.user, prepared);
+          const exchange = await sendOnceMore(run, baseline.user, prepared);
           const verdict =
             exchange &&
             classify(
@@ -150,7 +155,7 @@ export async function fuzzOperations(
           const text = typeof edge.value === "string" ? edge.value : JSON.stringify(edge.value);
           if (parameter.in === "path") prepared.pathValues[parameter.name] = text;
           else prepared.query[parameter.name] = text;
-          const exchange = await sendPrepared(run, baseline.user, prepared);
+          const exchange = await sendOnceMore(run, baseline.user, prepared);
           if (exchange && isServerError(exchange)) {
             note({
               defectClass: "unhandled-error",
@@ -223,6 +228,21 @@ async function establish(
       resource: resources.get(result.user),
     }
   );
+}
+
+const BUSY_PAUSE_MS = 400;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sends a request; one that got no answer at all (a timeout, a reset connection) is sent once more. */
+async function sendOnceMore(
+  run: ProbeRun,
+  user: string | undefined,
+  prepared: PreparedRequest,
+): Promise<HttpExchange | undefined> {
+  const exchange = await sendPrepared(run, user, prepared);
+  if (!exchange || exchange.response) return exchange;
+  await pause(BUSY_PAUSE_MS);
+  return (await sendPrepared(run, user, clonePrepared(prepared))) ?? exchange;
 }
 
 function mutate(baseline: Baseline, mutation: BodyMutation): PreparedRequest {
@@ -334,8 +354,13 @@ async function confirm(run: ProbeRun, baseline: Baseline, failure: Failure): Pro
   const seed = uniqueSeed();
   again.body = reseed(again.body, failure.prepared.seed, seed);
   again.seed = seed;
-  const retry = await sendPrepared(run, baseline.user, again);
-  if (!retry) return undefined;
+  let retry = await sendOnceMore(run, baseline.user, again);
+  // An accepted invalid value answered 5xx on its confirmation is a busy server, not a verdict: once more.
+  if (retry && failure.defectClass !== "unhandled-error" && isServerError(retry)) {
+    await pause(BUSY_PAUSE_MS);
+    retry = await sendPrepared(run, baseline.user, clonePrepared(again));
+  }
+  if (!retry?.response) return undefined;
   const still = failure.defectClass === "unhandled-error" ? isServerError(retry) : isSuccess(retry);
   if (!still) return undefined;
   if (

@@ -8,6 +8,7 @@ import { operationKey } from "./operation-index.ts";
 import { bodyExcerpt, endpointLocation, isServerError, sendPrepared } from "./probe-support.ts";
 import { buildRequest } from "./request-builder.ts";
 import { uniqueSeed } from "./resource-factory.ts";
+import { actionAnswersItsOwnChange } from "./semantics-actions.ts";
 import type { Oracle } from "./semantics-support.ts";
 import { itemRequest, recordReader, stable, stepsFor, usable } from "./semantics-support.ts";
 
@@ -50,14 +51,19 @@ function actionGets(operations: readonly Operation[], collection: string): Array
  * change, not noise). Only on a record the probe created.
  */
 export const getChangesState: Oracle = async (run, factory, family, owner) => {
-  if (!factory.canCreate(family) || !family.create || (!family.read && !family.list)) return [];
+  if (!factory.canCreate(family) || !family.create) return [];
   const findings: EnvelopeDraft[] = [];
   for (const [get, parameter] of actionGets(run.map.operations, family.collection)) {
-    const resource = await factory.create(family, owner);
+    // The action addresses the item itself: the collection needs no item path of its own.
+    const resource = await factory.createRecord(family, owner);
     if (!resource) break;
     const values = { ...resource.pathValues, [parameter]: resource.id };
     const reader = recordReader(run, family, resource, owner, values);
-    if (!reader) break;
+    if (!reader) {
+      const found = await actionAnswersItsOwnChange(run, get, resource, values, owner);
+      if (found) findings.push(found);
+      continue;
+    }
     const read = reader.request;
     const look = async () => {
       const { exchange, record } = await reader.look();

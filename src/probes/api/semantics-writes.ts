@@ -167,60 +167,93 @@ export const refusedWriteApplied: Oracle = async (run, factory, family, owner) =
   return findings;
 };
 
+/**
+ * The same PUT twice on the probe's own record must leave it as the first left it. Judged by the record as
+ * the app shows it (its read or its row in the list), else by the PUT's own answers: two repeats that each
+ * answer a different value for a field the request sets (`quantity` 4, then 7, then 10 for a body saying 3)
+ * show an update that accumulates instead of replacing.
+ */
 export const putNotIdempotent: Oracle = async (run, factory, family, owner) => {
   const put = family.updates.find((operation) => operation.method.toUpperCase() === "PUT");
   if (!put || !usable(put) || !factory.canCreate(family)) return [];
   const resource = await factory.create(family, owner);
   if (!resource) return [];
+  // Without a read of the item (no read, no list) the PUT's own answers are the only witness.
   const reader = recordReader(run, family, resource, owner);
-  if (!reader) return [];
-  const shown = (await reader.look()).record ?? unwrap(resource.created);
+  const shown = (reader && (await reader.look()).record) ?? unwrap(resource.created);
   const change = itemRequest(put, resource, (prepared) => {
     prepared.body = bodyShapedLike(prepared.body, shown);
   });
   const first = await sendPrepared(run, owner, change);
   if (!first || !isSuccess(first)) return [];
-  const read = reader.request;
-  const afterFirst = (await reader.look()).exchange;
+  const afterFirst = reader && (await reader.look()).exchange;
   const second = await sendPrepared(run, owner, clonePrepared(change));
-  const afterSecond = (await reader.look()).exchange;
-  if (!afterFirst || !second || !afterSecond || !isSuccess(afterFirst) || !isSuccess(afterSecond)) return [];
+  const afterSecond = reader && (await reader.look()).exchange;
+  if (!second) return [];
+  if (reader && (!afterFirst || !afterSecond || !isSuccess(afterFirst) || !isSuccess(afterSecond))) return [];
   const recordOf = (json: unknown) =>
     family.read ? unwrap(json) : listItems(json).find((item) => idOf(item, family) === resource.id);
-  const [one, two] = [recordOf(afterFirst.response?.json), recordOf(afterSecond.response?.json)];
+  const [one, two] = [recordOf(afterFirst?.response?.json), recordOf(afterSecond?.response?.json)];
   // A row that drops out of a list (a page boundary) is not a change of the record.
-  if (isSuccess(second) && (one === undefined || two === undefined)) return [];
+  if (reader && isSuccess(second) && (one === undefined || two === undefined)) return [];
   const stateChanged = JSON.stringify(stable(one)) !== JSON.stringify(stable(two));
   const refusedRepeat = !isSuccess(second);
-  if (!stateChanged && !refusedRepeat) return [];
+  let third: HttpExchange | undefined;
+  let drifting: string | undefined;
+  if (refusedRepeat) {
+    // A refusal is a verdict only when it repeats (a busy server fails one request now and then).
+    third = await sendPrepared(run, owner, clonePrepared(change));
+    if (!third || isSuccess(third) || statusOf(third) !== statusOf(second)) return [];
+  } else if (!stateChanged) {
+    // The read may not show every field the PUT sets (a list of summaries): the PUT's answers then witness.
+    drifting = driftingFields(change.body, first, second)[0];
+    if (!drifting) return [];
+    third = await sendPrepared(run, owner, clonePrepared(change));
+    if (!third || !isSuccess(third) || !driftingFields(change.body, second, third).includes(drifting))
+      return [];
+  }
   const key = operationKey(put);
+  const answers = (exchange: HttpExchange | undefined) =>
+    JSON.stringify(valueAtPath(unwrap(exchange?.response?.json), drifting ?? ""));
+  const summary = refusedRepeat
+    ? `Repeating the same ${key} answered ${statusOf(second)} after the first answered ${statusOf(first)}.`
+    : drifting
+      ? `The same ${key} sent three times (${drifting}: ${JSON.stringify(valueAtPath(change.body, drifting))}) answered ${drifting} = ${answers(first)}, then ${answers(second)}, then ${answers(third)}: each repeat changes the record again.`
+      : `Repeating the same ${key} changed the resource again (compared without timestamp/version fields).`;
   return [
     buildFinding(run, {
       domain: "api",
       defectClass: "contract-drift",
       title: `${key} is not idempotent`,
-      summary: refusedRepeat
-        ? `Repeating the same ${key} answered ${statusOf(second)} after the first answered ${statusOf(first)}.`
-        : `Repeating the same ${key} changed the resource again (compared without timestamp/version fields).`,
+      summary,
       impact: "PUT must be safe to retry; clients and proxies that retry it corrupt or fail.",
       location: endpointLocation(put),
-      severity: severityFor("contract-drift", { dataChanged: stateChanged }),
+      severity: severityFor("contract-drift", { dataChanged: stateChanged || drifting !== undefined }),
       confidence: 0.8,
       discriminator: "put-not-idempotent",
       exchanges: [
         { label: "first-put", exchange: first },
         { label: "second-put", exchange: second },
-        { label: "read-after-first", exchange: afterFirst },
-        { label: "read-after-second", exchange: afterSecond },
+        ...(third ? [{ label: "third-put", exchange: third }] : []),
+        ...(afterFirst ? [{ label: "read-after-first", exchange: afterFirst }] : []),
+        ...(afterSecond ? [{ label: "read-after-second", exchange: afterSecond }] : []),
       ],
       repro: {
         title: `${key} twice leaves the same state`,
-        steps: stepsFor(resource, [
-          { name: "first", prepared: change, user: owner },
-          { name: "afterFirst", prepared: read, user: owner },
-          { name: "second", prepared: change, user: owner },
-          { name: "afterSecond", prepared: read, user: owner },
-        ]),
+        steps: stepsFor(
+          resource,
+          reader
+            ? [
+                { name: "first", prepared: change, user: owner },
+                { name: "afterFirst", prepared: reader.request, user: owner },
+                { name: "second", prepared: change, user: owner },
+                { name: "afterSecond", prepared: reader.request, user: owner },
+              ]
+            : [
+                { name: "first", prepared: change, user: owner },
+                { name: "second", prepared: change, user: owner },
+              ],
+        ),
         assertions: refusedRepeat
           ? [
               {
@@ -233,7 +266,7 @@ export const putNotIdempotent: Oracle = async (run, factory, family, owner) => {
           : [
               {
                 kind: "same_response",
-                steps: ["afterFirst", "afterSecond"],
+                steps: drifting ? ["first", "second"] : ["afterFirst", "afterSecond"],
                 message: "a repeated PUT must not change the resource again",
               },
             ],
@@ -241,6 +274,21 @@ export const putNotIdempotent: Oracle = async (run, factory, family, owner) => {
     }),
   ];
 };
+
+/** Scalar fields the request body sets whose value differs between two answers to that same request. */
+function driftingFields(body: unknown, earlier: HttpExchange, later: HttpExchange): string[] {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return [];
+  const left = unwrap(earlier.response?.json);
+  const right = unwrap(later.response?.json);
+  const drifting: string[] = [];
+  for (const [field, sent] of Object.entries(body)) {
+    if (sent !== null && typeof sent === "object") continue;
+    const [a, b] = [valueAtPath(left, field), valueAtPath(right, field)];
+    if (a === undefined || b === undefined || a === null || typeof a === "object") continue;
+    if (JSON.stringify(a) !== JSON.stringify(b)) drifting.push(field);
+  }
+  return drifting;
+}
 
 const PAGE_HINT =
   /^(next|next_?page|has_?more|cursor|next_?cursor|total|total_?count|count|page|pages|offset|links)$/i;

@@ -33,7 +33,9 @@ export function echoes(container: unknown, path: string, value: unknown): boolea
 }
 
 const ERROR_KEY = /^(error|errors|err|error_?(message|code|description)|fault|failure)$/;
-const RESOURCE_KEY = /^(id|_id|uuid|data|items|results|result)$/;
+const ID_KEY = /^(id|_id|uuid)$/;
+/** Envelope keys that hold a resource only when they hold a structure (`{"result": "error"}` is a verdict). */
+const ENVELOPE_KEY = /^(data|items|results|result)$/;
 const MESSAGE_KEY = /^(message|msg|detail|details|description|reason|title|code|status|status_?code)$/;
 const FAILURE_TEXT =
   /not found|not exist|no such|unknown|missing|required|invalid|unauthori[sz]ed|unauthenticated|forbidden|denied|not allowed|log ?in|sign ?in|credential|expired|error|fail/i;
@@ -47,7 +49,9 @@ export function looksLikeErrorPayload(json: unknown): boolean {
   const entries = Object.entries(json as Record<string, unknown>).map(
     ([key, value]) => [key.toLowerCase(), value] as const,
   );
-  if (entries.some(([key]) => RESOURCE_KEY.test(key))) return false;
+  const holdsResource = ([key, value]: readonly [string, unknown]) =>
+    ID_KEY.test(key) || (ENVELOPE_KEY.test(key) && value !== null && typeof value === "object");
+  if (entries.some(holdsResource)) return false;
   if (
     entries.some(([key, value]) => ERROR_KEY.test(key) && value !== null && value !== false && value !== "")
   )

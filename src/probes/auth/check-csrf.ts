@@ -72,15 +72,14 @@ async function probeOperation(run: ProbeRun, user: string, operation: Operation)
   const template = await templateFor(run, user, operation);
   if (!template) return { outcome: "not judged" };
   const places = readBackPlaces(run.map, operation);
-  const before = await snapshot(run, user, places);
+  // A busy server may fail a read: one more look before the operation counts as unjudgeable.
+  let before = await snapshot(run, user, places);
+  if (before.length === 0) before = await snapshot(run, user, places);
   if (before.length === 0) return { outcome: "not judged" };
   for (const shape of forgeryShapes(template)) {
-    const forged = forge(template, shape);
-    const exchange = await send(run, user, forged.spec, { csrf: false });
-    if (!exchange || !accepted(run, exchange)) continue;
-    const after = await snapshot(run, user, places);
-    const shown = showing(after, forged.marker);
-    if (!shown) continue;
+    const landed = await forgeUntilShown(run, user, template, shape, places);
+    if (!landed) continue;
+    const { forged, exchange, shown } = landed;
     const earlier = before.find((item) => item.place === shown.place);
     const read = priorValues(earlier, shown, forged.marker);
     const prior: Prior =
@@ -109,6 +108,32 @@ async function probeOperation(run: ProbeRun, user: string, operation: Operation)
     return { outcome: `${forged.shape}: accepted and applied`, finding };
   }
   return { outcome: "refused or without effect" };
+}
+
+const ATTEMPTS = 3;
+
+/**
+ * Sends one forgery shape and reads its effect back. Other clients may write the same record between the
+ * forged request and the read (overwriting the marker), or a busy server may fail one request: a shape
+ * that was not refused is tried again, each time with a fresh marker, before it counts as without effect.
+ */
+async function forgeUntilShown(
+  run: ProbeRun,
+  user: string,
+  template: ForgeryTemplate,
+  shape: ForgeryShape,
+  places: readonly string[],
+): Promise<{ forged: ForgedRequest; exchange: HttpExchange; shown: Snapshot } | undefined> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+    const forged = forge(template, shape);
+    const exchange = await send(run, user, forged.spec, { csrf: false });
+    const status = exchange?.response?.status ?? 0;
+    if (!exchange || status === 0 || status >= 500) continue;
+    if (!accepted(run, exchange)) return undefined;
+    const shown = showing(await snapshot(run, user, places), forged.marker);
+    if (shown) return { forged, exchange, shown };
+  }
+  return undefined;
 }
 
 /** The form the signed-in page shows (fresh fields), else the operation's documented or inferred body. */
