@@ -24,7 +24,7 @@ export async function sendPrepared(
   user: string | undefined,
   prepared: PreparedRequest,
 ): Promise<HttpExchange | undefined> {
-  const key = operationKey(prepared.operation);
+  const key = pacingKey(prepared.operation);
   const pacing = slowOperationsFor(run.context);
   if (!(await pacing.enter(key))) return undefined;
   let durationMs = 0;
@@ -42,6 +42,12 @@ export async function sendPrepared(
   } finally {
     pacing.leave(key, durationMs);
   }
+}
+
+/** What pacing tells apart: each GraphQL field on its own, since they all share one `POST /graphql`. */
+function pacingKey(operation: Operation): string {
+  const key = operationKey(operation);
+  return operation.graphql ? `${key} ${operation.graphql.kind} ${operation.graphql.field}` : key;
 }
 
 /**
