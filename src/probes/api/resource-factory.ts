@@ -160,7 +160,9 @@ export class ResourceFactory {
       exchange = await attempt(request);
     }
     if (!exchange || !isSuccess(exchange)) return undefined;
-    const id = extractId(exchange, family);
+    // A create that answers only "added" keeps the key the client chose: a title, a name, a slug sent in
+    // the body under the item path's own parameter name.
+    const id = extractId(exchange, family) ?? sentKey(request, family);
     if (id === undefined || (addressable && !family.idParameter)) return undefined;
     const resource: CreatedResource = {
       family,
@@ -365,6 +367,23 @@ export function idOf(item: unknown, family: ResourceFamily): string | undefined 
   for (const key of keys) {
     const value = record[key];
     if (typeof value === "string" && value.length > 0) return value;
+    if (typeof value === "number") return String(value);
+  }
+  return undefined;
+}
+
+/**
+ * The value a create's body sent under the item path's parameter name (`{book_title}` ← `book_title`,
+ * `{slug}` ← `slug`): the object's key when the server chose none of its own.
+ */
+export function sentKey(request: PreparedRequest, family: ResourceFamily): string | undefined {
+  const parameter = family.idParameter;
+  const body = request.body;
+  if (!parameter || !body || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of [parameter, snake(parameter)]) {
+    const value = record[key];
+    if (typeof value === "string" && value.length > 0 && value.length <= 200) return value;
     if (typeof value === "number") return String(value);
   }
   return undefined;

@@ -50,6 +50,15 @@ export async function checkRead(
     return [];
   const reference = answer(ownerExchange);
   const leaks: Leak[] = [];
+  let anonymousRead: Promise<boolean> | undefined;
+  const refusedToAnonymous = () => {
+    anonymousRead ??= sendPrepared(run, undefined, prepared).then(
+      (exchange) =>
+        exchange !== undefined &&
+        (!isSuccess(exchange) || !sameData(reference, answer(exchange), target.markers)),
+    );
+    return anonymousRead;
+  };
   await Promise.all(
     principals.map(async (principal) => {
       if (principal.relation === "anonymous" && slot.operation.security === "public") return;
@@ -62,7 +71,13 @@ export async function checkRead(
         const other = await sendPrepared(run, principal.user?.name, variant);
         if (!other || !isSuccess(other) || !sameData(reference, answer(other), target.markers)) continue;
         // Shared on purpose when the outsider's own list shows it too.
-        if (principal.user && (await visibleTo(run, factory, slot.family, principal.user.name, target, id)))
+        // What the read told the outsider beyond a public list's summary counts only for an item that
+        // anonymous callers may not read: a public catalogue's items are shared with everyone.
+        const revealed = (await refusedToAnonymous()) ? revealedValues(answer(other), target.markers) : [];
+        if (
+          principal.user &&
+          (await visibleTo(run, factory, slot.family, principal.user.name, target, id, revealed))
+        )
           return;
         const confirm = await sendPrepared(run, principal.user?.name, variant);
         if (!confirm || !isSuccess(confirm) || !sameData(reference, answer(confirm), target.markers))
@@ -100,6 +115,23 @@ export async function checkRead(
     }),
   );
   return leaks;
+}
+
+/**
+ * The values a read told its caller: the planted markers it carries and its distinctive scalar strings
+ * (a `secret`, a `note`), so a list entry can be checked for showing them all.
+ */
+export function revealedValues(read: { json: unknown; text: string }, markers: readonly string[]): string[] {
+  const values = markers.filter((marker) => read.text.includes(marker));
+  const visit = (value: unknown, depth: number) => {
+    if (depth > 3 || values.length >= 40) return;
+    if (typeof value === "string" && value.trim().length >= 3 && value.length <= 200) values.push(value);
+    else if (Array.isArray(value)) for (const item of value.slice(0, 20)) visit(item, depth + 1);
+    else if (value && typeof value === "object")
+      for (const item of Object.values(value)) visit(item, depth + 1);
+  };
+  visit(read.json, 0);
+  return [...new Set(values)];
 }
 
 /**

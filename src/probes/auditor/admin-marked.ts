@@ -4,6 +4,11 @@ import { toTemplateForm } from "../http/target-url.ts";
 
 const ADMIN_SEGMENT =
   /^(admin|admins|administration|administrator|internal|manage|management|staff|backoffice|back-office|superuser|superadmin|sudo|ops|moderation|platform)$/i;
+/**
+ * Area words that are also nouns for people: `/staff/reports` is a staff area, but `/teams/staff` (or
+ * `/teams/staff/{id}`) is the collection of staff members, which every member of a company may commonly list.
+ */
+const PEOPLE_NOUN = /^staff$/i;
 /** Stricter than path segments: ids name resources too (`listStaff`), so only unambiguous words count. */
 const ADMIN_WORD = /^(admin|admins|administration|administrator|superuser|superadmin|backoffice|platform)$/i;
 const ADMIN_TEXT =
@@ -16,10 +21,12 @@ const ADMIN_SCOPE = /admin|superuser|staff|manage|write:all|root/i;
  */
 export function isAdminMarked(map: SystemMap, operation: Operation): boolean {
   if (operation.security === "public") return false;
+  const segments = toTemplateForm(operation.path).split("/").filter(Boolean);
   if (
-    toTemplateForm(operation.path)
-      .split("/")
-      .some((segment) => ADMIN_SEGMENT.test(segment))
+    segments.some(
+      (segment, index) =>
+        ADMIN_SEGMENT.test(segment) && !(PEOPLE_NOUN.test(segment) && isLastStatic(segments, index)),
+    )
   )
     return true;
   if (operation.tags?.some((tag) => ADMIN_SEGMENT.test(tag))) return true;
@@ -55,3 +62,14 @@ export function isAdminMarked(map: SystemMap, operation: Operation): boolean {
   }
   return false;
 }
+
+/** The last static segment, nested under a resource (`/shifts/staff`), not an area at the root (`/staff`). */
+function isLastStatic(segments: readonly string[], index: number): boolean {
+  const parent = segments
+    .slice(0, index)
+    .filter((segment) => !segment.startsWith("{") && !API_PREFIX.test(segment))
+    .at(-1);
+  return parent !== undefined && segments.slice(index + 1).every((segment) => segment.startsWith("{"));
+}
+
+const API_PREFIX = /^(api|rest|app|v\d+(\.\d+)?)$/i;

@@ -68,7 +68,18 @@ export async function listedFor(
   values: Record<string, string>,
   id: string,
 ): Promise<boolean> {
-  if (!family.list) return false;
+  return (await listedEntry(run, family, user, values, id)) !== undefined;
+}
+
+/** The entry of `user`'s list that is the item (searched as listedFor does), undefined when none is. */
+export async function listedEntry(
+  run: ProbeRun,
+  family: ResourceFamily,
+  user: string | undefined,
+  values: Record<string, string>,
+  id: string,
+): Promise<unknown> {
+  if (!family.list) return undefined;
   const query = family.list.parameters.filter((parameter) => parameter.in === "query");
   const limit = query.find((parameter) => LIMIT_PARAMETER.test(parameter.name));
   const page = query.find((parameter) => PAGE_PARAMETER.test(parameter.name));
@@ -81,12 +92,13 @@ export async function listedFor(
     if (limit) list.query[limit.name] = String(size);
     if (page) list.query[page.name] = String(byOffset ? index * size : firstPage + index);
     const exchange = await sendPrepared(run, user, list);
-    if (!exchange || !isSuccess(exchange)) return false;
+    if (!exchange || !isSuccess(exchange)) return undefined;
     const items = listItems(exchange.response?.json);
-    if (items.some((item) => idOf(item, family) === id)) return true;
-    if (items.length === 0 || (limit && items.length < size)) return false;
+    const entry = items.find((item) => idOf(item, family) === id);
+    if (entry !== undefined) return entry;
+    if (items.length === 0 || (limit && items.length < size)) return undefined;
   }
-  return false;
+  return undefined;
 }
 
 export function reproFor(
@@ -117,27 +129,51 @@ export async function visibleTo(
   user: string,
   target: Target,
   id: string,
+  revealed: readonly string[] = [],
 ): Promise<boolean> {
   let listable = Boolean(family.list);
-  if (await listedFor(run, family, user, target.values, id)) return true;
+  const shows = (lister: ResourceFamily, values: Record<string, string>) =>
+    showsShared(run, lister, user, values, id, revealed);
+  if (await shows(family, target.values)) return true;
   const creator = factory.creatorOf(family);
   if (target.resource && creator && creator !== family && creator.list) {
     listable = true;
-    const nested = { ...family, list: creator.list };
-    if (await listedFor(run, nested, user, target.resource.request.pathValues, id)) return true;
+    if (await shows({ ...family, list: creator.list }, target.resource.request.pathValues)) return true;
   }
   const noun = nounOf(lastStaticSegment(family.collection) ?? "");
   for (const other of factory.families) {
     if (other === family || !other.list || other.parentParameters.length > 0) continue;
     if (nounOf(lastStaticSegment(other.collection) ?? "") !== noun) continue;
     listable = true;
-    if (await listedFor(run, { ...family, list: other.list }, user, {}, id)) return true;
+    if (await shows({ ...family, list: other.list }, {})) return true;
   }
   // A child no list can show (a note on a card) is as shared as the parent it was made in; a list that
   // exists and leaves the item out is evidence it is private.
   const parent = target.resource?.parents.at(-1);
-  if (!listable && parent) return visibleTo(run, factory, parent.family, user, targetOf(parent), parent.id);
+  if (!listable && parent)
+    return visibleTo(run, factory, parent.family, user, targetOf(parent), parent.id, revealed);
   return false;
+}
+
+/**
+ * Whether the list shows `user` the item as shared with them. An entry that carries every planted value
+ * the user's read revealed shares it; one that leaves some out shares only a summary, and when anonymous
+ * callers see that same entry it is a public directory (titles and owners of everyone's items), which
+ * says nothing about who may read the item's private fields.
+ */
+async function showsShared(
+  run: ProbeRun,
+  lister: ResourceFamily,
+  user: string,
+  values: Record<string, string>,
+  id: string,
+  revealed: readonly string[],
+): Promise<boolean> {
+  const entry = await listedEntry(run, lister, user, values, id);
+  if (entry === undefined) return false;
+  const text = JSON.stringify(entry);
+  if (revealed.every((value) => text.includes(JSON.stringify(value).slice(1, -1)))) return true;
+  return (await listedEntry(run, lister, undefined, values, id)) === undefined;
 }
 
 /** A resource the outsider's own lists show is shared with them on purpose (a team's or tenant's). */

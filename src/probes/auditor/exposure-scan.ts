@@ -45,12 +45,9 @@ export async function scanExposure(
   const found: ExposureCandidate[] = [];
   const stats = { reads: 0, errors_provoked: 0, confirmations: 0 };
   const factory = new ResourceFactory(run);
-  const operations = selectOperations(run.map, options.operation).filter(
-    (operation) =>
-      !toTemplateForm(operation.path)
-        .split("/")
-        .some((segment) => DEBUG_SEGMENT.test(segment)),
-  );
+  // Debug routes are read too, but only passwords in them are judged here: their environment values and
+  // configuration secrets are check_misconfiguration's, and a password list is a leak wherever it is served.
+  const operations = selectOperations(run.map, options.operation);
   const observations: Observed[] = [];
   let caller: { name: string; role: string } | undefined;
   const exhausted = await untilBudget(run, async () => {
@@ -70,13 +67,24 @@ export async function scanExposure(
   });
   // What was seen before the budget ran out is judged all the same; confirmations use the reserve.
   const facts = callerFacts(run, observations, caller?.name, caller ? isAdminLike(caller.role) : false);
-  for (const observed of observations) found.push(...judgeObserved(observed, facts));
+  for (const observed of observations)
+    found.push(
+      ...judgeObserved(observed, facts).filter(
+        (candidate) => candidate.discriminator === "password-hash" || !isDebugRoute(observed),
+      ),
+    );
   const confirmed = await confirmDisclosures(run, found, stats);
   found.splice(0, found.length, ...confirmed);
   return {
     candidates: choose(run, found),
     stats: { ...stats, exposures: found.length, budget_exhausted: exhausted },
   };
+}
+
+function isDebugRoute(observed: Observed): boolean {
+  return toTemplateForm(observed.operation.path)
+    .split("/")
+    .some((segment) => DEBUG_SEGMENT.test(segment));
 }
 
 function callerFacts(

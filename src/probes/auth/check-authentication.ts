@@ -1,5 +1,6 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
+import { probeSignupMassAssignment } from "../api/mass-assignment-signup.ts";
 import { selectOperations } from "../api/operation-index.ts";
 import { credentialValues } from "../session/credential.ts";
 import type { ProbeOutcome, ProbeRun } from "../session/probe-run.ts";
@@ -12,12 +13,13 @@ import { settleEncoding } from "./credential-encoding.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
 import { credentialOperations, describeOperation } from "./credential-operations.ts";
 import { discoverFields, fieldless } from "./field-discovery.ts";
+import { checkPasswordTakeover } from "./password-takeover.ts";
 import { checkResetTokenExposure } from "./reset-token-exposure.ts";
 import { checkUserEnumeration } from "./user-enumeration.ts";
 
 // check_authentication: the ways sign-in itself breaks. Forged session tokens on every authenticated read;
 // then, on every operation that takes credentials, reset tokens handed back, answers that tell accounts
-// apart, and unlimited password guessing — last, since a limit it trips may slow the sign-ins after it.
+// apart, another account's password set through an operation that names it, and unlimited password guessing — last, since a limit it trips may slow the sign-ins after it.
 // Cross-site request forgery on the state changes a cookie session authorises comes before them too.
 // The token check waits for a short-lived token to expire; the others run meanwhile.
 
@@ -26,6 +28,8 @@ export const AUTH_CHECKS = [
   "csrf",
   "reset-token-exposure",
   "user-enumeration",
+  "password-takeover",
+  "sign-up-mass-assignment",
   "brute-force",
 ] as const;
 export type AuthCheck = (typeof AUTH_CHECKS)[number];
@@ -70,7 +74,7 @@ export async function checkAuthentication(
       if (forged) stats.csrf = forged.stats;
       return [
         ...(forged?.candidates ?? []),
-        ...(await runCredentialChecks(run, wanted, credentials, profileUsers, users)),
+        ...(await runCredentialChecks(run, wanted, credentials, profileUsers, users, selected)),
       ];
     })();
     const [forged, found] = await Promise.all([forgery, others]);
@@ -117,6 +121,7 @@ async function runCredentialChecks(
   credentials: readonly CredentialOperation[],
   users: readonly ProfileUser[],
   signedIn: readonly ProfileUser[],
+  operations: readonly Operation[],
 ): Promise<EnvelopeDraft[]> {
   const found: EnvelopeDraft[] = [];
   if (wanted.has("reset-token-exposure"))
@@ -125,6 +130,25 @@ async function runCredentialChecks(
   // changed during the run would otherwise pass for an unknown one.
   const existing = signedIn.length > 0 ? signedIn : users;
   if (wanted.has("user-enumeration")) found.push(...(await checkUserEnumeration(run, credentials, existing)));
+  // On accounts the run registers itself, before the sign-in burst can slow their sign-ins.
+  if (wanted.has("password-takeover"))
+    found.push(...(await checkPasswordTakeover(run, credentials, operations)));
+  if (wanted.has("sign-up-mass-assignment")) found.push(...(await signupMassAssignment(run, credentials)));
   if (wanted.has("brute-force")) found.push(...(await checkBruteForce(run, credentials, users)));
+  return found;
+}
+
+/** Mass assignment on the application's own sign-up, proven on accounts the run registers. */
+async function signupMassAssignment(
+  run: ProbeRun,
+  credentials: readonly CredentialOperation[],
+): Promise<EnvelopeDraft[]> {
+  const signIn =
+    credentials.find((entry) => entry.role === "sign-in" && entry.profileSignIn) ??
+    credentials.find((entry) => entry.role === "sign-in");
+  const found: EnvelopeDraft[] = [];
+  if (!signIn) return found;
+  for (const registration of credentials.filter((entry) => entry.role === "registration").slice(0, 2))
+    found.push(...(await probeSignupMassAssignment(run, registration, signIn)));
   return found;
 }

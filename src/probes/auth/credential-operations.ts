@@ -44,6 +44,11 @@ const SIGN_IN_WORDS = /log-?in|sign-?in|signon|session|auth|token|authenticate/i
 const REGISTRATION_WORDS = /regist|sign-?up|enrol|join|create[-_ ]?account|new[-_ ]?account/i;
 const RESET_WORDS = /forgot|reset|recover|lost|password/i;
 
+/** Whether a field name holds a password (a current or a new one). */
+export function isPasswordField(name: string): boolean {
+  return PASSWORD_FIELD.test(name) || NEW_PASSWORD_FIELD.test(name);
+}
+
 /** Every credential-taking operation of the map, each once, with the fields it takes. */
 export function credentialOperations(
   map: SystemMap,

@@ -2,6 +2,7 @@ import type { Semaphore } from "./concurrency.ts";
 import type { HttpExchange, HttpRequestSpec, HttpResponseRecord } from "./http-types.ts";
 import { isWriteMethod } from "./http-types.ts";
 import { signOutReason, signOutRefusal } from "./sign-out.ts";
+import { stateResetReason } from "./state-reset.ts";
 
 const MAX_BODY_CHARS = 512 * 1024;
 
@@ -107,6 +108,11 @@ export class HttpClient {
       this.stats.skipped_writes += 1;
       this.stats.refused_sign_outs += 1;
       throw new SignOutRefusedError(signOutRefusal(method, spec.url, signOut));
+    }
+    const reset = extra.signIn ? undefined : stateResetReason(spec.url);
+    if (reset) {
+      this.stats.skipped_writes += 1;
+      throw new WriteNotAllowedError(`${method} ${spec.url} refused: ${reset}`);
     }
     const refused = this.options.refuse?.(method, spec.url);
     if (refused) {

@@ -1,0 +1,143 @@
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { Operation } from "../../map/system-map.ts";
+import type { CredentialOperation } from "../auth/credential-operations.ts";
+import type { RunAccount } from "../auth/run-accounts.ts";
+import { registerAccount } from "../auth/run-accounts.ts";
+import { buildFinding } from "../evidence/finding.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { isSuccess } from "../http/http-types.ts";
+import { pathParameterNames } from "../http/target-url.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { send } from "../session/probe-run.ts";
+import { severityFor } from "../severity.ts";
+import type { PrivilegedField } from "./mass-assignment-fields.ts";
+import { holds, privilegedFields, valuesFor } from "./mass-assignment-fields.ts";
+import { lastStaticSegment, operationKey } from "./operation-index.ts";
+import { endpointLocation } from "./probe-support.ts";
+import { buildRequest, toSpec } from "./request-builder.ts";
+
+// Mass assignment at sign-up (OWASP API3, CWE-915): a registration that copies an extra privilege field
+// (`admin: true`, `role: "admin"`) from the body into the new account. Only accounts the run registers
+// itself are made. Two signals: an account registered plainly reads back with another value of the field
+// (from its own sign-in answer or a "me"-like read), and one registered with the field reads back with the
+// value sent.
+
+const SELF_SEGMENT =
+  /^(me|self|whoami|current|current-?user|myself|profile|my-?profile|account|my-?account|userinfo)$/i;
+const MAX_FIELDS = 4;
+
+export async function probeSignupMassAssignment(
+  run: ProbeRun,
+  registration: CredentialOperation,
+  signIn: CredentialOperation,
+): Promise<EnvelopeDraft[]> {
+  if (!run.target.writesAllowed) return [];
+  const plain = await registerAccount(run, registration, signIn);
+  if (!plain) return [];
+  const reads = selfReads(run.map.operations);
+  const before = await selfView(run, plain, reads);
+  const fields = privilegedFields(registration.operation, before.record)
+    .filter((field) => field.kind === "role" || field.kind === "flag")
+    .slice(0, MAX_FIELDS);
+  const findings: EnvelopeDraft[] = [];
+  for (const field of fields) {
+    const current = before.record[field.name];
+    // Without the plain account's value there is no second signal: a field that reads back could be echoed.
+    if (current === undefined) continue;
+    const [value] = valuesFor(field, current, undefined);
+    if (value === undefined || holds(current, value, field.kind)) continue;
+    const forced = await registerAccount(run, registration, signIn, { [field.name]: value });
+    if (!forced) continue;
+    const after = await selfView(run, forced, reads);
+    if (!holds(after.record[field.name], value, field.kind)) continue;
+    findings.push(
+      finding(run, registration.operation, field, value, current, [
+        { label: "plain sign-up", exchange: plain.exchanges[0]! },
+        ...(before.exchange ? [{ label: "plain account reads itself", exchange: before.exchange }] : []),
+        { label: "sign-up with the field", exchange: forced.exchanges[0]! },
+        ...(after.exchange ? [{ label: "that account reads itself", exchange: after.exchange }] : []),
+      ]),
+    );
+    break;
+  }
+  return findings;
+}
+
+/** Reads without path parameters that answer about the caller (`/me`, `/account`). */
+function selfReads(operations: readonly Operation[]): Operation[] {
+  return operations
+    .filter(
+      (operation) =>
+        operation.method.toUpperCase() === "GET" &&
+        !operation.graphql &&
+        pathParameterNames(operation.path).length === 0 &&
+        SELF_SEGMENT.test(lastStaticSegment(operation.path) ?? ""),
+    )
+    .slice(0, 3);
+}
+
+/**
+ * What the account's own answers say about it, flattened to one record of top-level fields (a lone wrapped
+ * object such as `{ data: {...} }` or `{ user: {...} }` is opened): "me"-like reads first, the sign-in answer
+ * after.
+ */
+async function selfView(
+  run: ProbeRun,
+  account: RunAccount,
+  reads: readonly Operation[],
+): Promise<{ record: Record<string, unknown>; exchange?: HttpExchange }> {
+  const record: Record<string, unknown> = {};
+  let shown: HttpExchange | undefined;
+  for (const read of reads) {
+    const spec = run.sessions.withToken(
+      account.token,
+      toSpec(run.target.baseUrl, buildRequest(read, { seed: "self" })),
+    );
+    const exchange = await send(run, undefined, spec);
+    if (!exchange || !isSuccess(exchange)) continue;
+    const fields = fieldsOf(exchange.response?.json);
+    if (Object.keys(fields).length === 0) continue;
+    shown ??= exchange;
+    for (const [key, value] of Object.entries(fields)) if (!(key in record)) record[key] = value;
+  }
+  const signIn = fieldsOf(account.answers[1]);
+  for (const [key, value] of Object.entries(signIn)) if (!(key in record)) record[key] = value;
+  return { record, exchange: shown };
+}
+
+function fieldsOf(json: unknown, depth = 0): Record<string, unknown> {
+  if (!json || typeof json !== "object" || Array.isArray(json) || depth > 2) return {};
+  const record = json as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      for (const [inner, innerValue] of Object.entries(fieldsOf(value, depth + 1)))
+        if (!(inner in fields)) fields[inner] = innerValue;
+    } else fields[key] = value;
+  }
+  return fields;
+}
+
+function finding(
+  run: ProbeRun,
+  operation: Operation,
+  field: PrivilegedField,
+  value: unknown,
+  before: unknown,
+  exchanges: Array<{ label: string; exchange: HttpExchange }>,
+): EnvelopeDraft {
+  const key = operationKey(operation);
+  const shown = JSON.stringify(value);
+  return buildFinding(run, {
+    domain: "api",
+    defectClass: "validation-missing",
+    title: `${key} lets a new account set ${field.name} = ${shown} for itself (mass assignment)`,
+    summary: `An account the run registered plainly reads itself back with ${field.name} = ${JSON.stringify(before ?? null)}; one registered with ${field.name} = ${shown} added to the body reads itself back with ${shown}. The sign-up copies a privilege field the client must not choose.`,
+    impact: "Anyone can register an account with privileges only the server should grant (an administrator).",
+    location: endpointLocation(operation),
+    severity: severityFor("validation-missing", { privileged: true }),
+    confidence: 0.9,
+    discriminator: `mass-assignment:${field.name}`,
+    exchanges,
+  });
+}

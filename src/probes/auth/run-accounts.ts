@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { buildRequest, toSpec } from "../api/request-builder.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { isSuccess } from "../http/http-types.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { send } from "../session/probe-run.ts";
+import { findToken, stringAt } from "../session/token-search.ts";
+import type { CredentialOperation } from "./credential-operations.ts";
+import { isPasswordField } from "./credential-operations.ts";
+
+// Accounts the run makes for itself through the application's own sign-up, and sign-ins with any
+// credentials: what checks that change or inspect an account use, so no seeded account is ever touched.
+// Names are plainly qaas's; passwords are random and strong.
+
+export interface RunAccount {
+  identity: string;
+  password: string;
+  /** The registration's and the sign-in's answers, where an account id may be read. */
+  answers: unknown[];
+  token: string;
+  exchanges: HttpExchange[];
+}
+
+/** Registers a fresh account with the application's own sign-up and signs it in; undefined when either fails. */
+export async function registerAccount(
+  run: ProbeRun,
+  registration: CredentialOperation,
+  signIn: CredentialOperation,
+  extra: Record<string, unknown> = {},
+): Promise<RunAccount | undefined> {
+  const id = randomBytes(4).toString("hex");
+  const email = `qaas${id}@example.com`;
+  const identity = registration.identityIsEmail ? email : `qaas${id}`;
+  const password = freshPassword();
+  const prepared = buildRequest(registration.operation, { seed: id });
+  const body =
+    prepared.body && typeof prepared.body === "object" && !Array.isArray(prepared.body)
+      ? { ...(prepared.body as Record<string, unknown>) }
+      : {};
+  for (const field of registration.fields) {
+    if (field === registration.identityField) body[field] = identity;
+    else if (/e-?mail/i.test(field)) body[field] = email;
+    else if (isPasswordField(field) || /confirm|repeat|again|password_?2|verify/i.test(field))
+      body[field] = password;
+  }
+  prepared.body = { ...body, ...extra };
+  if (registration.encoding === "form") prepared.contentType = "application/x-www-form-urlencoded";
+  const registered = await send(run, undefined, toSpec(run.target.baseUrl, prepared));
+  if (!registered || !isSuccess(registered)) return undefined;
+  const signedIn = await signInAs(run, signIn, identity, password);
+  if (!signedIn.token || !signedIn.exchange) return undefined;
+  run.masker.addSecret(signedIn.token);
+  return {
+    identity,
+    password,
+    token: signedIn.token,
+    answers: [registered.response?.json, signedIn.exchange.response?.json],
+    exchanges: [registered, signedIn.exchange],
+  };
+}
+
+/** One sign-in; its session token when it was accepted (the profile's token place, else any token-like key). */
+export async function signInAs(
+  run: ProbeRun,
+  signIn: CredentialOperation,
+  identity: string,
+  password: string,
+): Promise<{ exchange?: HttpExchange; token?: string }> {
+  const prepared = buildRequest(signIn.operation, { seed: "sign-in" });
+  const body =
+    prepared.body && typeof prepared.body === "object" && !Array.isArray(prepared.body)
+      ? { ...(prepared.body as Record<string, unknown>) }
+      : {};
+  body[signIn.identityField] = identity;
+  if (signIn.passwordField) body[signIn.passwordField] = password;
+  prepared.body = body;
+  prepared.contentType =
+    signIn.encoding === "form" ? "application/x-www-form-urlencoded" : "application/json";
+  const exchange = await send(run, undefined, toSpec(run.target.baseUrl, prepared));
+  if (!exchange || !isSuccess(exchange)) return { exchange };
+  const json = exchange.response?.json;
+  const place = run.target.profile?.auth?.login.token_from;
+  const token =
+    place?.startsWith("body:") && signIn.profileSignIn
+      ? stringAt(json, place.slice(5))
+      : findToken(json)?.token;
+  return { exchange, token };
+}
+
+export function freshPassword(): string {
+  return `Qa9!${randomBytes(9).toString("base64url")}`;
+}
