@@ -1,17 +1,32 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { RunContext } from "../../tools/context.ts";
 
 // A handler that takes seconds (a heavy report, a slow query) can stall a single-threaded target for every
 // request in flight, so "slow" must be told apart from "stuck behind something slow". Slow answers that
 // arrive together form one stall; the request that answered first caused it (the others were queued behind
 // it and answer only once it is done, even one sent a moment before it), and only its operation counts as
-// slow. A slow answer that arrives alone is slow on its own.
+// slow. A slow answer that arrives alone is slow on its own. "Slow" is 1.5 s, or four times the run's
+// typical answer when the whole target (or the machine) is that much slower.
 //   - The first request to an operation goes alone for that operation (others to it wait for its answer).
 //   - While a stall is being judged (a fraction of a second), new requests wait.
 //   - An operation found slow gets no further request for the rest of the run, from any probe.
+// A probe that measures time asks for its delay (a bounded `sleep 1` in a payload): inside
+// `withIntendedDelay` that delay is not the operation's slowness, and neither is a stall it explains in a
+// request queued behind it — or the probe's own zero-second controls and baselines, which must alternate
+// with its sleeps, would be refused once the first sleep answered.
 
 const SLOW_MS = 1500;
+/**
+ * On a loaded machine every answer takes longer: an answer is slow only when it also takes this many times
+ * the run's recent typical (median) answer, so general load does not read as one operation's slowness.
+ */
+const SLOW_OVER_TYPICAL = 4;
+const TYPICAL_WINDOW = 64;
+const TYPICAL_MIN_SAMPLES = 8;
 /** Slow answers this close together belong to one stall. */
 const STALL_WINDOW_MS = 250;
+/** How long an intended delay is remembered to explain stalls of requests queued behind it. */
+const INTENDED_MEMORY_MS = 30_000;
 
 interface Entry {
   answered: boolean;
@@ -21,9 +36,35 @@ interface Entry {
   skipped: number;
 }
 
+interface Answer {
+  key: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+interface Intended {
+  answer: Answer;
+  delayMs: number;
+}
+
+const intendedDelay = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `send` as a request the probe expects to take `delayMs` longer than usual (at most a few seconds):
+ * the pacing judges the operation by what is left once that delay is taken off.
+ */
+export function withIntendedDelay<T>(delayMs: number, send: () => Promise<T>): Promise<T> {
+  if (!(delayMs >= 0 && delayMs <= 5000))
+    throw new Error(`withIntendedDelay: ${delayMs} ms is not a bounded delay`);
+  return intendedDelay.run(delayMs, send);
+}
+
 export class SlowOperations {
   private readonly entries = new Map<string, Entry>();
-  private cohort: Array<{ key: string; startedAt: number; endedAt: number }> = [];
+  private cohort: Answer[] = [];
+  private intended: Intended[] = [];
+  /** The latest answers' durations (less intended delays), for the run's typical answer time. */
+  private recent: number[] = [];
   private judging: Promise<void> | undefined;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
@@ -47,12 +88,23 @@ export class SlowOperations {
     return false;
   }
 
-  leave(key: string, durationMs: number): void {
+  /** Records an answer; `delayMs` (default: the delay of the enclosing `withIntendedDelay`) was asked for. */
+  leave(key: string, durationMs: number, delayMs: number = intendedDelay.getStore() ?? 0): void {
     const entry = this.entries.get(key);
     if (!entry) return;
-    if (durationMs >= SLOW_MS) {
-      const endedAt = this.now();
-      this.cohort.push({ key, startedAt: endedAt - durationMs, endedAt });
+    const endedAt = this.now();
+    const answer = { key, startedAt: endedAt - durationMs, endedAt };
+    if (delayMs > 0) {
+      this.intended = this.intended.filter(
+        (earlier) => earlier.answer.endedAt > endedAt - INTENDED_MEMORY_MS,
+      );
+      this.intended.push({ answer, delayMs });
+    }
+    const threshold = this.slowThreshold();
+    this.recent.push(Math.max(0, durationMs - delayMs));
+    if (this.recent.length > TYPICAL_WINDOW) this.recent.shift();
+    if (durationMs - delayMs >= threshold) {
+      this.cohort.push(answer);
       this.judging ??= new Promise<void>((resolve) =>
         setTimeout(() => resolve(this.judge()), STALL_WINDOW_MS),
       );
@@ -66,9 +118,31 @@ export class SlowOperations {
   private judge(): void {
     const culprit = [...this.cohort].sort((a, b) => a.endedAt - b.endedAt || a.startedAt - b.startedAt)[0];
     const entry = culprit ? this.entries.get(culprit.key) : undefined;
-    if (entry) entry.slow = true;
+    if (culprit && entry && !this.explained(culprit)) entry.slow = true;
     this.cohort = [];
     this.judging = undefined;
+  }
+
+  /**
+   * Whether intended delays running beside the answer (a sleep that held the server while this request
+   * waited) account for its slowness: its duration, less the delays that overlapped it, is not slow.
+   */
+  private explained(answer: Answer): boolean {
+    let explainedMs = 0;
+    for (const { answer: other, delayMs } of this.intended) {
+      if (other === answer) continue;
+      const overlapMs = Math.min(other.endedAt, answer.endedAt) - Math.max(other.startedAt, answer.startedAt);
+      if (overlapMs > 0) explainedMs += Math.min(delayMs, overlapMs);
+    }
+    return explainedMs > 0 && answer.endedAt - answer.startedAt - explainedMs < this.slowThreshold();
+  }
+
+  /** How long an answer must take to be slow now: SLOW_MS, or more while the whole target answers slowly. */
+  private slowThreshold(): number {
+    if (this.recent.length < TYPICAL_MIN_SAMPLES) return SLOW_MS;
+    const sorted = [...this.recent].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    return Math.max(SLOW_MS, SLOW_OVER_TYPICAL * median);
   }
 
   /** Operations found slow, with the requests to each that were skipped. */
