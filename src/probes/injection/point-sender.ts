@@ -116,7 +116,7 @@ const CSRF_FIELD =
  * itself excepted). A made-up token is refused where none is not: frameworks read the field first and fall
  * back to the header the session sends with its real token (X-CSRF-Token, X-CSRFToken, X-XSRF-TOKEN).
  */
-function withoutForgedCsrf(prepared: PreparedRequest, point: InputPoint): PreparedRequest {
+export function withoutForgedCsrf(prepared: PreparedRequest, point: InputPoint): PreparedRequest {
   const body = prepared.body;
   if (!body || typeof body !== "object" || Array.isArray(body)) return prepared;
   const forged = Object.keys(body).filter(
