@@ -28,11 +28,18 @@ export interface TimedProof {
   controlMs: number[];
 }
 
-/** The slowest of the point's baseline and two fresh plain requests: the ordinary answer time. */
+/**
+ * The ordinary answer time: the middle of the point's baseline and two fresh plain requests. Not the
+ * slowest: the first request to a point often pays for a cold path (a connection, a cache, a compiled
+ * template), and the three alternations, not this number, guard against a slow moment.
+ */
 export async function baselineMs(run: ProbeRun, open: OpenPoint): Promise<number> {
   const again = await sendAt(run, open, open.value);
   const third = await sendAt(run, open, open.value);
-  return Math.max(open.exchange.durationMs, again?.exchange.durationMs ?? 0, third?.exchange.durationMs ?? 0);
+  const durations = [open.exchange.durationMs, again?.exchange.durationMs, third?.exchange.durationMs]
+    .filter((duration): duration is number => duration !== undefined)
+    .sort((left, right) => left - right);
+  return durations[Math.floor(durations.length / 2)] ?? open.exchange.durationMs;
 }
 
 /**
