@@ -72,29 +72,3 @@ describe("slow-operation pacing and intended delays", () => {
     expect(() => withIntendedDelay(60_000, async () => undefined)).toThrow(/not a bounded delay/);
   });
 });
-
-describe("slow-operation pacing on a loaded target", () => {
-  it("judges slowness against the run's typical answer time", async () => {
-    let now = 10_000;
-    const pacing = new SlowOperations(() => now);
-    // Every answer takes about 700 ms: the machine is loaded.
-    for (let index = 0; index < 10; index += 1) {
-      const key = `GET /items/${index}`;
-      expect(await pacing.enter(key)).toBe(true);
-      now += 700;
-      pacing.leave(key, 700);
-    }
-    expect(await pacing.enter("GET /list")).toBe(true);
-    now += 1800;
-    pacing.leave("GET /list", 1800);
-    await settle();
-    expect(await pacing.enter("GET /list")).toBe(true);
-    // Four times the typical answer and more is slow still.
-    expect(await pacing.enter("GET /report")).toBe(true);
-    now += 3200;
-    pacing.leave("GET /report", 3200);
-    await settle();
-    expect(await pacing.enter("GET /report")).toBe(false);
-    expect(pacing.report()).toEqual({ "GET /report": 1 });
-  });
-});

@@ -5,8 +5,7 @@ import type { RunContext } from "../../tools/context.ts";
 // request in flight, so "slow" must be told apart from "stuck behind something slow". Slow answers that
 // arrive together form one stall; the request that answered first caused it (the others were queued behind
 // it and answer only once it is done, even one sent a moment before it), and only its operation counts as
-// slow. A slow answer that arrives alone is slow on its own. "Slow" is 1.5 s, or four times the run's
-// typical answer when the whole target (or the machine) is that much slower.
+// slow. A slow answer that arrives alone is slow on its own.
 //   - The first request to an operation goes alone for that operation (others to it wait for its answer).
 //   - While a stall is being judged (a fraction of a second), new requests wait.
 //   - An operation found slow gets no further request for the rest of the run, from any probe.
@@ -16,13 +15,6 @@ import type { RunContext } from "../../tools/context.ts";
 // with its sleeps, would be refused once the first sleep answered.
 
 const SLOW_MS = 1500;
-/**
- * On a loaded machine every answer takes longer: an answer is slow only when it also takes this many times
- * the run's recent typical (median) answer, so general load does not read as one operation's slowness.
- */
-const SLOW_OVER_TYPICAL = 4;
-const TYPICAL_WINDOW = 64;
-const TYPICAL_MIN_SAMPLES = 8;
 /** Slow answers this close together belong to one stall. */
 const STALL_WINDOW_MS = 250;
 /** How long an intended delay is remembered to explain stalls of requests queued behind it. */
@@ -63,8 +55,6 @@ export class SlowOperations {
   private readonly entries = new Map<string, Entry>();
   private cohort: Answer[] = [];
   private intended: Intended[] = [];
-  /** The latest answers' durations (less intended delays), for the run's typical answer time. */
-  private recent: number[] = [];
   private judging: Promise<void> | undefined;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
@@ -100,10 +90,7 @@ export class SlowOperations {
       );
       this.intended.push({ answer, delayMs });
     }
-    const threshold = this.slowThreshold();
-    this.recent.push(Math.max(0, durationMs - delayMs));
-    if (this.recent.length > TYPICAL_WINDOW) this.recent.shift();
-    if (durationMs - delayMs >= threshold) {
+    if (durationMs - delayMs >= SLOW_MS) {
       this.cohort.push(answer);
       this.judging ??= new Promise<void>((resolve) =>
         setTimeout(() => resolve(this.judge()), STALL_WINDOW_MS),
@@ -134,15 +121,7 @@ export class SlowOperations {
       const overlapMs = Math.min(other.endedAt, answer.endedAt) - Math.max(other.startedAt, answer.startedAt);
       if (overlapMs > 0) explainedMs += Math.min(delayMs, overlapMs);
     }
-    return explainedMs > 0 && answer.endedAt - answer.startedAt - explainedMs < this.slowThreshold();
-  }
-
-  /** How long an answer must take to be slow now: SLOW_MS, or more while the whole target answers slowly. */
-  private slowThreshold(): number {
-    if (this.recent.length < TYPICAL_MIN_SAMPLES) return SLOW_MS;
-    const sorted = [...this.recent].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)]!;
-    return Math.max(SLOW_MS, SLOW_OVER_TYPICAL * median);
+    return explainedMs > 0 && answer.endedAt - answer.startedAt - explainedMs < SLOW_MS;
   }
 
   /** Operations found slow, with the requests to each that were skipped. */
