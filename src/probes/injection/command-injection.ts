@@ -8,13 +8,14 @@ import type { OpenPoint, Sent } from "./point-sender.ts";
 import { sendAt } from "./point-sender.ts";
 import type { PointProbeOptions } from "./probe-frame.ts";
 import { probePoints } from "./probe-frame.ts";
+import { baselineMs, sleepAlternation, sleepAssertionMs } from "./timed-proof.ts";
 
 // OS command injection. The payload asks a shell to print `qaas` followed by the result of shell
 // arithmetic (`echo qaas$((7411+313))`): only a shell that ran it answers `qaas7724`, so an application that
 // merely echoes its input can never match. Each separator or substitution is tried after the baseline
 // value, with the quotes a command line might wrap it in closed first. When no output comes back (a blind
-// sink), a bounded time differential decides: `sleep 1` must delay the answer, twice, while `sleep 0` in the
-// same place must not.
+// sink), a bounded time differential decides: `sleep 1` must delay the answer, three times, while `sleep 0`
+// in the same place must not (timed-proof.ts).
 
 interface Shape {
   name: string;
@@ -54,6 +55,8 @@ interface Hit {
   kind: "output" | "timed";
   evidence: Array<{ label: string; sent: Sent }>;
   expected?: string[];
+  /** The ordinary answer time a timed proof was judged against. */
+  baseMs?: number;
   detail: string;
 }
 
@@ -114,43 +117,22 @@ async function testPoint(run: ProbeRun, open: OpenPoint): Promise<Hit | undefine
   return timed(run, open);
 }
 
-/** Blind sinks: `sleep 1` delays the answer by a second, twice; `sleep 0` in the same place does not. */
+/** Blind sinks: `sleep 1` delays the answer by a second, three times; `sleep 0` in the same place does not. */
 async function timed(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
-  const again = await sendAt(run, open, open.value);
-  const third = await sendAt(run, open, open.value);
-  const base = Math.max(
-    open.exchange.durationMs,
-    again?.exchange.durationMs ?? 0,
-    third?.exchange.durationMs ?? 0,
-  );
+  const base = await baselineMs(run, open);
   for (const shape of open.point.numeric ? TIMED.slice(0, 1) : TIMED) {
-    const slow = await sendAt(run, open, `${open.value}${shape.wrap("sleep 1")}`);
-    if (!slow || slow.exchange.durationMs < base + 900) continue;
-    const quick = await sendAt(run, open, `${open.value}${shape.wrap("sleep 0")}`);
-    if (!quick || quick.exchange.durationMs >= base + 400) continue;
-    const slowAgain = await sendAt(run, open, `${open.value}${shape.wrap("sleep 1")}`);
-    if (!slowAgain || slowAgain.exchange.durationMs < base + 900) continue;
-    const quickAgain = await sendAt(run, open, `${open.value}${shape.wrap("sleep 0")}`);
-    if (!quickAgain || quickAgain.exchange.durationMs >= slowAgain.exchange.durationMs - 600) continue;
-    // A busy server stalls now and then for a second: a third alternation, each side as before, rules out
-    // two lucky stalls landing on the two sleeps.
-    const slowThird = await sendAt(run, open, `${open.value}${shape.wrap("sleep 1")}`);
-    if (!slowThird || slowThird.exchange.durationMs < base + 900) continue;
-    const quickThird = await sendAt(run, open, `${open.value}${shape.wrap("sleep 0")}`);
-    if (!quickThird || quickThird.exchange.durationMs >= base + 400) continue;
+    const proof = await sleepAlternation(run, open, base, {
+      sleep: `${open.value}${shape.wrap("sleep 1")}`,
+      control: `${open.value}${shape.wrap("sleep 0")}`,
+    });
+    if (!proof) continue;
     return {
       open,
       shape: shape.name,
       kind: "timed",
-      evidence: [
-        { label: "sleep-1s", sent: slow },
-        { label: "sleep-0s", sent: quick },
-        { label: "sleep-1s-again", sent: slowAgain },
-        { label: "sleep-0s-again", sent: quickAgain },
-        { label: "sleep-1s-third", sent: slowThird },
-        { label: "sleep-0s-third", sent: quickThird },
-      ],
-      detail: `\`sleep 1\` as a ${shape.name} in ${where(open)} delayed the answer to ${slow.exchange.durationMs}, ${slowAgain.exchange.durationMs} and ${slowThird.exchange.durationMs} ms (baseline ${base} ms) while \`sleep 0\` answered in ${quick.exchange.durationMs}, ${quickAgain.exchange.durationMs} and ${quickThird.exchange.durationMs} ms`,
+      evidence: proof.evidence,
+      baseMs: base,
+      detail: `\`sleep 1\` as a ${shape.name} in ${where(open)} delayed the answer to ${proof.sleptMs.join(", ")} ms (baseline ${base} ms) while \`sleep 0\` answered in ${proof.controlMs.join(", ")} ms`,
     };
   }
   return undefined;
@@ -158,7 +140,6 @@ async function timed(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
 
 function findingOf(hit: Hit): PointFinding {
   const key = operationKey(hit.open.point.operation);
-  const base = hit.open.exchange.durationMs;
   return {
     open: hit.open,
     defectClass: "injection",
@@ -183,7 +164,7 @@ function findingOf(hit: Hit): PointFinding {
             {
               kind: "duration_below",
               step: "sleep-1s",
-              ms: base + 800,
+              ms: sleepAssertionMs(hit.baseMs ?? hit.open.exchange.durationMs),
               message: "a shell sleep in the input must not delay the answer",
             },
           ],

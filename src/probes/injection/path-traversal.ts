@@ -3,10 +3,11 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { operationKey } from "../api/operation-index.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
+import { anchorNames, climbFrom } from "./anchored-traversal.ts";
 import { answerShowsAll } from "./answer-text.ts";
 import { type PointFinding, pointFinding, where } from "./injection-finding.ts";
 import type { KnownFile } from "./known-files.ts";
-import { knownFiles } from "./known-files.ts";
+import { knownFiles, plainTextFiles } from "./known-files.ts";
 import { uniqueToken } from "./markers.ts";
 import type { OpenPoint, Sent } from "./point-sender.ts";
 import { sendAt } from "./point-sender.ts";
@@ -20,7 +21,8 @@ import { pointWords } from "./probe-points.ts";
 // absolute path, and a climb to `/` followed by the absolute path, which works whatever the folder's
 // depth. Reported when the answer carries the file's own lines; confirmed by sending it again, by the same
 // path to a file that does not exist (must not show them) and by the file's name without traversal (must
-// not show them either: then the folder simply contains it).
+// not show them either: then the folder simply contains it). Where a check wants a prefix, the climb starts
+// from a name that brought back a document the application ships (anchored-traversal.ts).
 
 const STRONG_NAME =
   /^(file|files|filename|file_?name|filepath|file_?path|path|pathname|doc|document|attachment|template|tpl|include|inc|dir|directory|folder|resource|download|asset)$/i;
@@ -127,6 +129,45 @@ async function testPoint(
       if (!sent || !answerShowsAll(sent.exchange, file.excerpts)) continue;
       const confirmed = await confirm(run, open, file, traversal, sent);
       if (confirmed) return confirmed;
+    }
+  }
+  return anchored(run, open, files);
+}
+
+/** Documents in folders of the tree, to learn which prefix the point wants (anchored-traversal.ts). */
+const ANCHOR_DOCUMENTS = 4;
+
+async function anchored(
+  run: ProbeRun,
+  open: OpenPoint,
+  files: readonly KnownFile[],
+): Promise<Hit | undefined> {
+  const documents = plainTextFiles(run, ANCHOR_DOCUMENTS).filter(
+    (document) =>
+      document.relative.includes("/") && !files.some((file) => file.relative === document.relative),
+  );
+  for (const document of documents.slice(0, 2)) {
+    if (answerShowsAll(open.exchange, document.excerpts)) continue;
+    for (const anchor of anchorNames(document)) {
+      const accepted = await sendAt(run, open, anchor);
+      if (!accepted || !answerShowsAll(accepted.exchange, document.excerpts)) continue;
+      for (const file of files) {
+        for (const up of ["../", "....//"]) {
+          const value = climbFrom(anchor, document, file, up);
+          if (!value) continue;
+          const sent = await sendAt(run, open, value);
+          if (!sent || !answerShowsAll(sent.exchange, file.excerpts)) continue;
+          const prefix = value.slice(0, value.length - file.relative.length);
+          const traversal = {
+            name: `${up} after the accepted folder ${path.posix.dirname(anchor)}/`,
+            value: (target: string) => `${prefix}${target}`,
+            target: file.relative,
+          };
+          const confirmed = await confirm(run, open, file, traversal, sent);
+          if (confirmed) return confirmed;
+        }
+      }
+      break;
     }
   }
   return undefined;

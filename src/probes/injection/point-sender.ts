@@ -56,7 +56,14 @@ export async function openPoint(
   if (!form) {
     const baseline =
       (await pointBaseline(run, factory, point, users)) ?? (await pathPointBaseline(run, point, users));
-    return baseline ? { ...baseline, form: undefined } : undefined;
+    if (!baseline) return undefined;
+    const cleaned = withoutForgedCsrf(baseline.prepared, point);
+    if (cleaned === baseline.prepared) return { ...baseline, form: undefined };
+    // The baseline carried a made-up anti-forgery token: send it again with the session's own.
+    const exchange = await sendPrepared(run, baseline.user, cleaned);
+    return exchange
+      ? { ...baseline, prepared: cleaned, exchange, form: undefined }
+      : { ...baseline, form: undefined };
   }
   const prepared = buildRequest(form, { seed: uniqueSeed() });
   const value = pointValue(prepared, point) ?? "qaas";
@@ -100,6 +107,28 @@ async function pathPointBaseline(
   };
 }
 
+/** Body fields named as frameworks name their anti-forgery token (Rails, Django, Laravel, Flask-WTF, csurf…). */
+const CSRF_FIELD =
+  /csrf|xsrf|authenticity_token|requestverificationtoken|anti[-_]?forgery|^_?token$|^_?wpnonce$/i;
+
+/**
+ * The request without the anti-forgery fields the request builder filled with made-up values (the point
+ * itself excepted). A made-up token is refused where none is not: frameworks read the field first and fall
+ * back to the header the session sends with its real token (X-CSRF-Token, X-CSRFToken, X-XSRF-TOKEN).
+ */
+export function withoutForgedCsrf(prepared: PreparedRequest, point: InputPoint): PreparedRequest {
+  const body = prepared.body;
+  if (!body || typeof body !== "object" || Array.isArray(body)) return prepared;
+  const forged = Object.keys(body).filter(
+    (name) => CSRF_FIELD.test(name) && !(point.in === "body" && point.name === name),
+  );
+  if (forged.length === 0) return prepared;
+  const kept = Object.fromEntries(
+    Object.entries(body as Record<string, unknown>).filter(([name]) => !forged.includes(name)),
+  );
+  return { ...prepared, body: kept };
+}
+
 function fieldsOf(prepared: PreparedRequest): FormFields {
   const body = prepared.body;
   if (!body || typeof body !== "object" || Array.isArray(body)) return {};
@@ -123,6 +152,7 @@ export async function sendAt(
 ): Promise<Sent | undefined> {
   let prepared = withValue(open.prepared, open.point, value as string);
   if (options.edit) prepared = options.edit(prepared);
+  if (!open.form) prepared = withoutForgedCsrf(prepared, open.point);
   if (!open.form) {
     const exchange = await sendPrepared(run, open.user, prepared);
     return exchange ? { prepared, exchange, landed: exchange } : undefined;
