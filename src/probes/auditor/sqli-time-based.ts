@@ -1,8 +1,12 @@
+import { withIntendedDelay } from "../http/slow-operations.ts";
 import type { Dbms } from "./sql-signatures.ts";
 import type { QuoteChar, TimedContext } from "./sqli-payloads.ts";
 import { sleepPayloads } from "./sqli-payloads.ts";
 import type { SqliProof } from "./sqli-proof.ts";
 import type { PointShots, Shot } from "./sqli-shots.ts";
+
+/** The sleep each payload asks the database for; the pacing does not count it as slowness. */
+const SLEEP_MS = 1000;
 
 // Time-based: a one-second database sleep delays the answer by a second, twice, while the same query with a
 // zero-second sleep does not. Only for databases that have a sleep (PostgreSQL, MySQL); SQLite has none.
@@ -28,13 +32,13 @@ export async function timeBasedProof(
     duration(shot) >= shots.ordinary.slowestMs + SLEPT_OVER_SLOWEST_MS;
   for (const { dbms: kind, slow, control } of sleepPayloads(dbms, context, quote)) {
     stats.timed += 1;
-    const first = await shots.send("sleep-1s", slow);
+    const first = await withIntendedDelay(SLEEP_MS, () => shots.send("sleep-1s", slow));
     if (!slept(first)) continue;
     // Slow and quick alternate twice, every sleep well above every control: a load spike that happens
     // to hit the sleeps and spare the controls four times in a row is not a likely coincidence.
     const quick = await shots.send("sleep-0s", control);
     if (!quick.exchange?.response || duration(quick) > duration(first) - CONTROL_MARGIN_MS) continue;
-    const second = await shots.send("sleep-1s-again", slow);
+    const second = await withIntendedDelay(SLEEP_MS, () => shots.send("sleep-1s-again", slow));
     if (!slept(second) || duration(quick) > duration(second) - CONTROL_MARGIN_MS) continue;
     const quickAgain = await shots.send("sleep-0s-again", control);
     const ceiling = Math.min(duration(first), duration(second)) - CONTROL_MARGIN_MS;
