@@ -80,6 +80,8 @@ describe("authz_matrix on the tracker fixture", { timeout: 120_000 }, () => {
       "missing-authorization GET /api/billing/summary",
       "missing-authorization GET /api/cards/{cardId}",
       "missing-authorization GET /api/reports/usage",
+      // Validated before the role check in both builds: only a member's valid create tells them apart.
+      "missing-authorization POST /api/admin/invitations [create]",
     ]);
     const byLocation = new Map(candidates.map((candidate) => [candidate.location.value, candidate]));
     // Cards exist only under a board: the probe made one (board first) and only the other tenant leaks.

@@ -6,7 +6,7 @@ import { uniqueSeed } from "../api/resource-factory.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { statusOf } from "../http/http-types.ts";
+import { isSuccess, statusOf } from "../http/http-types.ts";
 import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
 import { chooseBranch, requiredOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -148,6 +148,14 @@ async function throughTheGate(
   if (!privileged || !isValidationAnswer(privileged) || !sameAnswer(lower, privileged)) return undefined;
   const confirm = await sendPrepared(run, pair.lower.name, prepared);
   if (!confirm || !sameAnswer(confirm, privileged)) return undefined;
+  // Many handlers validate before they check the role, so the gate alone only suggests a leak. A create
+  // settles it: a valid body the privileged role may send, sent by the lower role, makes a record of the
+  // run's own or is refused.
+  if (operation.method.toUpperCase() === "POST") {
+    const created = await byValidCreate(run, operation, pair);
+    if (created === "refused") return undefined;
+    if (created) return created;
+  }
   return {
     operation,
     principal: { user: pair.lower, relation: "lower-role" },
@@ -168,6 +176,43 @@ async function throughTheGate(
       message: `${pair.lower.name} (${pair.lower.role}) must be refused before the handler, like anonymous callers`,
     },
     technique: "gate",
+  };
+}
+
+/**
+ * The privileged role creates with a valid body, then the lower role with a fresh one: a lower-role record
+ * is the leak, a refusal clears the gate's suspicion; undefined when no valid body could be made.
+ */
+async function byValidCreate(
+  run: ProbeRun,
+  operation: Operation,
+  pair: VerticalPair,
+): Promise<Leak | "refused" | undefined> {
+  const valid = buildRequest(operation, { seed: uniqueSeed() });
+  const privileged = await sendPrepared(run, pair.privileged.name, valid);
+  if (!privileged || !isSuccess(privileged)) return undefined;
+  const own = buildRequest(operation, { seed: uniqueSeed() });
+  const lower = await sendPrepared(run, pair.lower.name, own);
+  if (!lower) return undefined;
+  if (!isSuccess(lower)) return "refused";
+  return {
+    operation,
+    principal: { user: pair.lower, relation: "lower-role" },
+    action: "create",
+    ownerExchange: privileged,
+    otherExchange: lower,
+    confirmExchange: lower,
+    steps: [
+      stepFromPrepared("owner", valid, pair.privileged.name),
+      stepFromPrepared("other", own, pair.lower.name),
+    ],
+    owner: pair.privileged.name,
+    assertion: {
+      kind: "status_in",
+      step: "other",
+      values: [401, 403, 404],
+      message: `${pair.lower.name} (${pair.lower.role}) must not create through an operation of ${pair.privileged.role}s`,
+    },
   };
 }
 
