@@ -1,7 +1,7 @@
 import { isSafeWrite } from "../api/operation-index.ts";
 import { sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
-import { bodyKind, clonePrepared, requestSchema } from "../api/request-builder.ts";
+import { bodyKind, buildRequest, clonePrepared, requestSchema } from "../api/request-builder.ts";
 import type { CreatedResource, ResourceFactory } from "../api/resource-factory.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
@@ -70,10 +70,31 @@ export async function checkObjectWrite(
     const resource = await freshObject(factory, slot, owner.name);
     if (!resource) return leaks;
     if (await sharedWith(run, factory, slot.family, principal, resource)) continue;
+    if (principal.relation === "same-role" && (await readsItem(check, slot, resource, principal))) continue;
     const leak = await attemptOn(check, slot, resource, owner, principal);
     if (leak) leaks.push(leak);
   }
   return leaks;
+}
+
+/**
+ * Whether a peer of the owner's own role reads the object itself. Then it is shared with them, whatever the
+ * lists show (a read that should not be is the read check's finding), and their changes to it are the
+ * team's ordinary work, not a leak.
+ */
+async function readsItem(
+  check: WriteCheck,
+  slot: ObjectSlot,
+  resource: CreatedResource,
+  principal: Principal,
+): Promise<boolean> {
+  const read = check.factory.familyOf(slot.operation)?.read;
+  const idParameter = slot.family.idParameter;
+  if (!read || !principal.user || !idParameter || resource.id === undefined) return false;
+  const values = { ...resource.pathValues, [idParameter]: resource.id };
+  const prepared = buildRequest(read, { seed: uniqueSeed(), pathValues: values });
+  const exchange = await sendPrepared(check.run, principal.user.name, prepared);
+  return Boolean(exchange && isSuccess(exchange) && (exchange.response?.body ?? "").includes(resource.id));
 }
 
 export interface Effect {
