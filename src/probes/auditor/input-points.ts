@@ -210,7 +210,11 @@ function asFormPost(operation: Operation): Operation {
 function probeable(operation: Operation, includeWrites: boolean): boolean {
   const method = operation.method.toUpperCase();
   if (method === "DELETE" || method === "PUT" || method === "PATCH") return false;
-  if (operation.graphql) return includeWrites && graphqlEffect(operation.graphql) !== "destructive";
+  if (operation.graphql) {
+    // A GraphQL read travels as a POST but changes nothing: the write policy does not hold it back.
+    const effect = graphqlEffect(operation.graphql);
+    return effect === "read" || (includeWrites && effect !== "destructive");
+  }
   return method === "GET" || method === "HEAD" || includeWrites;
 }
 

@@ -1,4 +1,5 @@
 import type { Semaphore } from "./concurrency.ts";
+import { isGraphqlRead } from "./graphql-read.ts";
 import type { HttpExchange, HttpRequestSpec, HttpResponseRecord } from "./http-types.ts";
 import { isWriteMethod } from "./http-types.ts";
 import { signOutReason, signOutRefusal } from "./sign-out.ts";
@@ -99,7 +100,7 @@ export class HttpClient {
    */
   async send(spec: HttpRequestSpec, extra: { signIn?: boolean; user?: string } = {}): Promise<HttpExchange> {
     const method = spec.method.toUpperCase();
-    if (isWriteMethod(method) && !this.options.writesAllowed && !extra.signIn) {
+    if (isWriteMethod(method) && !this.options.writesAllowed && !extra.signIn && !isGraphqlRead(spec)) {
       this.stats.skipped_writes += 1;
       throw new WriteNotAllowedError(`${method} ${spec.url} skipped: the target does not allow writes`);
     }
