@@ -49,8 +49,8 @@ const cardForm = page("/boards/7/cards/new", [
 ]);
 
 function properties(operation: Operation): Record<string, Record<string, unknown>> {
-  return (operation.request_body?.schema as { properties: Record<string, Record<string, unknown>> })
-    .properties;
+  const schema = operation.request_body!.schema as { properties: Record<string, Record<string, unknown>> };
+  return schema.properties;
 }
 
 describe("constraints a form states join the body of the operation it feeds", () => {
