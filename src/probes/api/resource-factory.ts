@@ -49,6 +49,8 @@ export class ResourceFactory {
   readonly created: CreatedResource[] = [];
   readonly harvest: IdHarvest;
   private readonly cache = new Map<string, Promise<CreatedResource | undefined>>();
+  /** Families whose creation failed once and was tried again (a busy target's timeout is not a verdict). */
+  private readonly retried = new Set<string>();
   private readonly seen = new Map<string, Promise<Map<string, unknown[]>>>();
 
   constructor(private readonly run: ProbeRun) {
@@ -79,7 +81,12 @@ export class ResourceFactory {
     const key = `${family.collection}\u0000${user ?? ""}`;
     let pending = this.cache.get(key);
     if (!pending) {
-      pending = this.create(family, user);
+      pending = this.create(family, user).then(async (created) => {
+        // One more try after a failure; a second failure stands for the rest of the run.
+        if (created || this.retried.has(key)) return created;
+        this.retried.add(key);
+        return this.create(family, user);
+      });
       this.cache.set(key, pending);
     }
     return pending;
