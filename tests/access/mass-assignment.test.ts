@@ -22,7 +22,7 @@ afterAll(async () => {
   await Promise.all([...servers.values()].map((server) => server.close()));
 });
 
-async function massAssignment(style: AssignmentStyle) {
+async function massAssignment(style: AssignmentStyle, annRole = "member") {
   const server = servers.get(style)!;
   const map = systemMapFor({ target: "shop", baseUrl: server.baseUrl, document: server.document });
   const profile = profileFor({
@@ -38,7 +38,7 @@ async function massAssignment(style: AssignmentStyle) {
       },
     },
     users: [
-      { name: "ann", role: "member", username: "ann@shop.test", password: "secret_ref:SHOP_PASSWORD" },
+      { name: "ann", role: annRole, username: "ann@shop.test", password: "secret_ref:SHOP_PASSWORD" },
       { name: "ben", role: "member", username: "ben@shop.test", password: "secret_ref:SHOP_PASSWORD" },
     ],
   });
@@ -64,6 +64,14 @@ describe("mass assignment", () => {
     // The order was made with a sku the catalogue shows: a generated one is refused.
     expect(JSON.stringify(price)).toContain("SKU-7");
     expect(price.summary).toMatch(/second, different value/);
+  });
+
+  it("leaves role fields alone for an admin actor, who grants nothing it does not hold", async () => {
+    const drafts = await massAssignment("vulnerable", "admin");
+    expect(summarize(drafts)).toEqual([
+      "validation-missing PATCH /api/tickets/{id} [mass-assignment:owner_id]",
+      "validation-missing POST /api/orders [mass-assignment:price]",
+    ]);
   });
 
   it("is silent when the server drops the fields", async () => {

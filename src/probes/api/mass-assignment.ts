@@ -7,6 +7,7 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { usableUsers } from "../session/probe-run.ts";
+import { isAdminLike } from "../session/roles.ts";
 import { severityFor } from "../severity.ts";
 import type { PrivilegedField } from "./mass-assignment-fields.ts";
 import { holds, privilegedFields, valuesFor } from "./mass-assignment-fields.ts";
@@ -114,7 +115,8 @@ export async function probeMassAssignment(
   const before = await readBack(run, plain, owner, plain.created);
   const other = await otherPersonId(run, factory, owner);
   const assigned: Assigned[] = [];
-  for (const field of privilegedFields(create, before.json)) {
+  const escalates = (field: PrivilegedField) => !grantsOwnRank(run, owner, field);
+  for (const field of privilegedFields(create, before.json).filter(escalates)) {
     const found = await onCreate(run, factory, family, owner, field, before.json, other);
     if (found) assigned.push(found);
   }
@@ -122,12 +124,22 @@ export async function probeMassAssignment(
     const method = update.method.toUpperCase();
     if ((method !== "PATCH" && method !== "PUT") || !isSafeWrite(update)) continue;
     if (bodyKind(update) !== "json" && bodyKind(update) !== "form") continue;
-    for (const field of privilegedFields(update, before.json)) {
+    for (const field of privilegedFields(update, before.json).filter(escalates)) {
       const found = await onUpdate(run, factory, family, update, owner, field, other);
       if (found) assigned.push(found);
     }
   }
   return assigned.map((found) => findingOf(run, found, family));
+}
+
+/**
+ * An admin who makes an account an admin grants nothing it does not hold (an admin-only "invite member"
+ * operation takes a role by design): role and admin-flag fields prove escalation only for a lower actor.
+ */
+function grantsOwnRank(run: ProbeRun, owner: string | undefined, field: PrivilegedField): boolean {
+  if (field.kind !== "role" && field.kind !== "flag") return false;
+  const role = run.target.profile?.users?.find((user) => user.name === owner)?.role;
+  return role !== undefined && isAdminLike(role);
 }
 
 async function onCreate(
