@@ -94,7 +94,11 @@ async function readsItem(
   const values = { ...resource.pathValues, [idParameter]: resource.id };
   const prepared = buildRequest(read, { seed: uniqueSeed(), pathValues: values });
   const exchange = await sendPrepared(check.run, principal.user.name, prepared);
-  return Boolean(exchange && isSuccess(exchange) && (exchange.response?.body ?? "").includes(resource.id));
+  if (!exchange || !isSuccess(exchange)) return false;
+  const json = exchange.response?.json as Record<string, unknown> | undefined;
+  const wrapped = json?.data as Record<string, unknown> | undefined;
+  const id = json?.id ?? (wrapped && typeof wrapped === "object" ? wrapped.id : undefined);
+  return id !== undefined && String(id) === resource.id;
 }
 
 export interface Effect {
