@@ -69,6 +69,8 @@ export async function checkContract(
   stats.operations = operations.length;
   const exhausted = await untilBudget(run, async () => {
     const users = candidateUsers(await usableUsers(run), options.user);
+    // A few requests per collection, before the per-operation checks can spend the tool's cap.
+    candidates.push(...(await checkRepresentations(run, factory, users)));
     for (const phase of [0, 1, 2, 3, 4]) {
       const inPhase = operations.filter((operation) => phaseOf(operation) === phase);
       await mapConcurrent(inPhase, 16, async (operation) => {
@@ -84,7 +86,6 @@ export async function checkContract(
         candidates.push(...finding);
       });
     }
-    candidates.push(...(await checkRepresentations(run, factory, users)));
   });
   return {
     candidates,

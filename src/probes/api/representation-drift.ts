@@ -94,12 +94,13 @@ async function observeFamily(
     .slice(0, ITEMS_PER_FAMILY);
   let first: Observed | undefined;
   const agreed = new Map<string, Drift>();
-  for (const [index, listed] of items.entries()) {
+  for (const listed of items) {
+    // An item the caller cannot read on its own (archived, moved) says nothing; the others still do.
     const read = await readTwice(run, user, readOperation, family, located.values, idOf(listed, family)!);
-    if (!read) return undefined;
+    if (!read) continue;
     const drifts = compare(listed, read.json, family, run.map);
     // Every item compared must drift the same way; one that does not clears the field.
-    if (index === 0) for (const drift of drifts) agreed.set(drift.field, drift);
+    if (!first) for (const drift of drifts) agreed.set(drift.field, drift);
     else
       for (const field of [...agreed.keys()])
         if (!drifts.some((drift) => drift.field === field)) agreed.delete(field);
