@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { listenOnLoopback } from "./injection-fixture.ts";
 
 // A second small service for the injection probes, for contexts the first one lacks: a download that only
 // checks the name starts with its documents folder (without resolving `..` first), and a blind shell sink
@@ -88,18 +88,11 @@ export async function startContextServer(options: { vulnerable: boolean }): Prom
       json(response, 404, { error: "not found" });
     }, ANSWER_DELAY_MS);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { baseUrl, close } = await listenOnLoopback(server, root);
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    baseUrl,
     document,
     root,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          fs.rmSync(root, { recursive: true, force: true });
-          resolve();
-        });
-      }),
+    close,
   };
 }

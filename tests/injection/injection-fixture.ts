@@ -289,12 +289,23 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
       json(response, 404, { error: "not found" });
     })().catch((error: unknown) => json(response, 500, { error: String(error) }));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { baseUrl, close } = await listenOnLoopback(server, root);
   return {
     baseUrl,
     document,
     root,
+    close,
+  };
+}
+
+/** Starts a fixture server on a free loopback port; `close` stops it and removes its scratch folder. */
+export async function listenOnLoopback(
+  server: http.Server,
+  root: string,
+): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

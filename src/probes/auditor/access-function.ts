@@ -156,9 +156,7 @@ async function throughTheGate(
     if (created === "refused") return undefined;
     if (created) return created;
   }
-  return {
-    operation,
-    principal: { user: pair.lower, relation: "lower-role" },
+  return lowerRoleLeak(operation, pair, {
     action: "update",
     ownerExchange: privileged,
     otherExchange: lower,
@@ -168,14 +166,36 @@ async function throughTheGate(
       stepFromPrepared("owner", prepared, pair.privileged.name),
       stepFromPrepared("other", prepared, pair.lower.name),
     ],
+    refusals: [401, 403],
+    message: "must be refused before the handler, like anonymous callers",
+    technique: "gate",
+  });
+}
+
+/** A lower role of the pair reached `operation`; the generated test expects one of `refusals`. */
+function lowerRoleLeak(
+  operation: Operation,
+  pair: VerticalPair,
+  seen: Pick<
+    Leak,
+    "action" | "ownerExchange" | "otherExchange" | "confirmExchange" | "steps" | "technique"
+  > & {
+    refusals: number[];
+    message: string;
+  },
+): Leak {
+  const { refusals, message, ...leak } = seen;
+  return {
+    ...leak,
+    operation,
+    principal: { user: pair.lower, relation: "lower-role" },
     owner: pair.privileged.name,
     assertion: {
       kind: "status_in",
       step: "other",
-      values: [401, 403],
-      message: `${pair.lower.name} (${pair.lower.role}) must be refused before the handler, like anonymous callers`,
+      values: refusals,
+      message: `${pair.lower.name} (${pair.lower.role}) ${message}`,
     },
-    technique: "gate",
   };
 }
 
@@ -195,9 +215,7 @@ async function byValidCreate(
   const lower = await sendPrepared(run, pair.lower.name, own);
   if (!lower) return undefined;
   if (!isSuccess(lower)) return "refused";
-  return {
-    operation,
-    principal: { user: pair.lower, relation: "lower-role" },
+  return lowerRoleLeak(operation, pair, {
     action: "create",
     ownerExchange: privileged,
     otherExchange: lower,
@@ -206,14 +224,9 @@ async function byValidCreate(
       stepFromPrepared("owner", valid, pair.privileged.name),
       stepFromPrepared("other", own, pair.lower.name),
     ],
-    owner: pair.privileged.name,
-    assertion: {
-      kind: "status_in",
-      step: "other",
-      values: [401, 403, 404],
-      message: `${pair.lower.name} (${pair.lower.role}) must not create through an operation of ${pair.privileged.role}s`,
-    },
-  };
+    refusals: [401, 403, 404],
+    message: `must not create through an operation of ${pair.privileged.role}s`,
+  });
 }
 
 function isValidationAnswer(exchange: HttpExchange): boolean {
