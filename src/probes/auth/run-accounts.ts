@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send } from "../session/probe-run.ts";
+import { newThrowawayIdentity } from "../session/throwaway-users.ts";
 import { findToken, stringAt } from "../session/token-search.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
 import { isPasswordField } from "./credential-operations.ts";
@@ -28,11 +28,9 @@ export async function registerAccount(
   signIn: CredentialOperation,
   extra: Record<string, unknown> = {},
 ): Promise<RunAccount | undefined> {
-  const id = randomBytes(4).toString("hex");
-  const email = `qaas${id}@example.com`;
-  const identity = registration.identityIsEmail ? email : `qaas${id}`;
-  const password = freshPassword();
-  const prepared = buildRequest(registration.operation, { seed: id });
+  const { username, email, password } = newThrowawayIdentity();
+  const identity = registration.identityIsEmail ? email : username;
+  const prepared = buildRequest(registration.operation, { seed: username });
   const body =
     prepared.body && typeof prepared.body === "object" && !Array.isArray(prepared.body)
       ? { ...(prepared.body as Record<string, unknown>) }
@@ -87,6 +85,7 @@ export async function signInAs(
   return { exchange, token };
 }
 
+/** A strong password no account has yet. */
 export function freshPassword(): string {
-  return `Qa9!${randomBytes(9).toString("base64url")}`;
+  return newThrowawayIdentity().password;
 }
