@@ -191,7 +191,7 @@ describe("excluded operations", () => {
       name: "excluded",
       source: {},
       environment: { mode: "managed", base_url: baseUrl },
-      api: { exclude: ["POST /api/items/{id}/reset", "DELETE /api/all"] },
+      api: { exclude: ["POST /api/items/{id}/reset", "DELETE /api/all", "GET /mode/{level}"] },
     });
     const context = probeContext({
       profile,
@@ -202,6 +202,8 @@ describe("excluded operations", () => {
       /excluded by the profile/,
     );
     await expect(client.send({ method: "DELETE", url: `${baseUrl}/api/all` })).rejects.toThrow(/excluded/);
+    // A template stands for any value, not only an id: a link that switches a mode is as excluded.
+    await expect(client.send({ method: "GET", url: `${baseUrl}/mode/expert` })).rejects.toThrow(/excluded/);
     expect(
       (await client.send({ method: "POST", url: `${baseUrl}/api/items/42/archive` })).response?.status,
     ).toBe(200);

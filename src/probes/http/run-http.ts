@@ -1,8 +1,8 @@
-import { canonicalLocation } from "../../envelope/envelope.ts";
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { Semaphore } from "./concurrency.ts";
 import { HttpClient, RequestBudget } from "./http-client.ts";
+import { excludedBy, profileEndpoints } from "./profile-endpoints.ts";
 
 const DEFAULT_CONCURRENCY = 8;
 const DEFAULT_MAX_REQUESTS = 12000;
@@ -64,29 +64,13 @@ export function openHttpClient(
 ): HttpClient {
   const parent = agentBudget(context);
   const budget = new RequestBudget(options.maxRequests ?? parent.max, parent);
-  const excluded = endpointSet(target.profile?.api?.exclude);
-  const harmlessSignOuts = endpointSet(target.profile?.auth?.allow_sign_out);
   return new HttpClient({
-    refuse:
-      excluded.size === 0
-        ? undefined
-        : (method, url) =>
-            excluded.has(endpointKey(method, url))
-              ? `${method} ${new URL(url).pathname} is excluded by the profile (api.exclude): no probe may send it`
-              : undefined,
-    allowSignOut: (method, url) => harmlessSignOuts.has(endpointKey(method, url)),
+    refuse: excludedBy(target.profile?.api?.exclude),
+    allowSignOut: profileEndpoints(target.profile?.auth?.allow_sign_out),
     limiter: runLimiter(context),
     budget,
     writesAllowed: target.writesAllowed,
     timeoutMs: options.timeoutMs,
     signal: context.signal,
   });
-}
-
-function endpointSet(entries: readonly string[] | undefined): Set<string> {
-  return new Set((entries ?? []).map((entry) => canonicalLocation("endpoint", entry)));
-}
-
-function endpointKey(method: string, url: string): string {
-  return canonicalLocation("endpoint", `${method} ${new URL(url).pathname}`);
 }

@@ -1,6 +1,6 @@
-import { canonicalLocation } from "../../envelope/envelope.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { RequestBudget } from "../http/http-client.ts";
+import { excludedBy } from "../http/profile-endpoints.ts";
 import type { ProbeTarget } from "../http/run-http.ts";
 import { agentBudget, openHttpClient, runLimiter } from "../http/run-http.ts";
 import { byPrivilege } from "../session/roles.ts";
@@ -42,20 +42,6 @@ export function webRoles(context: ToolContext, target: ProbeTarget, wanted?: rea
   return { roles, users };
 }
 
-/** Why a `METHOD url` may never be sent: the profile excludes the operation (a logout, a test reset). */
-export function excludedBy(target: ProbeTarget): (method: string, url: string) => string | undefined {
-  const excluded = new Set(
-    (target.profile?.api?.exclude ?? []).map((entry) => canonicalLocation("endpoint", entry)),
-  );
-  return (method, url) => {
-    if (excluded.size === 0) return undefined;
-    const path = new URL(url).pathname;
-    return excluded.has(canonicalLocation("endpoint", `${method.toUpperCase()} ${path}`))
-      ? `${method.toUpperCase()} ${path} is excluded by the profile (api.exclude)`
-      : undefined;
-  };
-}
-
 /** GETs charged to the agent's budget (at most `maxRequests` for this call), under the run's concurrency cap. */
 export function webFetcher(
   context: ToolContext,
@@ -64,11 +50,11 @@ export function webFetcher(
 ): { fetcher: PageFetcher; budget: RequestBudget } {
   const budget = new RequestBudget(maxRequests, agentBudget(context));
   const limiter = runLimiter(context);
-  const refuse = excludedBy(target);
+  const refuse = excludedBy(target.profile?.api?.exclude);
   const fetcher = limitedFetcher({
     take: () => budget.take(),
     acquire: () => limiter.acquire(),
-    refuse: (url) => refuse("GET", url),
+    refuse: (url) => refuse?.("GET", url),
   });
   return { fetcher, budget };
 }

@@ -3,6 +3,7 @@ import { QaasError } from "../../errors.ts";
 import type { GuardedAction } from "../../guardrails/actions.ts";
 import type { Page } from "../../map/system-map.ts";
 import { readFrontend } from "../../probes/frontend/read-frontend.ts";
+import { excludedBy } from "../../probes/http/profile-endpoints.ts";
 import { probeTargetOf } from "../../probes/http/run-http.ts";
 import {
   ANONYMOUS,
@@ -13,7 +14,7 @@ import {
 import { candidatesFromPages } from "../../probes/pages/page-candidates.ts";
 import type { PageFetcher } from "../../probes/pages/page-fetcher.ts";
 import { joinEntry } from "../../probes/pages/urls.ts";
-import { excludedBy, webFetcher, webRoles } from "../../probes/pages/web-session.ts";
+import { webFetcher, webRoles } from "../../probes/pages/web-session.ts";
 import { recordTraffic } from "../../probes/traffic/record-traffic.ts";
 import { candidatesFromTraffic } from "../../probes/traffic/traffic-candidates.ts";
 import type { ToolContext } from "../context.ts";
@@ -182,7 +183,7 @@ export async function runMapTraffic(
         settleMs: input.settle_ms,
         maxTotalMs: (input.max_seconds ?? 120) * 1000,
         allowWrites: target.writesAllowed,
-        refuse: excludedBy(target),
+        refuse: excludedBy(target.profile?.api?.exclude),
         signal: context.signal,
       },
     );
