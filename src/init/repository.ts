@@ -53,7 +53,7 @@ export function readRepository(root: string, options: { exclude?: string[] } = {
   const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)));
   const cache = new Map<string, string>();
   const walked = walkFiles(root, {
-    skipFolder: (name) => isSkippedFolder(name) || name === "_vendor" || name === "third_party",
+    skipFolder: isSkippedFolder,
     keep: (relative, name) =>
       (CODE_FILE.test(name) || TEMPLATE_FILE.test(name)) &&
       !TEST_FILE.test(name) &&

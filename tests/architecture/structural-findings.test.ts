@@ -117,6 +117,10 @@ describe("structural checks on a healthy tree", () => {
       "src/services/items.js": `const { rows } = require("../db/items.js");\nexports.list = () => rows();\n`,
       "src/db/items.js": "exports.rows = () => [];\n",
       "eslint.config.js": "module.exports = [];\n",
+      // A library copied into the repository: its cycle and unused modules are not the application's.
+      "_vendor/lib/a.js": `require("./b.js");\nexports.a = 1;\n`,
+      "_vendor/lib/b.js": `require("./a.js");\nexports.b = 2;\n`,
+      "third_party/unused.js": "exports.unused = true;\n",
     });
     const context = fakeRunContext({ target: loadedTarget(root) });
     for (const name of ["find_cycles", "check_layering", "find_god_modules", "find_dead_code"]) {

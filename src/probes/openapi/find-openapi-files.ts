@@ -31,10 +31,6 @@ const SKIPPED_FOLDERS = new Set([
   "examples",
   "example",
   "samples",
-  "_vendor",
-  "third_party",
-  "third-party",
-  "vendors",
 ]);
 
 const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;

@@ -18,9 +18,6 @@ const TEST_FOLDERS = new Set([
   "fixtures",
 ]);
 
-/** Copies of other people's libraries kept in the repository: their routes are not the application's. */
-const COPIED_LIBRARY_FOLDERS = new Set(["_vendor", "vendors", "third_party", "third-party"]);
-
 /** Files a browser downloads as they are (jQuery, Bootstrap, bundles): no server declares a route there. */
 const BROWSER_ASSET_FOLDERS = new Set(["public", "static", "assets", "wwwroot", "staticfiles"]);
 
@@ -68,7 +65,7 @@ export function listSourceFiles(
 }
 
 export function isSkippedFolder(name: string): boolean {
-  return isVendoredFolder(name) || TEST_FOLDERS.has(name) || COPIED_LIBRARY_FOLDERS.has(name);
+  return isVendoredFolder(name) || TEST_FOLDERS.has(name);
 }
 
 /** Reads a file of the tree as text, or undefined when it cannot be read. */

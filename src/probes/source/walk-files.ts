@@ -5,7 +5,10 @@ import path from "node:path";
 // in name order, a cap on files and on file size. Each probe says which folders to skip and which files
 // to keep; the walk never follows what it was told to skip.
 
-/** Folders no probe reads: dependencies, build output, virtual environments and caches. */
+/**
+ * Folders no probe reads: dependencies, build output, virtual environments, caches, and copies of other
+ * people's libraries kept in the repository (their cycles, dead modules and routes are not the application's).
+ */
 const VENDORED_FOLDERS = new Set([
   "node_modules",
   "dist",
@@ -19,6 +22,10 @@ const VENDORED_FOLDERS = new Set([
   "site-packages",
   "__pycache__",
   "vendor",
+  "vendors",
+  "_vendor",
+  "third_party",
+  "third-party",
   "bower_components",
 ]);
 
