@@ -37,4 +37,12 @@ describe("GraphQL fields a probe may send", () => {
     expect(isSafeWrite(field("query", "deleteAllPastes"))).toBe(false);
     expect(isSafeWrite(field("query", "systemUpdate"))).toBe(false);
   });
+
+  it("sends an import of one new thing, never a bulk import that may replace what exists", () => {
+    expect(isSafeWrite(field("mutation", "importPaste"))).toBe(true);
+    expect(isSafeWrite(field("mutation", "importDatabase"))).toBe(false);
+    expect(isSafeWrite(field("mutation", "importUsers"))).toBe(false);
+    expect(isSafeWrite(field("mutation", "importBackup"))).toBe(false);
+    expect(isSafeWrite(field("mutation", "import"))).toBe(false);
+  });
 });

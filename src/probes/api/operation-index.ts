@@ -160,9 +160,17 @@ const CREATING_FIELD = /^(create|add|insert|register|signup|upload|submit|post|n
 const ACTION_WORD =
   /^(update|delete|remove|destroy|drop|purge|reset|wipe|truncate|clear|erase|revoke|deactivate|disable|ban|shutdown|restart|reboot|kill|terminate|cancel|set|edit|change|modify|patch|put|replace|import|restore|migrate|run|exec|execute|trigger|transfer|pay|charge|refund|grant|approve)$/i;
 
+// `importPaste(url)` makes one new paste from what it fetches; `importDatabase`, `importUsers` or a bare
+// `import` may replace what others own, so only an import of one named thing counts as a creation.
+const IMPORT_OF_ONE = /^import([A-Z][a-z]+)$/;
+const BULK_NOUN =
+  /^(all|data|database|db|dump|backup|snapshot|state|settings|config|configuration|everything|bulk|batch|csv|file|archive)$/i;
+
 function isSafeGraphqlField(graphql: NonNullable<Operation["graphql"]>): boolean {
   const effect = graphqlEffect(graphql);
   if (effect === "destructive") return false;
+  const imported = IMPORT_OF_ONE.exec(graphql.field)?.[1];
+  if (imported && !BULK_NOUN.test(imported) && !/s$/.test(imported)) return true;
   const words = graphql.field.split(/_|(?=[A-Z])/).filter(Boolean);
   if (words.some((word) => ACTION_WORD.test(word))) return false;
   if (effect === "read") return true;
