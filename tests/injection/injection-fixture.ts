@@ -114,6 +114,29 @@ const document = {
         responses: { "200": { description: "the document" }, "404": { description: "no such document" } },
       },
     },
+    "/api/mirrors": {
+      post: {
+        operationId: "mirrorRemote",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["scheme", "host", "port", "path"],
+                properties: {
+                  scheme: { type: "string" },
+                  host: { type: "string" },
+                  port: { type: "integer" },
+                  path: { type: "string" },
+                },
+              },
+            },
+          },
+        },
+        responses: { "200": { description: "what the mirror answered" } },
+      },
+    },
     "/api/previews": {
       post: {
         operationId: "previewLink",
@@ -237,6 +260,23 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
           return json(response, 200, { preview: (await fetched.text()).slice(0, 200) });
         } catch {
           return json(response, 200, { preview: "" });
+        }
+      }
+      if (route === "POST /api/mirrors") {
+        // The URL is assembled from its parts, as import-from-a-server forms do.
+        const body = JSON.parse((await readBody(request)) || "{}") as Record<string, unknown>;
+        if (!vulnerable && body.host !== "mirror.example")
+          return json(response, 400, { error: "host not allowed" });
+        try {
+          const fetched = await fetch(
+            `${String(body.scheme)}://${String(body.host)}:${Number(body.port)}${String(body.path)}`,
+            {
+              signal: AbortSignal.timeout(2000),
+            },
+          );
+          return json(response, 200, { mirrored: (await fetched.text()).length });
+        } catch {
+          return json(response, 200, { mirrored: 0 });
         }
       }
       if (route === "POST /api/import") {

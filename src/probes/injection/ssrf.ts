@@ -32,6 +32,7 @@ const URL_SUFFIX = /(url|uri|href|link|endpoint|webhook|callback|feed|src)$/i;
 const HOST_NAME = /^(host|hostname|domain|server|server_?name|remote_?host|ip|addr)$/i;
 const PORT_NAME = /^(port|remote_?port|server_?port)$/i;
 const PATH_NAME = /^(path|pathname|resource_?path)$/i;
+const SCHEME_NAME = /^(scheme|protocol|proto)$/i;
 
 function kindOf(point: InputPoint): "url" | "host" | undefined {
   if (point.numeric) return undefined;
@@ -92,14 +93,18 @@ function aim(
   const same = siblings.filter(
     (point) => point.operation === open.point.operation && point.in === open.point.in,
   );
-  const port = same.find((point) => PORT_NAME.test(pointWords(point).name));
-  const path = same.find((point) => PATH_NAME.test(pointWords(point).name));
+  const sibling = (name: RegExp) => same.find((point) => name.test(pointWords(point).name));
+  const port = sibling(PORT_NAME);
+  const path = sibling(PATH_NAME);
+  // A scheme input left at an example value ("string") would make the fetch fail before it leaves.
+  const scheme = sibling(SCHEME_NAME);
   if (!port) return { value: `127.0.0.1:${listener.port}/ssrf/${token}?` };
   return {
     value: form === "localhost" ? "localhost" : "127.0.0.1",
     edit: (prepared) => {
       let edited = withValue(prepared, port, String(listener.port));
       edited = path ? withValue(edited, path, `/ssrf/${token}`) : edited;
+      edited = scheme ? withValue(edited, scheme, "http") : edited;
       return edited;
     },
   };
