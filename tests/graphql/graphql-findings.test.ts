@@ -202,6 +202,23 @@ describe("GraphQL checks", () => {
     expect(candidates).toEqual([]);
   });
 
+  it("proves a missing depth limit on a root id that matches nothing when the lists are too crowded to go deep", async () => {
+    const crowded = await fixture({ crowdedLists: 40 });
+    const { candidates } = await check(crowded.context, { checks: ["depth"] });
+    expect(kinds(candidates)).toEqual(["graphql-depth POST /graphql"]);
+    expect(candidates[0]!.summary).toMatch(/paste\(id: "2147480001"\), an id that matches nothing/);
+    // Nothing deep was ever loaded: no request asked the crowded lists past the first, shallow query.
+    const documents = crowded.server.requests.map(
+      (request) => `${decodeURIComponent(request.url.replace(/\+/g, " "))} ${request.body}`,
+    );
+    const deep = documents.filter((text) => (text.match(/owner \{/g) ?? []).length > 2);
+    expect(deep.length).toBeGreaterThan(0);
+    expect(deep.every((text) => text.includes("2147480001"))).toBe(true);
+    // The same crowding under a depth limit of 8: the 10-level query is refused, nothing to report.
+    const limited = await fixture({ crowdedLists: 40, maxDepth: 8 });
+    expect((await check(limited.context, { checks: ["depth"] })).candidates).toEqual([]);
+  });
+
   it("only reads an external target: GET for introspection, no batch at all", async () => {
     const { server, context } = await fixture(VULNERABLE, "external");
     const { candidates, stats } = await check(context);

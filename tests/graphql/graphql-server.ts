@@ -105,6 +105,8 @@ export interface GraphqlServerOptions {
   maxFields?: number;
   /** Refuses every named operation (a deny-list on operation names that unnamed documents slip past). */
   refuseOperationNames?: boolean;
+  /** Lists ignore their `limit` and every owner holds this many more pastes: circular queries explode. */
+  crowdedLists?: number;
   /** Errors carry the server's stack (as Apollo does outside production). */
   debugErrors?: boolean;
   /** Other routes: path → [content type, body]. */
@@ -139,12 +141,26 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
     { id: "1", title: "hello", content: "first", public: true, kind: "TEXT", views: 3, ownerId: "u1" },
     { id: "2", title: "code", content: "print(1)", public: true, kind: "CODE", views: 9, ownerId: "u2" },
   ];
+  for (let index = 0; index < (options.crowdedLists ?? 0); index += 1) {
+    const ownerId = index % 2 === 0 ? "u1" : "u2";
+    pastes.push({
+      id: String(pastes.length + 1),
+      title: `filler ${index}`,
+      content: "",
+      public: true,
+      kind: "TEXT",
+      views: 0,
+      ownerId,
+    });
+  }
+  const limited = (limit: number | undefined, otherwise: number) =>
+    options.crowdedLists ? undefined : (limit ?? otherwise);
   const userView = (user: { id: string; name: string }) => ({
     ...user,
     pastes: ({ limit }: { limit?: number }) =>
       pastes
         .filter((paste) => paste.ownerId === user.id)
-        .slice(0, limit ?? 100)
+        .slice(0, limited(limit, 100))
         .map(pasteView),
   });
   const pasteView = (paste: PasteRecord): Record<string, unknown> => ({
@@ -155,7 +171,7 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
     pastes: ({ filter, limit }: { filter?: string; limit?: number }) =>
       pastes
         .filter((paste) => !filter || paste.title.includes(filter))
-        .slice(0, limit ?? 10)
+        .slice(0, limited(limit, 10))
         .map(pasteView),
     paste: ({ id }: { id: string }) => {
       const found = pastes.find((paste) => paste.id === id);

@@ -1,4 +1,9 @@
-import type { IntrospectionField, IntrospectionSchema, IntrospectionType } from "graphql";
+import type {
+  IntrospectionField,
+  IntrospectionInputValue,
+  IntrospectionSchema,
+  IntrospectionType,
+} from "graphql";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -17,6 +22,9 @@ const MIN_CONFIRM_DEPTH = 7;
 const MAX_CONFIRM_DEPTH = 10;
 const MAX_PROJECTED_OBJECTS = 300;
 const CANDIDATE_ROOTS = 3;
+// Near the top of a 32-bit id range: no seeded or created row has it, and every Int argument accepts it.
+const MISSING_ID = 2147480001;
+const ID_ARGUMENT = /^(id|.+_id|.+Id)$/;
 const LIMIT_ARGUMENT = /^(first|last|limit|take|size|count|top|per_?page|page_?size|max|max_?results)$/i;
 
 interface Step {
@@ -40,43 +48,91 @@ export async function checkQueryDepth(
   for (const path of circularPaths(endpoint.schema).slice(0, CANDIDATE_ROOTS)) {
     const first = await ask(send, endpoint.url, circularQuery(path, FIRST_DEPTH), methodsFor(run));
     if (!first) continue;
-    const perLevel = objectsPerLevel(first.answer?.data, FIRST_DEPTH);
-    const depth = confirmDepth(perLevel);
-    if (depth === undefined) return undefined;
+    const depth = confirmDepth(objectsPerLevel(first.answer?.data, FIRST_DEPTH));
+    // Too many objects per level to go deeper safely: a root that matches nothing may still prove it.
+    if (depth === undefined) break;
     const second = await ask(send, endpoint.url, circularQuery(path, depth), methodsFor(run));
     if (!second) return undefined;
-    const chain = fieldChain(path, depth).join(" → ");
-    return buildFinding(run, {
-      domain: "security",
-      defectClass: "misconfiguration",
-      title: `GraphQL endpoint ${endpoint.path} accepts circular queries ${depth} levels deep (no depth limit)`,
-      summary: `A circular query ${FIRST_DEPTH} levels deep was executed at ${endpoint.path}, and so was the same cycle ${depth} levels deep (${chain}), without any error: no depth limit applies. Lists were asked for one item where the field takes a limit and every leaf was __typename.`,
-      impact:
-        "Each extra level of a circular query multiplies the objects the server loads: a single small request can exhaust its database and CPU (denial of service).",
-      location: endpointLocation(endpoint.path),
-      severity: severityFor("misconfiguration"),
-      confidence: 0.8,
-      discriminator: "graphql-depth",
-      exchanges: [
-        { label: `depth-${FIRST_DEPTH}`, exchange: first.exchange },
-        { label: `depth-${depth}`, exchange: second.exchange },
-      ],
-      repro: {
-        title: `GraphQL endpoint ${endpoint.path} refuses a circular query ${depth} levels deep`,
-        steps: [stepOf("deep", second.exchange)],
-        assertions: [
-          {
-            kind: "json_has",
-            step: "deep",
-            path: "errors",
-            message: `a query ${depth} levels deep must be refused by a depth limit`,
-          },
-        ],
-      },
-      suggestedFixArea: "the GraphQL server's validation rules (add a query depth or cost limit)",
-    });
+    return depthFinding(run, endpoint, path, depth, [first, second]);
+  }
+  return checkDepthOnEmptyRoot(run, endpoint, send);
+}
+
+/**
+ * A depth limit judges the query document, before any resolver runs: a circular query rooted at an id
+ * that cannot exist loads nothing at any depth, so it can go as deep as the confirmation needs. Answered
+ * without an error at both depths, with the root empty both times, the limit is missing.
+ */
+async function checkDepthOnEmptyRoot(
+  run: ProbeRun,
+  endpoint: GraphqlEndpoint,
+  send: ReturnType<typeof sendFor>,
+): Promise<EnvelopeDraft | undefined> {
+  if (!endpoint.schema) return undefined;
+  for (const { path, argument } of idRootedPaths(endpoint.schema).slice(0, CANDIDATE_ROOTS)) {
+    const rootArguments = `(${argument.name}: ${namedTypeOf(argument.type) === "ID" ? `"${MISSING_ID}"` : MISSING_ID})`;
+    const asked: GraphqlAsked[] = [];
+    for (const depth of [FIRST_DEPTH, MAX_CONFIRM_DEPTH]) {
+      const answer = await ask(
+        send,
+        endpoint.url,
+        circularQuery(path, depth, rootArguments),
+        methodsFor(run),
+      );
+      if (!answer || !isEmptyRoot(answer.answer?.data, path.root.name)) break;
+      asked.push(answer);
+    }
+    if (asked.length === 2) return depthFinding(run, endpoint, path, MAX_CONFIRM_DEPTH, asked, rootArguments);
   }
   return undefined;
+}
+
+function depthFinding(
+  run: ProbeRun,
+  endpoint: GraphqlEndpoint,
+  path: CircularPath,
+  depth: number,
+  [first, second]: GraphqlAsked[],
+  rootArguments?: string,
+): EnvelopeDraft {
+  const chain = fieldChain(path, depth).join(" → ");
+  const how = rootArguments
+    ? `Both were rooted at ${path.root.name}${rootArguments}, an id that matches nothing, so no object was loaded: the server validated the depth and found nothing to refuse.`
+    : "Lists were asked for one item where the field takes a limit and every leaf was __typename.";
+  return buildFinding(run, {
+    domain: "security",
+    defectClass: "misconfiguration",
+    title: `GraphQL endpoint ${endpoint.path} accepts circular queries ${depth} levels deep (no depth limit)`,
+    summary: `A circular query ${FIRST_DEPTH} levels deep was executed at ${endpoint.path}, and so was the same cycle ${depth} levels deep (${chain}), without any error: no depth limit applies. ${how}`,
+    impact:
+      "Each extra level of a circular query multiplies the objects the server loads: a single small request can exhaust its database and CPU (denial of service).",
+    location: endpointLocation(endpoint.path),
+    severity: severityFor("misconfiguration"),
+    confidence: 0.8,
+    discriminator: "graphql-depth",
+    exchanges: [
+      { label: `depth-${FIRST_DEPTH}`, exchange: first!.exchange },
+      { label: `depth-${depth}`, exchange: second!.exchange },
+    ],
+    repro: {
+      title: `GraphQL endpoint ${endpoint.path} refuses a circular query ${depth} levels deep`,
+      steps: [stepOf("deep", second!.exchange)],
+      assertions: [
+        {
+          kind: "json_has",
+          step: "deep",
+          path: "errors",
+          message: `a query ${depth} levels deep must be refused by a depth limit`,
+        },
+      ],
+    },
+    suggestedFixArea: "the GraphQL server's validation rules (add a query depth or cost limit)",
+  });
+}
+
+function isEmptyRoot(data: unknown, field: string): boolean {
+  const value = (data as Record<string, unknown> | undefined)?.[field];
+  return value === null || (Array.isArray(value) && value.length === 0);
 }
 
 async function ask(
@@ -145,6 +201,31 @@ export function circularPaths(schema: IntrospectionSchema): CircularPath[] {
   return paths.sort((a, b) => a.prefix.length + a.cycle.length - (b.prefix.length + b.cycle.length));
 }
 
+/** Root query fields taking an Int or ID id (and no other required input) from whose type a cycle can be walked. */
+export function idRootedPaths(
+  schema: IntrospectionSchema,
+): Array<{ path: CircularPath; argument: IntrospectionInputValue }> {
+  const types = typeIndex(schema);
+  const root = rootTypeNames(schema).query;
+  const paths: Array<{ path: CircularPath; argument: IntrospectionInputValue }> = [];
+  for (const field of fieldsOf(root ? types.get(root) : undefined)) {
+    if (field.name.startsWith("__")) continue;
+    const argument = (field.args ?? []).find(
+      (candidate) =>
+        ID_ARGUMENT.test(candidate.name) && ["Int", "ID"].includes(namedTypeOf(candidate.type) ?? ""),
+    );
+    if (!argument || (field.args ?? []).some((other) => other !== argument && isRequiredInput(other)))
+      continue;
+    const start = namedTypeOf(field.type);
+    if (!start || !isComposite(types.get(start))) continue;
+    const found = shortestCycle(start, types);
+    if (found) paths.push({ path: { root: field, ...found }, argument });
+  }
+  return paths.sort(
+    (a, b) => a.path.prefix.length + a.path.cycle.length - (b.path.prefix.length + b.path.cycle.length),
+  );
+}
+
 function shortestCycle(
   start: string,
   types: ReadonlyMap<string, IntrospectionType>,
@@ -178,12 +259,15 @@ function fieldChain(path: CircularPath, depth: number): string[] {
 }
 
 /** `query QaasDepth { pastes(limit: 1) { owner { pastes(limit: 1) { __typename } } } }`, `depth` fields deep. */
-export function circularQuery(path: CircularPath, depth: number): string {
+export function circularQuery(path: CircularPath, depth: number, rootArguments?: string): string {
   const steps = [...path.prefix];
   while (steps.length < depth - 1) steps.push(...path.cycle);
   const fields = [path.root, ...steps.slice(0, depth - 1).map((step) => step.field)];
   let body = "__typename";
-  for (const field of [...fields].reverse()) body = `${field.name}${limitArguments(field)} { ${body} }`;
+  for (const field of [...fields].reverse()) {
+    const args = field === path.root && rootArguments ? rootArguments : limitArguments(field);
+    body = `${field.name}${args} { ${body} }`;
+  }
   return `query QaasDepth { ${body} }`;
 }
 
