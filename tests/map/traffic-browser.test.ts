@@ -92,6 +92,19 @@ describe("recordTraffic", () => {
     });
   });
 
+  it("stops a role's recording after a run of pages that make no API call (a server-rendered site)", async () => {
+    const paths = Array.from({ length: 12 }, (_, index) => `/static-page-${index}`);
+    const result = await recordTraffic(
+      spa.baseUrl,
+      [{ role: "anonymous", headers: async () => ({}), paths }],
+      {
+        followRenderedLinks: false,
+        settleMs: 500,
+      },
+    );
+    expect(result.roles[0]).toMatchObject({ pages: 8, requests: 0, stopped: "no_api_calls" });
+  }, 60_000);
+
   it("lets a page's writes through when the target allows them", async () => {
     const before = spa.requests.length;
     const result = await recordTraffic(

@@ -53,7 +53,7 @@ export interface RoleTraffic {
   role: string;
   pages: number;
   requests: number;
-  stopped?: "max_pages" | "time" | "aborted";
+  stopped?: "max_pages" | "time" | "aborted" | "no_api_calls";
   error?: string;
   /** Pages that failed to load, with why (first few). */
   failures: string[];
@@ -65,6 +65,9 @@ export interface TrafficResult {
 }
 
 const API_TYPES = new Set(["xhr", "fetch", "eventsource"]);
+// A server-rendered site makes no API call from its pages: after this many quiet pages a role's
+// recording ends, since each further page costs a load and a settle and would add nothing.
+const QUIET_PAGES = 8;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const MAX_POST_DATA = 64 * 1024;
 
@@ -129,6 +132,10 @@ async function recordRole(
       }
       if (options.signal?.aborted) {
         summary.stopped = "aborted";
+        break;
+      }
+      if (summary.pages >= QUIET_PAGES && summary.requests === 0) {
+        summary.stopped = "no_api_calls";
         break;
       }
       const left = deadline - Date.now();
