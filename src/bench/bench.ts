@@ -1,29 +1,36 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { inventoryByProvenance } from "../map/inventory.ts";
 import { startRun } from "../run/start-run.ts";
 import { runScoreCommand } from "../score/score-command.ts";
 import { RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import { loadTarget } from "../targets/load-target.ts";
+import { parseBenchArgs } from "./bench-args.ts";
 import { measureStaticInventory, writeSyntheticRepository } from "./inventory-bench.ts";
 
 // The benchmark: one builtin run against a target (the bundled demo by default) in a fresh store, with
 // wall time per agent, requests sent (counted at fetch), requests per second, peak memory, findings and
 // the score per domain. Targets are checked as ratios of this one run, never by the test suite.
 
-const { values } = parseArgs({
-  options: {
+const values = parseBenchArgs(
+  "npm run bench --",
+  {
     target: { type: "string", default: "demo" },
     mode: { type: "string", default: "nightly" },
     agents: { type: "string" },
     json: { type: "boolean", default: false },
-    /** Lines of the generated repository whose static inventory is timed (0: skip). */
     "inventory-lines": { type: "string", default: "50000" },
   },
-});
+  {
+    target: "the target profile (a name under config/targets or a path)",
+    mode: "the run mode",
+    agents: "only these agents, comma-separated",
+    json: "print the measurements as one JSON object",
+    "inventory-lines": "lines of the generated repository whose static inventory is timed (0: skip)",
+  },
+);
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-bench-"));
 let requests = 0;

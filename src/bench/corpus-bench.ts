@@ -4,7 +4,6 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { buildMeta } from "../../corpus/generator/emit-ledger.ts";
 import { emitProfile } from "../../corpus/generator/emit-profile.ts";
 import { generateCorpus } from "../../corpus/generator/generate.ts";
@@ -22,14 +21,16 @@ import { SERVERS } from "../../corpus/model/servers.ts";
 import { ALL_ROWS } from "../../corpus/tables/index.ts";
 import { runScoreCommand } from "../score/score-command.ts";
 import { RunStore } from "../store/run-store.ts";
+import { parseBenchArgs } from "./bench-args.ts";
 
 // `npm run bench:corpus`: generates the conformance corpus, runs qaas against every corpus server exactly as
 // against any target (a managed profile, `qaas run`, then `qaas score` with the server's golden ledger), and
 // reports per family the true positives, false negatives, false positives on safe look-alikes, TPR, FPR and
 // the Youden index, with wall time. Offline: the servers and PostgreSQL run on 127.0.0.1.
 
-const { values } = parseArgs({
-  options: {
+const values = parseBenchArgs(
+  "npm run bench:corpus --",
+  {
     json: { type: "boolean", default: false },
     class: { type: "string" },
     server: { type: "string" },
@@ -38,7 +39,16 @@ const { values } = parseArgs({
     keep: { type: "boolean", default: false },
     parallel: { type: "string", default: "3" },
   },
-});
+  {
+    json: "print the scores as one JSON object",
+    class: "only these families, comma-separated",
+    server: "only these corpus servers, comma-separated",
+    mode: "the run mode of each qaas run",
+    agents: "only these agents, comma-separated (e.g. MAPPER,AUDITOR)",
+    keep: "keep the generated corpus and run homes",
+    parallel: "corpus servers scanned at once",
+  },
+);
 
 const list = (text: string | undefined) =>
   text
