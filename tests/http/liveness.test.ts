@@ -118,12 +118,12 @@ describe("a target that dies in the middle of a run", () => {
     });
     const { client, baseUrl } = clientOf(context);
     await client.send({ method: "GET", url: `${baseUrl}/a` });
-    // Each crash costs two restarts (recover, then after the confirming replay): the cap of 4 is met twice.
-    for (let round = 0; round < 3; round += 1) {
+    // Each crash costs two restarts (recover, then after the confirming replay): the cap of 6 is met at the third.
+    for (let round = 0; round < 4; round += 1) {
       const crash = `/next/${round}?to=%2Fhome%0D%0AX-Injected%3A%201`;
       await client.send({ method: "GET", url: `${baseUrl}${crash}` }).catch(() => undefined);
     }
-    expect(restarts).toBe(4);
+    expect(restarts).toBe(6);
     await expect(client.send({ method: "GET", url: `${baseUrl}/a` })).rejects.toBeInstanceOf(TargetDownError);
   }, 30_000);
 

@@ -48,8 +48,8 @@ export function deathMessage(death: TargetDeath): string {
   const after = named ? ` after ${describeRequest(named)}` : "";
   const cause = death.culprit
     ? " (confirmed: sent alone to the restarted target, it took it down again)"
-    : death.mode === "managed" && named
-      ? " (no single request took the restarted target down again)"
+    : death.replayed > 0
+      ? ` (none of the ${death.replayed} request(s) replayed alone took the restarted target down again)`
       : "";
   const next = death.recovered
     ? "restarted; the run goes on"
@@ -67,10 +67,12 @@ export function crashFinding(
 ): EnvelopeDraft | undefined {
   const confirmed = death.culprit !== undefined;
   // A managed target that did not die again on any single replay: the cause is not one request.
-  if (!confirmed && death.mode === "managed") return undefined;
+  if (!confirmed && death.replayed > 0) return undefined;
   const culprit = death.culprit ?? death.suspects[0];
   if (!culprit) return undefined;
   const alone = confirmed || death.suspects.length === 1;
+  const notReplayed =
+    death.mode === "external" ? "qaas does not restart an external target" : "the run had no restart left";
   const masker = sessionPoolFor(context, baseUrl).masker;
   const endpoint = endpointOf(context, culprit);
   const exchanges: Array<{ label: string; exchange: HttpExchange }> = [{ label: "crash", exchange: culprit }];
@@ -82,7 +84,7 @@ export function crashFinding(
     description: `${label}: ${exchange.request.method} ${masker.maskUrl(exchange.request.url)} → ${exchange.response?.status ?? exchange.error ?? "no answer"}`,
     uri: recordExchange(
       context,
-      `${FOLDER}/${slug(endpoint)}/${String(index + 1).padStart(2, "0")}-${label}`,
+      `${FOLDER}/${slug(endpoint)}-${death.at.replace(/\D/g, "").slice(8, 17)}/${String(index + 1).padStart(2, "0")}-${label}`,
       exchange,
       masker,
     ),
@@ -95,8 +97,8 @@ export function crashFinding(
     evidence.push({
       kind: "note",
       description: alone
-        ? "not replayed: qaas does not restart an external target, so this is the only request the server was handling when it died, not a proven cause"
-        : `not replayed (external target); ${death.suspects.length} requests were in flight when it died: ${death.suspects.map(describeRequest).join(", ")}`,
+        ? `not replayed (${notReplayed}): this is the only request the server was handling when it died, not a proven cause`
+        : `not replayed (${notReplayed}); ${death.suspects.length} requests were in flight when it died: ${death.suspects.map(describeRequest).join(", ")}`,
     });
   }
   const request = describeRequest(culprit);
@@ -109,7 +111,7 @@ export function crashFinding(
     summary: masker.maskText(
       confirmed
         ? `After ${request} the target stopped answering (${death.checks.join("; ")}). Restarted and sent that request alone, it went down again: an error the application does not handle ends its process.`
-        : `The target stopped answering (${death.checks.join("; ")}) while it was handling ${alone ? request : `${death.suspects.length} requests, the first of them ${request}`}. An unhandled error probably ended its process; qaas does not restart an external target, so the cause is not confirmed.`,
+        : `The target stopped answering (${death.checks.join("; ")}) while it was handling ${alone ? request : `${death.suspects.length} requests, the first of them ${request}`}. An unhandled error probably ended its process; the cause is not confirmed (${notReplayed}).`,
     ),
     location: {
       kind: "endpoint",

@@ -26,6 +26,8 @@ export interface TargetDeath {
   /** Managed: the target was restarted and the run goes on. External or out of restarts: it stays down. */
   recovered: boolean;
   mode: "managed" | "external";
+  /** Suspects sent again alone on the restarted target (0 when it could not be restarted). */
+  replayed: number;
 }
 
 export interface LivenessOptions {
@@ -34,7 +36,7 @@ export interface LivenessOptions {
   healthUrl: string;
   /** Brings a managed target up again (start and health); undefined for a target qaas cannot restart. */
   restart?: () => Promise<void>;
-  /** Restarts allowed in one run, recovery and confirmation together. */
+  /** Restarts allowed in one run, recovery and confirmation together (default 6: three confirmed crashes). */
   maxRestarts?: number;
   /** Suspects replayed to find the culprit, at most. */
   maxReplays?: number;
@@ -175,6 +177,7 @@ export class TargetLiveness {
       checks,
       recovered: false,
       mode: this.options.restart ? "managed" : "external",
+      replayed: 0,
     };
     this.deaths.push(death);
     if (this.options.restart && (await this.restartOnce())) {
@@ -227,7 +230,7 @@ export class TargetLiveness {
   }
 
   private async restartOnce(): Promise<boolean> {
-    if (!this.options.restart || this.restarts >= (this.options.maxRestarts ?? 4)) return false;
+    if (!this.options.restart || this.restarts >= (this.options.maxRestarts ?? 6)) return false;
     this.restarts += 1;
     try {
       await this.options.restart();
@@ -241,6 +244,7 @@ export class TargetLiveness {
   private async findCulprit(death: TargetDeath): Promise<void> {
     for (const suspect of death.suspects) {
       const replay = await replayAlone(suspect);
+      death.replayed += 1;
       if (!(await this.staysDown())) continue;
       death.culprit = suspect;
       death.replay = replay;
@@ -314,24 +318,31 @@ export function describeRequest(exchange: HttpExchange): string {
   return `${method} ${parsed.pathname}${parsed.search.length > 1 ? parsed.search.slice(0, 80) : ""}`;
 }
 
-type CrashTrigger = "CR/LF" | "a NUL byte" | "a huge value";
+type CrashTrigger = "CR/LF" | "a NUL byte" | "non-ASCII characters" | "a huge value";
 
 const HUGE_VALUE = 4096;
 
-/** The inputs that most often crash a server, as far as this request carries them (decoded). */
+/**
+ * The inputs that most often crash a server, as far as this request carries them: CR/LF, NUL and
+ * non-ASCII characters reaching a response header (Node, for one, throws on them), and huge values.
+ */
 function crashTriggersOf(url: string, body: string | undefined): CrashTrigger[] {
-  const raw = `${new URL(url).search} ${body ?? ""}`;
-  let decoded = raw;
-  try {
-    decoded = decodeURIComponent(raw.replace(/\+/g, " "));
-  } catch {
-    // a stray % leaves the raw text, which still shows literal control characters
-  }
+  const parts = `${new URL(url).search.slice(1)}&${body ?? ""}`.split(/[&=]/);
+  const values = parts.map((part) => {
+    try {
+      return decodeURIComponent(part.replace(/\+/g, " "));
+    } catch {
+      return part;
+    }
+  });
+  const text = values.join("\n");
   const triggers: CrashTrigger[] = [];
-  // Literal or JSON-escaped (a JSON body carries them as \r, \n, \u0000).
-  if (/[\r\n]|\\[rn]|\\u000[ad]/i.test(decoded)) triggers.push("CR/LF");
-  if (decoded.includes("\u0000") || /\\u0000/.test(decoded)) triggers.push("a NUL byte");
-  if (raw.split(/[&=\s"':,{}]/).some((part) => part.length > HUGE_VALUE)) triggers.push("a huge value");
+  // Literal, or JSON-escaped as a JSON body carries them.
+  if (values.some((value) => /[\r\n]/.test(value)) || /\\[rn]|\\u000[ad]/i.test(text)) triggers.push("CR/LF");
+  if (text.includes("\u0000") || /\\u0000/.test(text)) triggers.push("a NUL byte");
+  if ([...text].some((character) => (character.codePointAt(0) ?? 0) > 0x7e))
+    triggers.push("non-ASCII characters");
+  if (parts.some((part) => part.length > HUGE_VALUE)) triggers.push("a huge value");
   return triggers;
 }
 
