@@ -98,7 +98,7 @@ export function crashFinding(
       kind: "note",
       description: alone
         ? `not replayed (${notReplayed}): this is the only request the server was handling when it died, not a proven cause`
-        : `not replayed (${notReplayed}); ${death.suspects.length} requests were in flight when it died: ${death.suspects.map(describeRequest).join(", ")}`,
+        : `not replayed (${notReplayed}); ${death.suspects.length} requests were in flight or just answered when it died: ${death.suspects.map(describeRequest).join(", ")}`,
     });
   }
   const request = describeRequest(culprit);

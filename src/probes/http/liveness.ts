@@ -217,9 +217,14 @@ export class TargetLiveness {
       if (exchange.error && !exchange.connection) continue;
       candidates.set(exchange.sequence, exchange);
     }
-    // Cut off while being handled, oldest first (the server had it longest); then the last answered ones.
+    // Cut off while being handled: those carrying input that often crashes servers first, then oldest
+    // first (the server had it longest); then the last answered ones.
     const all = [...candidates.values()];
-    const cutOff = all.filter((exchange) => !exchange.response).sort((a, b) => a.sequence - b.sequence);
+    const prone = (exchange: HttpExchange) =>
+      crashTriggersOf(exchange.request.url, exchange.request.body).length > 0 ? 0 : 1;
+    const cutOff = all
+      .filter((exchange) => !exchange.response)
+      .sort((a, b) => prone(a) - prone(b) || a.sequence - b.sequence);
     const answered = all
       .filter((exchange) => exchange.response)
       .sort((a, b) => b.sequence - a.sequence)
