@@ -55,6 +55,8 @@ export interface RunReport {
   skipped: Array<{ agent: string; reason: string; invocations: number }>;
   dead_lettered: Array<{ agent: string; error: string }>;
   denials: number;
+  /** Optional: each time the target stopped answering during the run, and what the run did (restart or stop). */
+  target_down?: Array<{ at: string; message: string }>;
   budget: {
     cap_usd: number | null;
     cap_tokens: number | null;
@@ -137,6 +139,10 @@ export function buildReport(input: {
     agent: (entry.data.agent as string | undefined) ?? null,
     reason: String(entry.data.reason),
   }));
+  const targetDown = ofKind("target_down").map((entry) => ({
+    at: String(entry.data.at ?? entry.at),
+    message: String(entry.data.message),
+  }));
   const budgetExceeded =
     state.budgetExceeded || ofKind("budget_exceeded").some((entry) => entry.data.scope === "run");
   const status: RunReport["status"] =
@@ -151,6 +157,7 @@ export function buildReport(input: {
     ...ofKind("agent_dead_lettered").map(
       (entry) => `${String(entry.data.agent)} failed: ${String(entry.data.error)}`,
     ),
+    ...targetDown.map((entry) => entry.message),
   ];
 
   return {
@@ -206,6 +213,7 @@ export function buildReport(input: {
       error: String(entry.data.error),
     })),
     denials: ofKind("tool_denied").length,
+    ...(targetDown.length > 0 ? { target_down: targetDown } : {}),
     budget: {
       cap_usd: state.plan.budget.usd ?? null,
       cap_tokens: state.plan.budget.tokens ?? null,

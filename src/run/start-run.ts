@@ -2,6 +2,7 @@ import type { SeatRef } from "../config/agent-schema.ts";
 import { type LoadedAgent, type LoadedConfig, loadConfig } from "../config/load-config.ts";
 import { QaasError } from "../errors.ts";
 import { DefectMemory } from "../memory/defect-memory.ts";
+import { TARGET_RESTART_KEY } from "../probes/http/run-http.ts";
 import { execute, replay } from "../router/executor.ts";
 import { initialState, type RouterEvent, type RunState } from "../router/run-state.ts";
 import { runInvocation } from "../runner/run-agent.ts";
@@ -18,6 +19,7 @@ import { gitFacts } from "./git-facts.ts";
 import { Progress } from "./progress.ts";
 import { createRunContext } from "./run-context.ts";
 import { type SeatFactory, seatResolver } from "./seat-resolver.ts";
+import { noteSkippedProbes } from "./target-health.ts";
 
 // One run, start to finish: load, record the start, bring the environment up, hand the plan to the
 // router's executor, bring the environment down, write the report. `resumeRun` does the same from a
@@ -144,6 +146,7 @@ async function drive(
     const entry = record(kind, data, agent);
     if (kind === "envelope_emitted") progress.findings += 1;
     if (kind === "agent_finished") progress.spentUsd += Number(data.cost_usd ?? 0);
+    if (kind === "target_down") progress.line(String(data.message));
     return entry;
   };
   const resolveSeat = seatResolver(config, options.seat, options.seatFactory, (message) =>
@@ -166,6 +169,8 @@ async function drive(
       base_url: environment.baseUrl ?? null,
       pid: environment.pid ?? null,
     });
+    const restart = environment.restart?.bind(environment);
+    if (restart) context.shared.set(TARGET_RESTART_KEY, restart);
     progress.line(`run ${store.runId}: mode ${options.mode}, target ${target.profile.name}`);
     finalState = await execute(state, firstEvent, {
       record: (kind, data) => {
@@ -192,6 +197,7 @@ async function drive(
         }),
       signal,
     });
+    noteSkippedProbes(context, store, progress);
   } finally {
     if (environment) {
       await environment.stop();

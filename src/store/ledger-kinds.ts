@@ -7,6 +7,7 @@ export const LEDGER_KINDS = [
   "run_finished",
   "environment_started",
   "environment_stopped",
+  "target_down",
   "phase_started",
   "phase_finished",
   "router_event",

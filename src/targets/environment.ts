@@ -13,7 +13,9 @@ export interface PreparedEnvironment {
   mode: string;
   baseUrl: string | undefined;
   /** The process group qaas started, if any. */
-  pid: number | undefined;
+  readonly pid: number | undefined;
+  /** Managed targets only: stops what is left of the server and starts it again (no reset, no seed). */
+  restart?(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,34 +64,42 @@ export async function prepareEnvironment(
     );
   }
   const statementLog = profile.database?.statement_log;
-  const child = spawn(environment.start.command, {
-    cwd,
-    shell: true,
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, ...resolveEnv(statementLog?.env), ...resolveEnv(environment.start.env) },
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
+  const env = { ...process.env, ...resolveEnv(statementLog?.env), ...resolveEnv(environment.start.env) };
+  const start = environment.start.command;
   fs.mkdirSync(path.dirname(pidFile), { recursive: true });
-  if (child.pid) fs.writeFileSync(pidFile, String(child.pid));
-  options.log(`environment: starting ${profile.name} (${environment.start.command})`);
 
-  const deadline = Date.now() + environment.startup_timeout_seconds * 1000;
-  while (!(await isHealthy(healthUrl))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      killGroup(child);
-      throw new QaasError(
-        "TARGET_START_FAILED",
-        `target ${profile.name} did not become healthy at ${healthUrl} within ${environment.startup_timeout_seconds}s` +
-          (child.exitCode !== null ? ` (it exited with code ${child.exitCode})` : "") +
-          (stderr ? `; its last output:\n${stderr.trim()}` : ""),
-      );
+  /** Starts the server and waits until it is healthy; a failure stops what it started. */
+  const launch = async (): Promise<ChildProcess> => {
+    const child = spawn(start, {
+      cwd,
+      shell: true,
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe"],
+      env,
+    });
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    if (child.pid) fs.writeFileSync(pidFile, String(child.pid));
+    const deadline = Date.now() + environment.startup_timeout_seconds * 1000;
+    while (!(await isHealthy(healthUrl))) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        killGroup(child);
+        throw new QaasError(
+          "TARGET_START_FAILED",
+          `target ${profile.name} did not become healthy at ${healthUrl} within ${environment.startup_timeout_seconds}s` +
+            (child.exitCode !== null ? ` (it exited with code ${child.exitCode})` : "") +
+            (stderr ? `; its last output:\n${stderr.trim()}` : ""),
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return child;
+  };
+
+  options.log(`environment: starting ${profile.name} (${start})`);
+  let child = await launch();
   // Reset and seed run against the live target, so a reset endpoint and a reset script both work.
   for (const [step, command] of [
     ["resetting", environment.reset],
@@ -107,7 +117,17 @@ export async function prepareEnvironment(
   return {
     mode: environment.mode,
     baseUrl,
-    pid: child.pid,
+    get pid() {
+      return child.pid;
+    },
+    // A server that died mid-run comes back as it was left: its data stays, nothing is reset or seeded
+    // again (that would wipe what the run's other probes created and rely on).
+    async restart() {
+      killGroup(child);
+      await waitForExit(child, 5000);
+      options.log(`environment: restarting ${profile.name} (${start})`);
+      child = await launch();
+    },
     async stop() {
       if (environment.stop) {
         await runCommand(

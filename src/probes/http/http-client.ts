@@ -1,7 +1,9 @@
 import type { Semaphore } from "./concurrency.ts";
+import { connectionLossOf } from "./connection-loss.ts";
 import { isGraphqlRead } from "./graphql-read.ts";
 import type { HttpExchange, HttpRequestSpec, HttpResponseRecord } from "./http-types.ts";
 import { isWriteMethod } from "./http-types.ts";
+import type { DeathReporter, TargetLiveness } from "./liveness.ts";
 import { signOutReason, signOutRefusal } from "./sign-out.ts";
 import { stateResetReason } from "./state-reset.ts";
 
@@ -31,7 +33,12 @@ export class RequestBudget {
 
 /** Raised when a budget is spent; probes catch it and stop with what they have. */
 export class BudgetExhaustedError extends Error {
-  override readonly name = "BudgetExhaustedError";
+  override readonly name: string = "BudgetExhaustedError";
+}
+
+/** Raised when the target stopped answering and cannot be restarted; probes stop as on a spent budget. */
+export class TargetDownError extends BudgetExhaustedError {
+  override readonly name: string = "TargetDownError";
 }
 
 /**
@@ -66,6 +73,10 @@ export interface HttpClientOptions {
   writesAllowed: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The run's watch over the target's liveness: a target that dies is noticed, restarted or given up on. */
+  liveness?: TargetLiveness;
+  /** Reports a death this client's request was the first to notice (a finding and a run note). */
+  reportDeath?: DeathReporter;
 }
 
 let sequence = 0;
@@ -83,6 +94,8 @@ export class HttpClient {
     by_status: {},
   };
 
+  private metDownTarget = false;
+
   constructor(private readonly options: HttpClientOptions) {}
 
   get writesAllowed(): boolean {
@@ -98,7 +111,10 @@ export class HttpClient {
    * user, their pages and redirects): exempt from the write policy and the sign-out guard, since they change
    * no data a probe cares about and nothing else can be probed without them.
    */
-  async send(spec: HttpRequestSpec, extra: { signIn?: boolean; user?: string } = {}): Promise<HttpExchange> {
+  async send(
+    spec: HttpRequestSpec,
+    extra: { signIn?: boolean; user?: string; retry?: boolean } = {},
+  ): Promise<HttpExchange> {
     const method = spec.method.toUpperCase();
     if (isWriteMethod(method) && !this.options.writesAllowed && !extra.signIn && !isGraphqlRead(spec)) {
       this.stats.skipped_writes += 1;
@@ -121,10 +137,26 @@ export class HttpClient {
       throw new WriteNotAllowedError(refused);
     }
     if (this.options.signal?.aborted) throw new BudgetExhaustedError("the run was stopped");
+    const again = this.options.liveness?.wouldCrash(method, spec.url, spec.body);
+    if (again) {
+      this.stats.skipped_writes += 1;
+      throw new WriteNotAllowedError(again);
+    }
+    const liveness = this.options.liveness?.concerns(spec.url) ? this.options.liveness : undefined;
+    if (liveness) await this.admitted(liveness, spec.url);
     if (!this.options.budget.take()) {
       throw new BudgetExhaustedError(`request budget of ${this.options.budget.max} spent`);
     }
     const release = await this.options.limiter.acquire();
+    if (liveness) {
+      // The target may have died while this request waited for a slot.
+      try {
+        await this.admitted(liveness, spec.url);
+      } catch (error) {
+        release();
+        throw error;
+      }
+    }
     sequence += 1;
     const exchange: HttpExchange = {
       sequence,
@@ -134,7 +166,9 @@ export class HttpClient {
       durationMs: 0,
       user: extra.user,
     };
+    liveness?.begin(exchange);
     const started = performance.now();
+    let loss: ReturnType<typeof connectionLossOf>;
     try {
       const timeout = AbortSignal.timeout(spec.timeoutMs ?? this.options.timeoutMs ?? 10_000);
       const signal = this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
@@ -152,6 +186,7 @@ export class HttpClient {
     } catch (error) {
       this.stats.sent += 1;
       this.stats.failed += 1;
+      loss = connectionLossOf(error);
       exchange.error =
         error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")
           ? "timeout"
@@ -162,7 +197,28 @@ export class HttpClient {
       exchange.durationMs = Math.round(performance.now() - started);
       release();
     }
+    if (!liveness) return exchange;
+    if (loss) exchange.connection = loss;
+    liveness.end(exchange);
+    if (!loss) return exchange;
+    // The target may have died: wait for the verdict. A request cut off by a death the run recovered from
+    // is sent once more, unless it is the request that kills the target.
+    const verdict = await liveness.lost(exchange, loss, this.options.reportDeath);
+    if (verdict === "restarted" && !extra.retry && !liveness.isCulprit(exchange)) {
+      return this.send(spec, { ...extra, retry: true });
+    }
     return exchange;
+  }
+
+  /** Waits out a restart under way; a target down for good refuses the request (counted once per client). */
+  private async admitted(liveness: TargetLiveness, url: string): Promise<void> {
+    try {
+      await liveness.admit(url);
+    } catch (error) {
+      if (!this.metDownTarget) liveness.skippedCalls += 1;
+      this.metDownTarget = true;
+      throw error;
+    }
   }
 }
 

@@ -31,6 +31,8 @@ export interface HttpExchange {
   /** Undefined when no response arrived (`error` says why). */
   response: HttpResponseRecord | undefined;
   error?: string;
+  /** Set when the connection itself was lost: refused (nothing listens) or reset (closed mid-exchange). */
+  connection?: "refused" | "reset";
   durationMs: number;
   /** The profile user the request was sent as; undefined for anonymous. */
   user?: string;

@@ -1,7 +1,9 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { Semaphore } from "./concurrency.ts";
+import { reportTargetDeath } from "./crash-finding.ts";
 import { HttpClient, RequestBudget } from "./http-client.ts";
+import { TargetLiveness } from "./liveness.ts";
 import { excludedBy, profileEndpoints } from "./profile-endpoints.ts";
 
 const DEFAULT_CONCURRENCY = 8;
@@ -40,6 +42,25 @@ export function runLimiter(context: ToolContext): Semaphore {
   return limiter;
 }
 
+/** Where the run keeps what restarts a managed target (set by the run once its environment is up). */
+export const TARGET_RESTART_KEY = "target:restart";
+
+/** The run-wide watch over the target's liveness (created on first use); see liveness.ts. */
+export function targetLiveness(context: ToolContext, target: ProbeTarget): TargetLiveness {
+  const key = `http:liveness:${new URL(target.baseUrl).origin}`;
+  let liveness = context.shared.get(key) as TargetLiveness | undefined;
+  if (!liveness) {
+    const restart = context.shared.get(TARGET_RESTART_KEY) as (() => Promise<void>) | undefined;
+    liveness = new TargetLiveness({
+      baseUrl: target.baseUrl,
+      healthUrl: new URL(target.profile?.environment.health_path ?? "/", target.baseUrl).toString(),
+      restart: target.mode === "managed" ? restart : undefined,
+    });
+    context.shared.set(key, liveness);
+  }
+  return liveness;
+}
+
 /** The agent's request budget (profile.budgets.max_requests_per_agent), shared by all its tool calls. */
 export function agentBudget(context: ToolContext): RequestBudget {
   const key = `http:budget:${context.agent.name}`;
@@ -72,5 +93,7 @@ export function openHttpClient(
     writesAllowed: target.writesAllowed,
     timeoutMs: options.timeoutMs,
     signal: context.signal,
+    liveness: targetLiveness(context, target),
+    reportDeath: (death, liveness) => reportTargetDeath(context, target.baseUrl, death, liveness),
   });
 }

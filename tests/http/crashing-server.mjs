@@ -1,0 +1,25 @@
+// A server that dies on one request the way many do: a value from the query goes into a response header
+// after an await, Node rejects its CR/LF, nothing catches it and the process exits. Other requests answer;
+// GET /drop closes its own connection without dying. Prints its port on stdout once it listens.
+import http from "node:http";
+
+const server = http.createServer((request, response) => {
+  const url = new URL(request.url ?? "/", "http://localhost");
+  if (url.pathname === "/health") return response.end("ok");
+  if (url.pathname === "/drop") return request.socket.destroy();
+  if (url.pathname === "/slow") return setTimeout(() => response.end("slow"), 400);
+  if (url.pathname.startsWith("/next")) {
+    const target = url.searchParams.get("to") ?? "/";
+    setImmediate(() => {
+      response.setHeader("Location", target);
+      response.statusCode = 302;
+      response.end();
+    });
+    return;
+  }
+  response.setHeader("content-type", "text/plain");
+  response.end(`hello ${url.pathname}`);
+});
+server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
+  process.stdout.write(`${server.address().port}\n`);
+});

@@ -1,0 +1,187 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { TargetDownError, WriteNotAllowedError } from "../../src/probes/http/http-client.ts";
+import type { TargetLiveness } from "../../src/probes/http/liveness.ts";
+import { openHttpClient, probeTargetOf, TARGET_RESTART_KEY } from "../../src/probes/http/run-http.ts";
+import { profileFor } from "../fixtures/probe-harness.ts";
+import { type FakeRunContext, fakeRunContext } from "../support/fake-run-context.ts";
+
+// A fixture server (its own process, port 0) that exits on one request: the run must notice, name that
+// request, and either restart the target and go on (managed) or stop sending to it (external).
+
+const SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), "crashing-server.mjs");
+const running: ChildProcess[] = [];
+
+async function startServer(port = 0): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, [SERVER], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  running.push(child);
+  const listening = await new Promise<number>((resolve, reject) => {
+    child.stdout?.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    child.once("exit", (code) => reject(new Error(`fixture server exited with ${code}`)));
+  });
+  return { port: listening, child };
+}
+
+afterEach(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+function contextFor(mode: "managed" | "external", port: number): FakeRunContext {
+  const profile = profileFor({
+    name: "crashing",
+    source: {},
+    environment: {
+      mode,
+      base_url: `http://127.0.0.1:${port}`,
+      health_path: "/health",
+      allow_writes: true,
+      ...(mode === "managed" ? { start: { command: "unused: the test restarts the fixture itself" } } : {}),
+    },
+  });
+  return fakeRunContext({
+    target: { profile, file: "/tmp/crashing.yaml", root: undefined, goldenLedger: undefined },
+  });
+}
+
+function clientOf(context: FakeRunContext) {
+  const target = probeTargetOf(context);
+  if (typeof target === "string") throw new Error(target);
+  return { client: openHttpClient(context, target), baseUrl: target.baseUrl };
+}
+
+const CRASH = "/next?to=%2Fhome%0D%0AX-Injected%3A%201";
+
+describe("a target that dies in the middle of a run", () => {
+  it("managed: restarts the target, confirms the culprit by replaying it alone, files a finding and goes on", async () => {
+    const first = await startServer();
+    let restarts = 0;
+    const context = contextFor("managed", first.port);
+    context.shared.set(TARGET_RESTART_KEY, async () => {
+      restarts += 1;
+      await startServer(first.port);
+    });
+    const { client, baseUrl } = clientOf(context);
+
+    expect((await client.send({ method: "GET", url: `${baseUrl}/a` })).response?.status).toBe(200);
+    const harmless = await client.send({ method: "GET", url: `${baseUrl}/next?to=%2Fhome` });
+    expect(harmless.response?.status).toBe(302);
+    const [crash, inFlight] = await Promise.all([
+      client.send({ method: "GET", url: `${baseUrl}${CRASH}` }),
+      client.send({ method: "GET", url: `${baseUrl}/slow` }),
+    ]);
+    // The culprit is not sent again by a retry; the request cut off with it is, on the restarted target.
+    expect(crash.response).toBeUndefined();
+    expect(inFlight.response?.status).toBe(200);
+    // Restarted once to recover, once more after the replay took it down again.
+    expect(restarts).toBe(2);
+    const after = await client.send({ method: "GET", url: `${baseUrl}/b` });
+    expect(after.response?.body).toBe("hello /b");
+    // Another CR/LF to the operation that crashed is not sent (it would only cost a restart); plain input is.
+    await expect(client.send({ method: "GET", url: `${baseUrl}/next?to=%2Fa%0Ab` })).rejects.toBeInstanceOf(
+      WriteNotAllowedError,
+    );
+    expect((await client.send({ method: "GET", url: `${baseUrl}/next?to=%2Fa` })).response?.status).toBe(302);
+    expect(restarts).toBe(2);
+
+    const envelopes = context.readEnvelopes();
+    expect(envelopes).toHaveLength(1);
+    const finding = envelopes[0]!;
+    expect(finding).toMatchObject({
+      domain: "api",
+      defect_class: "unhandled-error",
+      severity: "high",
+      location: { kind: "endpoint", value: "GET /next" },
+    });
+    expect(finding.title).toContain("crashes on GET /next");
+    expect(finding.confidence).toBeGreaterThanOrEqual(0.9);
+    expect(finding.reproduction.curl).toContain("%0D%0A");
+    expect(finding.evidence.map((item) => item.description).join("\n")).toContain(
+      "replay-on-restarted-target",
+    );
+    const notes = context.entries.filter((entry) => entry.kind === "target_down");
+    expect(notes).toHaveLength(1);
+    expect(notes[0]?.data).toMatchObject({ confirmed: true, recovered: true, mode: "managed" });
+  }, 20_000);
+
+  it("managed: never restarts more than its cap; past it the run stops sending", async () => {
+    const first = await startServer();
+    let restarts = 0;
+    const context = contextFor("managed", first.port);
+    context.shared.set(TARGET_RESTART_KEY, async () => {
+      restarts += 1;
+      await startServer(first.port);
+    });
+    const { client, baseUrl } = clientOf(context);
+    await client.send({ method: "GET", url: `${baseUrl}/a` });
+    // Each crash costs two restarts (recover, then after the confirming replay): the cap of 6 is met at the third.
+    for (let round = 0; round < 4; round += 1) {
+      const crash = `/next/${round}?to=%2Fhome%0D%0AX-Injected%3A%201`;
+      await client.send({ method: "GET", url: `${baseUrl}${crash}` }).catch(() => undefined);
+    }
+    expect(restarts).toBe(6);
+    await expect(client.send({ method: "GET", url: `${baseUrl}/a` })).rejects.toBeInstanceOf(TargetDownError);
+  }, 30_000);
+
+  it("external: stops sending to a dead target, names the last request before it died, claims no confirmation", async () => {
+    const { port } = await startServer();
+    const context = contextFor("external", port);
+    const { client, baseUrl } = clientOf(context);
+    await client.send({ method: "GET", url: `${baseUrl}/a` });
+    // A slow, harmless request is in flight first: the one carrying CR/LF is still named before it.
+    const slow = client.send({ method: "GET", url: `${baseUrl}/slow` });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const crash = await client.send({ method: "GET", url: `${baseUrl}${CRASH}` });
+    expect(crash.response).toBeUndefined();
+    expect((await slow).response).toBeUndefined();
+
+    const started = Date.now();
+    await expect(client.send({ method: "GET", url: `${baseUrl}/b` })).rejects.toBeInstanceOf(TargetDownError);
+    // A second probe's client: refused at once, counted as a skipped probe.
+    const other = clientOf(context).client;
+    await expect(other.send({ method: "GET", url: `${baseUrl}/c` })).rejects.toThrow(/stopped answering/);
+    expect(Date.now() - started).toBeLessThan(500);
+    const liveness = context.shared.get(`http:liveness:${new URL(baseUrl).origin}`) as TargetLiveness;
+    expect(liveness.skippedCalls).toBe(2);
+    expect(liveness.skippedRequests).toBe(2);
+
+    const note = context.entries.find((entry) => entry.kind === "target_down");
+    expect(note?.data).toMatchObject({ mode: "external", confirmed: false, recovered: false });
+    expect(String(note?.data.message)).toMatch(/after GET \/next.*stops sending/);
+    const [finding] = context.readEnvelopes();
+    expect(finding?.title).toContain("stopped answering right after GET /next");
+    expect(finding?.confidence).toBeLessThan(0.9);
+    expect(
+      finding?.evidence.some((item) => /not replayed.*GET \/next.*GET \/slow/.test(item.description)),
+    ).toBe(true);
+    expect(finding?.severity).toBe("medium");
+  }, 20_000);
+
+  it("a lone dropped connection on a target that still answers is no death", async () => {
+    const { port } = await startServer();
+    const context = contextFor("external", port);
+    const { client, baseUrl } = clientOf(context);
+    await client.send({ method: "GET", url: `${baseUrl}/a` });
+    const dropped = await client.send({ method: "GET", url: `${baseUrl}/drop` });
+    expect(dropped.connection).toBe("reset");
+    expect((await client.send({ method: "GET", url: `${baseUrl}/b` })).response?.status).toBe(200);
+    expect(context.entries.some((entry) => entry.kind === "target_down")).toBe(false);
+    expect(context.readEnvelopes()).toHaveLength(0);
+  }, 20_000);
+
+  it("a target that never answered is not declared dead (nothing to compare with)", async () => {
+    const { port, child } = await startServer();
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    const context = contextFor("external", port);
+    const { client, baseUrl } = clientOf(context);
+    const refused = await client.send({ method: "GET", url: `${baseUrl}/a` });
+    expect(refused.connection).toBe("refused");
+    expect((await client.send({ method: "GET", url: `${baseUrl}/b` })).connection).toBe("refused");
+    expect(context.entries.some((entry) => entry.kind === "target_down")).toBe(false);
+  }, 20_000);
+});

@@ -1,0 +1,57 @@
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { isHealthy, prepareEnvironment } from "../../src/targets/environment.ts";
+import { profileFor } from "../fixtures/probe-harness.ts";
+
+// A managed target that died comes back with restart(): started again with its own command, healthy.
+
+const SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "http", "crashing-server.mjs");
+
+/** A port the OS just handed out (port 0), free again for the managed server to take. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("managed environment restart", () => {
+  it("starts a server that died again, on the same address", async () => {
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-env-"));
+    const profile = profileFor({
+      name: "crashing",
+      source: {},
+      environment: {
+        mode: "managed",
+        base_url: baseUrl,
+        health_path: "/health",
+        start: { command: `"${process.execPath}" "${SERVER}"`, env: { PORT: String(port) } },
+        startup_timeout_seconds: 10,
+      },
+    });
+    const environment = await prepareEnvironment(
+      { profile, file: path.join(home, "profile.yaml"), root: home, goldenLedger: undefined },
+      { home, log: () => {} },
+    );
+    try {
+      const firstPid = environment.pid;
+      await fetch(`${baseUrl}/next?to=%0D%0A`).catch(() => undefined);
+      for (let waited = 0; waited < 3000 && (await isHealthy(`${baseUrl}/health`)); waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await isHealthy(`${baseUrl}/health`)).toBe(false);
+      await environment.restart?.();
+      expect(await isHealthy(`${baseUrl}/health`)).toBe(true);
+      expect(environment.pid).not.toBe(firstPid);
+    } finally {
+      await environment.stop();
+    }
+    expect(await isHealthy(`${baseUrl}/health`)).toBe(false);
+  }, 30_000);
+});
