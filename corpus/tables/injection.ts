@@ -61,6 +61,9 @@ export const SSRF = [
   ssrf.v("SSRF-03", NP, { input: "json", reflect: "blind" }),
   ssrf.v("SSRF-04", PP, { input: "query", reflect: "full" }),
   ssrf.s("SSRF-04S", PP, { input: "query", guard: "allow-list" }),
+  ssrf.v("SSRF-05", PS, { input: "json", shape: "parts", reflect: "blind" }),
+  ssrf.s("SSRF-05S", PS, { input: "json", shape: "parts" }),
+  ssrf.v("SSRF-06", NS, { input: "query", shape: "parts", reflect: "full" }),
 ];
 
 const ssti = rowMaker<TemplateInjectionKnobs>("template-injection", "critical");

@@ -22,6 +22,8 @@ export type XxeKnobs = Record<string, never>;
 
 export interface SsrfKnobs {
   input: "json" | "query";
+  /** The URL as one input, or assembled from scheme, host, port and path inputs (import-from-a-server forms). */
+  shape?: "url" | "parts";
   /** Vulnerable rows: the fetched body comes back, or only that the fetch happened. */
   reflect?: "full" | "blind";
   /** Safe rows: only an allow-listed host is accepted (and never fetched here), or the URL is only stored. */
@@ -206,6 +208,7 @@ return jsonify(imported=fields)`,
 }
 
 export function buildSsrf(row: Row<SsrfKnobs>, ctx: BuildContext): Built {
+  if (row.knobs.shape === "parts") return buildSsrfFromParts(row, ctx);
   const { input, reflect = "full", guard = "allow-list" } = row.knobs;
   const vulnerable = row.label === "vulnerable";
   const method = methodFor(input);
@@ -278,6 +281,89 @@ return jsonify(queued=True)`;
       const tag = `t${Math.random().toString(36).slice(2, 10)}`;
       const answer = await client.ask(
         placed({ as: "alice", method, path }, input, "url", client.listener.url(tag)),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return verdict(
+        client.listener.hits(tag) > 0,
+        `listener hits ${client.listener.hits(tag)}; ${brief(answer)}`,
+      );
+    },
+  };
+}
+
+const URL_PARTS = ["scheme", "host", "port", "path"] as const;
+
+/** The fetched URL assembled from its parts; the safe look-alike accepts one allow-listed host only. */
+function buildSsrfFromParts(row: Row<SsrfKnobs>, ctx: BuildContext): Built {
+  const { input, reflect = "full" } = row.knobs;
+  const vulnerable = row.label === "vulnerable";
+  const method = methodFor(input);
+  const path = `${ctx.place.base}/mirror`;
+  const properties = {
+    scheme: { type: "string" },
+    host: { type: "string" },
+    port: { type: "integer" },
+    path: { type: "string" },
+  };
+  const reads = (stack: "node" | "python") =>
+    URL_PARTS.map((part) => `${part}_ = ${readInput(stack, input, part)}`);
+  const node = vulnerable
+    ? `const url = \`\${scheme_}://\${host_}:\${port_}\${path_}\`;\n${
+        reflect === "full"
+          ? "const got = await fetchLoopback(url);\nreturn { status: got.status, body: got.text };"
+          : "await fetchLoopback(url);\nreturn { queued: true };"
+      }`
+    : 'if (host_ !== "mirror.corpus.test") return reply.code(400).send({ error: "only mirror.corpus.test may be mirrored" });\nreturn { queued: true };';
+  const python = vulnerable
+    ? `url = f"{scheme_}://{host_}:{port_}{path_}"\n${
+        reflect === "full"
+          ? "ok, status, text = fetch_loopback(url)\nreturn jsonify(status=status, body=text)"
+          : "fetch_loopback(url)\nreturn jsonify(queued=True)"
+      }`
+    : 'if host_ != "mirror.corpus.test":\n    return jsonify(error="only mirror.corpus.test may be mirrored"), 400\nreturn jsonify(queued=True)';
+  const body = inputBody(input, properties, [...URL_PARTS]);
+  const endpoint: Endpoint = {
+    method,
+    path,
+    summary: "Mirror a file from another server",
+    access: "user",
+    parameters: URL_PARTS.flatMap((part) => inputParam(input, part, properties[part], true)),
+    ...(body ? { body } : {}),
+    responses: {
+      "200": json("fetched or queued", { type: "object" }),
+      "400": err("the server is not acceptable"),
+      ...guarded("user"),
+    },
+    node: nodeRoute(
+      method,
+      path,
+      `const user = await requireUser(request, reply);\nif (!user) return reply;\n${reads("node")
+        .map((line) => `const ${line};`)
+        .join("\n")}\n${node}`,
+    ),
+    python: pyRoute(method, path, `require_user()\n${reads("python").join("\n")}\n${python}`),
+  };
+  return {
+    endpoint,
+    title: vulnerable
+      ? `Server-side request forgery through a URL assembled from the ${input} fields scheme, host, port and path`
+      : `The server mirrors from one allow-listed host named in the ${input}`,
+    ...(vulnerable ? {} : { why: "only the allow-listed host is accepted; nothing else is fetched" }),
+    oracle: async (client) => {
+      const tag = `t${Math.random().toString(36).slice(2, 10)}`;
+      const target = new URL(client.listener.url(tag));
+      const parts: Record<string, string> = {
+        scheme: target.protocol.replace(/:$/, ""),
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+      };
+      const { scheme, ...rest } = parts;
+      // A JSON body carries the port as the number its schema declares.
+      const answer = await client.ask(
+        input === "json"
+          ? { as: "alice", method, path, json: { ...parts, port: Number(parts.port) } }
+          : placed({ as: "alice", method, path }, input, "scheme", scheme!, rest),
       );
       await new Promise((resolve) => setTimeout(resolve, 200));
       return verdict(
