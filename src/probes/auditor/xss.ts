@@ -183,7 +183,7 @@ function pagesToCheck(run: ProbeRun, ids: string[], limit: number): PageToCheck[
       const path = toTemplateForm(operation.path);
       others.set(path, { path, operation, roles });
     } else if (names.length === 1)
-      for (const id of ids.slice(0, 5)) {
+      for (const id of ids.slice(0, 10)) {
         const path = fillPath(toTemplateForm(operation.path), { [names[0]!]: id });
         withIds.set(path, { path, operation, roles });
       }
@@ -315,7 +315,11 @@ async function formInject(
     return { ...prepared, body: { ...(body as Record<string, unknown>), ...others } };
   };
   const submit = () => sendAt(run, open, value, { followRedirects: false, edit });
-  const sent = await submit();
+  let sent = await submit();
+  // Once more when refused as a stale form: a probe running beside this one may have signed the user in
+  // again between the page load and the post, and the token belongs to the old session.
+  const status = sent?.exchange.response?.status ?? 0;
+  if (status === 400 || status === 403 || status === 419) sent = (await submit()) ?? sent;
   if (!sent) return undefined;
   return {
     prepared: sent.prepared,
