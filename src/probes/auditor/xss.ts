@@ -166,6 +166,8 @@ interface PageToCheck {
   operation: Operation | undefined;
   /** The roles the map says reach the page (empty: unknown). */
   roles: string[];
+  /** A page of a record a marker was just saved in. */
+  created?: boolean;
 }
 
 /**
@@ -185,7 +187,7 @@ function pagesToCheck(run: ProbeRun, ids: string[], limit: number): PageToCheck[
     } else if (names.length === 1)
       for (const id of ids.slice(0, 10)) {
         const path = fillPath(toTemplateForm(operation.path), { [names[0]!]: id });
-        withIds.set(path, { path, operation, roles });
+        withIds.set(path, { path, operation, roles, created: true });
       }
   }
   for (const page of run.map.pages)
@@ -196,18 +198,23 @@ function pagesToCheck(run: ProbeRun, ids: string[], limit: number): PageToCheck[
 
 /**
  * Who reads each page: stored XSS crosses roles (a customer's note shown on a staff screen), so the least
- * privileged user of every role reads the pages the map says that role reaches, and the users who planted
- * markers read every page (many pages show a user only what that user saved).
+ * privileged user of every role reads the pages the map says that role reaches — of every tenant, for the
+ * pages of a record just saved (only its own tenant's staff see it) — and the users who planted markers
+ * read every page (many pages show a user only what that user saved).
  */
 function pageVisits(
   pages: readonly PageToCheck[],
   users: readonly ProfileUser[],
   planted: ReadonlyArray<{ user: string | undefined }>,
 ): Array<{ page: PageToCheck; viewer: string | undefined }> {
-  const perRole = new Map<string, string>();
+  const perRole = new Map<string, string[]>();
+  const tenantsSeen = new Set<string>();
   for (const user of byPrivilege(users)) {
     const role = user.role.toLowerCase();
-    if (!perRole.has(role)) perRole.set(role, user.name);
+    const key = `${role}|${user.tenant ?? ""}`;
+    if (tenantsSeen.has(key)) continue;
+    tenantsSeen.add(key);
+    perRole.set(role, [...(perRole.get(role) ?? []), user.name]);
   }
   const planters = [...new Set(planted.map((entry) => entry.user))].slice(0, 3);
   const fallback = planters.length > 0 ? planters : [byPrivilege(users)[0]?.name];
@@ -215,10 +222,13 @@ function pageVisits(
   for (const page of pages) {
     const roles = page.roles.map((role) => role.toLowerCase());
     const viewers = new Set<string | undefined>(fallback);
-    for (const role of roles) if (perRole.has(role)) viewers.add(perRole.get(role));
+    for (const role of roles) {
+      const ofRole = perRole.get(role) ?? [];
+      for (const viewer of page.created ? ofRole.slice(0, 3) : ofRole.slice(0, 1)) viewers.add(viewer);
+    }
     for (const viewer of viewers) visits.push({ page, viewer });
   }
-  return visits;
+  return visits.slice(0, MAX_VISITS);
 }
 
 /** The id a create answered with: a JSON `id`, or the last segment of the address it redirected to. */
@@ -329,6 +339,9 @@ async function formInject(
     again: async () => (await submit())?.exchange,
   };
 }
+
+/** Page reads at most: what is left of the tool's budget once every input has been tried. */
+const MAX_VISITS = 450;
 
 function dedupe(hits: Hit[]): Hit[] {
   const seen = new Set<string>();
