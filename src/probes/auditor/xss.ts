@@ -11,9 +11,14 @@ import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import { fillPath, joinUrl, pathParameterNames, toTemplateForm } from "../http/target-url.ts";
+import { openPoint, sendAt } from "../injection/point-sender.ts";
+import { isSignInOperation } from "../injection/sign-in-fields.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send, untilBudget, usableUsers } from "../session/probe-run.ts";
+import { byPrivilege } from "../session/roles.ts";
+import type { ProfileUser } from "../session/sign-in.ts";
 import { severityFor } from "../severity.ts";
+import { formControls, validFormValues } from "./form-input-values.ts";
 import type { InputPoint } from "./input-points.ts";
 import { inputPoints } from "./input-points.ts";
 import { pointBaseline, withValue } from "./point-request.ts";
@@ -79,27 +84,24 @@ export async function probeXss(
       resourceId?: string;
     }> = [];
     await mapConcurrent(points, 6, async (point) => {
-      const baseline = await pointBaseline(run, factory, point, users);
-      if (!baseline) return;
       const marker = xssMarker();
-      const value = `qaas${marker}`;
-      const prepared = withValue(baseline.prepared, point, value);
-      const exchange = await sendPrepared(run, baseline.user, prepared);
-      if (!exchange) return;
-      if (isHtml(exchange) || isHtml(baseline.exchange)) stats.html_points += 1;
+      const injected = await inject(run, factory, point, users, `qaas${marker}`);
+      if (!injected) return;
+      const { exchange, prepared, user } = injected;
+      if (isHtml(exchange) || isHtml(injected.baseline)) stats.html_points += 1;
       if (reflectsRaw(exchange, marker)) {
-        const confirm = await sendPrepared(run, baseline.user, prepared);
+        const confirm = await injected.again();
         if (confirm && reflectsRaw(confirm, marker)) {
           hits.push({
             kind: "reflected",
             point,
             marker,
-            injected: { prepared, exchange, user: baseline.user },
+            injected: { prepared, exchange, user },
             shown: {
               exchange,
               operation: point.operation,
               path: new URL(exchange.request.url).pathname,
-              user: baseline.user,
+              user,
             },
             confirm,
           });
@@ -109,16 +111,7 @@ export async function probeXss(
       // A server-rendered form answers a save with a redirect (post/redirect/get) as often as with a 2xx.
       const saved = isSuccess(exchange) || isRedirect(exchange);
       if (point.in === "body" && saved && point.operation.method.toUpperCase() === "POST") {
-        const json = exchange.response?.json as Record<string, unknown> | undefined;
-        const id = json && typeof json === "object" ? (json.id ?? json._id ?? json.uuid) : undefined;
-        planted.push({
-          marker,
-          point,
-          prepared,
-          exchange,
-          user: baseline.user,
-          resourceId: id === undefined ? undefined : String(id),
-        });
+        planted.push({ marker, point, prepared, exchange, user, resourceId: createdId(exchange) });
       }
     });
     stats.stored_planted = planted.length;
@@ -126,12 +119,9 @@ export async function probeXss(
     const pages = pagesToCheck(
       run,
       planted.map((entry) => entry.resourceId).filter((id): id is string => id !== undefined),
-      options.max_pages ?? 40,
+      options.max_pages ?? 80,
     );
-    // Many pages show a user only what that user saved (their orders, their profile): each page is read
-    // by every user who planted a marker as well as by the least privileged one.
-    const viewers = [...new Set([users[0]?.name, ...planted.map((entry) => entry.user)])].slice(0, 3);
-    const visits = pages.flatMap((page) => viewers.map((viewer) => ({ page, viewer })));
+    const visits = pageVisits(pages, users, planted);
     await mapConcurrent(visits, 6, async ({ page, viewer }) => {
       stats.pages_checked += 1;
       const exchange = await send(run, viewer, {
@@ -171,24 +161,187 @@ export async function probeXss(
   };
 }
 
-/** Crawled pages, and GET routes without a document entry (HTML routes) filled with new ids. */
-function pagesToCheck(
-  run: ProbeRun,
-  ids: string[],
-  limit: number,
-): Array<{ path: string; operation: Operation | undefined }> {
-  const pages = new Map<string, Operation | undefined>();
-  for (const page of run.map.pages) pages.set(page.path, undefined);
+interface PageToCheck {
+  path: string;
+  operation: Operation | undefined;
+  /** The roles the map says reach the page (empty: unknown). */
+  roles: string[];
+  /** A page of a record a marker was just saved in. */
+  created?: boolean;
+}
+
+/**
+ * HTML routes without a document entry filled with the new resources' ids first (where a saved record is
+ * shown), then the other such routes and the crawled pages.
+ */
+function pagesToCheck(run: ProbeRun, ids: string[], limit: number): PageToCheck[] {
+  const withIds = new Map<string, PageToCheck>();
+  const others = new Map<string, PageToCheck>();
   for (const operation of run.map.operations) {
     if (operation.method.toUpperCase() !== "GET" || operation.documented || !isSafeWrite(operation)) continue;
     const names = pathParameterNames(operation.path);
-    if (names.length === 0) pages.set(toTemplateForm(operation.path), operation);
-    else if (names.length === 1)
-      for (const id of ids.slice(0, 5))
-        pages.set(fillPath(toTemplateForm(operation.path), { [names[0]!]: id }), operation);
+    const roles = operation.roles ?? [];
+    if (names.length === 0) {
+      const path = toTemplateForm(operation.path);
+      others.set(path, { path, operation, roles });
+    } else if (names.length === 1)
+      for (const id of ids.slice(0, 10)) {
+        const path = fillPath(toTemplateForm(operation.path), { [names[0]!]: id });
+        withIds.set(path, { path, operation, roles, created: true });
+      }
   }
-  return [...pages.entries()].slice(0, limit).map(([path, operation]) => ({ path, operation }));
+  for (const page of run.map.pages)
+    if (!withIds.has(page.path) && !others.has(page.path))
+      others.set(page.path, { path: page.path, operation: undefined, roles: page.roles ?? [] });
+  return [...withIds.values(), ...others.values()].slice(0, limit);
 }
+
+/**
+ * Who reads each page: stored XSS crosses roles (a customer's note shown on a staff screen), so the least
+ * privileged user of every role reads the pages the map says that role reaches — of every tenant, for the
+ * pages of a record just saved (only its own tenant's staff see it) — and the users who planted markers
+ * read every page (many pages show a user only what that user saved).
+ */
+function pageVisits(
+  pages: readonly PageToCheck[],
+  users: readonly ProfileUser[],
+  planted: ReadonlyArray<{ user: string | undefined }>,
+): Array<{ page: PageToCheck; viewer: string | undefined }> {
+  const perRole = new Map<string, string[]>();
+  const tenantsSeen = new Set<string>();
+  for (const user of byPrivilege(users)) {
+    const role = user.role.toLowerCase();
+    const key = `${role}|${user.tenant ?? ""}`;
+    if (tenantsSeen.has(key)) continue;
+    tenantsSeen.add(key);
+    perRole.set(role, [...(perRole.get(role) ?? []), user.name]);
+  }
+  const planters = [...new Set(planted.map((entry) => entry.user))].slice(0, 3);
+  const fallback = planters.length > 0 ? planters : [byPrivilege(users)[0]?.name];
+  const visits: Array<{ page: PageToCheck; viewer: string | undefined }> = [];
+  for (const page of pages) {
+    const roles = page.roles.map((role) => role.toLowerCase());
+    const viewers = new Set<string | undefined>(fallback);
+    for (const role of roles) {
+      const ofRole = perRole.get(role) ?? [];
+      for (const viewer of page.created ? ofRole.slice(0, 3) : ofRole.slice(0, 1)) viewers.add(viewer);
+    }
+    for (const viewer of viewers) visits.push({ page, viewer });
+  }
+  return visits.slice(0, MAX_VISITS);
+}
+
+/** The id a create answered with: a JSON `id`, or the last segment of the address it redirected to. */
+function createdId(exchange: HttpExchange): string | undefined {
+  const json = exchange.response?.json as Record<string, unknown> | undefined;
+  const id = json && typeof json === "object" ? (json.id ?? json._id ?? json.uuid) : undefined;
+  if (id !== undefined && id !== null) return String(id);
+  const location = isRedirect(exchange) ? exchange.response?.headers.location : undefined;
+  if (!location) return undefined;
+  try {
+    const segments = new URL(location, exchange.request.url).pathname.split("/").filter(Boolean);
+    return segments.findLast((segment) => /^\d+$|^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(segment));
+  } catch {
+    return undefined;
+  }
+}
+
+interface Injected {
+  prepared: PreparedRequest;
+  exchange: HttpExchange;
+  baseline: HttpExchange;
+  user: string | undefined;
+  /** The same request again (a form reloaded first, for a fresh token). */
+  again(): Promise<HttpExchange | undefined>;
+}
+
+/** A form a page shows, posted as a browser posts it (its page first, for the CSRF token). */
+function isFormPoint(point: InputPoint): boolean {
+  const operation = point.operation;
+  return (
+    point.in === "body" &&
+    operation.method.toUpperCase() !== "GET" &&
+    (operation.form !== undefined || point.page !== undefined)
+  );
+}
+
+/**
+ * Sends `value` at the point as a prepared request (the request builder retries until the other fields
+ * pass validation); a form a page shows that refused it goes out again as a browser submits it: its page
+ * loaded for a fresh CSRF token, its other controls given values they accept.
+ */
+async function inject(
+  run: ProbeRun,
+  factory: ResourceFactory,
+  point: InputPoint,
+  users: readonly ProfileUser[],
+  value: string,
+): Promise<Injected | undefined> {
+  // A sign-in or sign-up form posted with a session signs that session in as someone else: those go out
+  // from a fresh anonymous visitor, so the run's users stay who they are.
+  const callers = isSignInOperation(run, point.operation) ? [] : users;
+  const prepared = await preparedInject(run, factory, point, callers, value);
+  if (!isFormPoint(point) || (prepared && (isSuccess(prepared.exchange) || isRedirect(prepared.exchange))))
+    return prepared;
+  return (await formInject(run, factory, point, callers, value)) ?? prepared;
+}
+
+async function preparedInject(
+  run: ProbeRun,
+  factory: ResourceFactory,
+  point: InputPoint,
+  users: readonly ProfileUser[],
+  value: string,
+): Promise<Injected | undefined> {
+  const baseline = await pointBaseline(run, factory, point, users);
+  if (!baseline) return undefined;
+  const prepared = withValue(baseline.prepared, point, value);
+  const exchange = await sendPrepared(run, baseline.user, prepared);
+  if (!exchange) return undefined;
+  return {
+    prepared,
+    exchange,
+    baseline: baseline.exchange,
+    user: baseline.user,
+    again: () => sendPrepared(run, baseline.user, prepared),
+  };
+}
+
+async function formInject(
+  run: ProbeRun,
+  factory: ResourceFactory,
+  point: InputPoint,
+  users: readonly ProfileUser[],
+  value: string,
+): Promise<Injected | undefined> {
+  const open = await openPoint(run, factory, point, users);
+  if (!open) return undefined;
+  // The other fields valid for their controls (a date, a time, an option), or the save is refused.
+  const others = validFormValues(formControls(run.map, point.operation));
+  delete others[point.name];
+  const edit = (prepared: PreparedRequest): PreparedRequest => {
+    const body = prepared.body;
+    if (!body || typeof body !== "object" || Array.isArray(body)) return prepared;
+    return { ...prepared, body: { ...(body as Record<string, unknown>), ...others } };
+  };
+  const submit = () => sendAt(run, open, value, { followRedirects: false, edit });
+  let sent = await submit();
+  // Once more when refused as a stale form: a probe running beside this one may have signed the user in
+  // again between the page load and the post, and the token belongs to the old session.
+  const status = sent?.exchange.response?.status ?? 0;
+  if (status === 400 || status === 403 || status === 419) sent = (await submit()) ?? sent;
+  if (!sent) return undefined;
+  return {
+    prepared: sent.prepared,
+    exchange: sent.exchange,
+    baseline: open.exchange,
+    user: open.user,
+    again: async () => (await submit())?.exchange,
+  };
+}
+
+/** Page reads at most: what is left of the tool's budget once every input has been tried. */
+const MAX_VISITS = 450;
 
 function dedupe(hits: Hit[]): Hit[] {
   const seen = new Set<string>();

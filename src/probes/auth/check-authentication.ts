@@ -9,6 +9,7 @@ import type { ProfileUser } from "../session/sign-in.ts";
 import { checkBruteForce } from "./brute-force.ts";
 import { checkCsrf } from "./check-csrf.ts";
 import { checkTokenForgery } from "./check-token-forgery.ts";
+import { checkCookieForgery } from "./cookie-forgery.ts";
 import { settleEncoding } from "./credential-encoding.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
 import { credentialOperations, describeOperation } from "./credential-operations.ts";
@@ -17,7 +18,8 @@ import { checkPasswordTakeover } from "./password-takeover.ts";
 import { checkResetTokenExposure } from "./reset-token-exposure.ts";
 import { checkUserEnumeration } from "./user-enumeration.ts";
 
-// check_authentication: the ways sign-in itself breaks. Forged session tokens on every authenticated read;
+// check_authentication: the ways sign-in itself breaks. Forged session tokens on every authenticated read,
+// and signed session cookies whose secret is in the source or a default;
 // then, on every operation that takes credentials, reset tokens handed back, answers that tell accounts
 // apart, another account's password set through an operation that names it, and unlimited password guessing — last, since a limit it trips may slow the sign-ins after it.
 // Cross-site request forgery on the state changes a cookie session authorises comes before them too.
@@ -25,6 +27,7 @@ import { checkUserEnumeration } from "./user-enumeration.ts";
 
 export const AUTH_CHECKS = [
   "token-forgery",
+  "cookie-forgery",
   "csrf",
   "reset-token-exposure",
   "user-enumeration",
@@ -77,8 +80,14 @@ export async function checkAuthentication(
         ...(await runCredentialChecks(run, wanted, credentials, profileUsers, users, selected)),
       ];
     })();
-    const [forged, found] = await Promise.all([forgery, others]);
-    candidates.push(...forged, ...found);
+    const cookies = wanted.has("cookie-forgery")
+      ? checkCookieForgery(run, users, selected).then((result) => {
+          stats.cookie_forgery = result.stats;
+          return result.candidates;
+        })
+      : Promise.resolve([]);
+    const [forged, signed, found] = await Promise.all([forgery, cookies, others]);
+    candidates.push(...forged, ...signed, ...found);
   });
   return { candidates, stats: { ...stats, budget_exhausted: exhausted } };
 }
