@@ -265,6 +265,8 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
       if (route === "POST /api/mirrors") {
         // The URL is assembled from its parts, as import-from-a-server forms do.
         const body = JSON.parse((await readBody(request)) || "{}") as Record<string, unknown>;
+        // Strict about types, as a schema-validating server is: "8080" is not an integer.
+        if (typeof body.port !== "number") return json(response, 400, { error: "port must be an integer" });
         if (!vulnerable && body.host !== "mirror.example")
           return json(response, 400, { error: "host not allowed" });
         try {

@@ -161,8 +161,17 @@ export function pointValue(prepared: PreparedRequest, point: InputPoint): string
     : String(current);
 }
 
-/** A copy of the request with the point set to `value`; body writes get a fresh seed so unique fields stay unique. */
-export function withValue(prepared: PreparedRequest, point: InputPoint, value: string): PreparedRequest {
+/**
+ * A copy of the request with the point set to `value`; body writes get a fresh seed so unique fields stay
+ * unique. A number stays a number in a JSON body (a strict server refuses `"8080"` for an integer field)
+ * and becomes its text everywhere else.
+ */
+export function withValue(
+  prepared: PreparedRequest,
+  point: InputPoint,
+  given: string | number,
+): PreparedRequest {
+  const value = String(given);
   const copy = clonePrepared(prepared);
   if (point.in === "body" && prepared.seed) {
     const seed = uniqueSeed();
@@ -186,14 +195,14 @@ export function withValue(prepared: PreparedRequest, point: InputPoint, value: s
       break;
     }
     case "body":
-      copy.body = setAtPath(copy.body, point.name.split("."), value);
+      copy.body = setAtPath(copy.body, point.name.split("."), given);
       break;
   }
   return copy;
 }
 
 /** The container with `value` at `path`; missing objects and arrays along the way are created. */
-function setAtPath(container: unknown, path: readonly string[], value: string): unknown {
+function setAtPath(container: unknown, path: readonly string[], value: string | number): unknown {
   const [head, ...rest] = path;
   if (head === undefined) return value;
   const index = /^\d+$/.test(head) ? Number(head) : undefined;

@@ -102,7 +102,7 @@ function aim(
   return {
     value: form === "localhost" ? "localhost" : "127.0.0.1",
     edit: (prepared) => {
-      let edited = withValue(prepared, port, String(listener.port));
+      let edited = withValue(prepared, port, listener.port);
       edited = path ? withValue(edited, path, `/ssrf/${token}`) : edited;
       edited = scheme ? withValue(edited, scheme, "http") : edited;
       return edited;
