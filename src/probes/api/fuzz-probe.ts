@@ -17,6 +17,7 @@ import { findMinimalFailure, minimizeObject } from "../schema-values/shrink.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
+import { pastDateAccepted } from "./calendar-validation.ts";
 import { probeMassAssignment } from "./mass-assignment.ts";
 import { isItemPath, isSafeWrite, operationKey, probeableOperations } from "./operation-index.ts";
 import {
@@ -93,6 +94,7 @@ export async function fuzzOperations(
       if (write && (!run.target.writesAllowed || !isSafeWrite(operation)))
         return skip(run.target.writesAllowed ? "unsafe write" : "writes not allowed");
       if (bodyKind(operation) === "unsupported") return skip("unsupported request body");
+      if (write && method === "POST") candidates.push(...(await pastDateAccepted(run, operation, users)));
       let baseline = await establish(run, factory, operation, users, write);
       // A busy server may drop or fail one request: the baseline is asked for once more before it counts.
       if (!baseline?.exchange.response || (baseline && isServerError(baseline.exchange))) {
