@@ -80,15 +80,20 @@ describe("a past day accepted where the future is implied", () => {
     const map = mapOf(OPERATIONS);
     expect(futureCalendarFields(map, OPERATIONS[0]!).map((field) => field.name)).toEqual(["day"]);
     expect(futureCalendarFields(map, OPERATIONS[2]!)).toEqual([]);
-    const starts = {
-      ...creation("/api/rooms"),
-      request_body: {
-        content_type: "application/json",
-        required: true,
-        schema: { type: "object", properties: { starts_at: { type: "string" }, name: { type: "string" } } },
-      },
-    } as Operation;
-    expect(futureCalendarFields(map, starts)).toEqual([{ name: "starts_at", format: "date-time" }]);
+    const withField = (path: string, name: string) =>
+      ({
+        ...creation(path),
+        request_body: {
+          content_type: "application/json",
+          required: true,
+          schema: { type: "object", properties: { [name]: { type: "string" }, title: { type: "string" } } },
+        },
+      }) as Operation;
+    expect(futureCalendarFields(map, withField("/api/rooms", "arrival_date"))).toEqual([
+      { name: "arrival_date", format: "date" },
+    ]);
+    // A task may be created already overdue: a due date alone implies no future.
+    expect(futureCalendarFields(map, withField("/api/tasks", "due_date"))).toEqual([]);
   });
 
   it("fuzz_operation flags the careless booking only", async () => {

@@ -21,9 +21,12 @@ import { looksLikeErrorPayload } from "./value-tools.ts";
 // future day (a redirect to what it created, or a 2xx that is not an error), refused for a malformed day
 // (so the field is validated at all), and accepted again — twice — for a day already past.
 
-/** Field names that hold when something is to happen. */
+/**
+ * Field names that only make sense ahead of time. A due date, a deadline or a start may well lie in the past
+ * (an overdue task, a backdated event), so those count only through their collection or a stated `min`.
+ */
 const FUTURE_FIELD =
-  /(^|[_-])(start|starts|begin|begins|scheduled|due|deadline|expires?|expiry|arrival|departure|check_?in|check_?out)([_-]|$)|^(start|starts|begin|scheduled|due|expires|arrival|departure|checkIn|checkOut)[A-Z]/i;
+  /(^|[_-])(scheduled|arrival|departure|check_?in|check_?out)([_-]|$)|^(scheduled|arrival|departure|checkIn|checkOut)[A-Z]/i;
 /** Collections whose items happen in the future. */
 const FUTURE_COLLECTION =
   /^(appointments?|bookings?|reservations?|meetings?|visits?|sessions?-?bookings?|rentals?|trips?)$/i;
