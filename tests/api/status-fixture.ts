@@ -3,6 +3,9 @@ import type { AddressInfo } from "node:net";
 
 // A small JSON API with the same resource twice: under /api/loose every status and method flaw the status and
 // semantics oracles look for, under /api/strict the correct twin. Bearer tokens from POST /api/login.
+// `/api/loose/profile` sends an anonymous caller to the HTML sign-in page at /login, as page-minded session
+// middleware does; its twin answers 401. Two look-alikes redirect an anonymous caller but are no JSON API
+// sending people to sign in: `/api/strict/moved` points at another JSON read, `/api/strict/page` is HTML.
 
 export interface StatusServer {
   baseUrl: string;
@@ -36,6 +39,10 @@ export async function startStatusServer(): Promise<StatusServer> {
         response.end(body === undefined ? "" : JSON.stringify(body));
       };
       const url = new URL(request.url ?? "/", "http://fixture");
+      const html = (status: number, markup: string, location?: string) => {
+        response.writeHead(status, { "content-type": "text/html", ...(location ? { location } : {}) });
+        response.end(markup);
+      };
       const method = request.method ?? "GET";
       let body: Record<string, unknown> = {};
       try {
@@ -49,6 +56,21 @@ export async function startStatusServer(): Promise<StatusServer> {
         const token = `t-${name}-${Math.random().toString(16).slice(2)}`;
         tokens.set(token, name);
         return send(200, { token });
+      }
+      if (url.pathname === "/login")
+        return html(
+          200,
+          '<form method="post" action="/login"><input name="username"><input type="password" name="password"></form>',
+        );
+      const viewer = tokens.get((request.headers.authorization ?? "").replace(/^Bearer /, ""));
+      if (/^\/api\/(loose|strict)\/profile$|^\/api\/strict\/(moved|page)$/.test(url.pathname)) {
+        if (viewer) {
+          if (url.pathname.endsWith("/page")) return html(200, "<h1>Your page</h1>");
+          return send(200, { name: viewer });
+        }
+        if (url.pathname === "/api/strict/profile") return send(401, { error: "sign in" });
+        if (url.pathname === "/api/strict/moved") return html(302, "", "/api/strict/profile");
+        return html(302, "", `/login?next=${encodeURIComponent(url.pathname)}`);
       }
       const match = url.pathname.match(
         /^\/api\/(loose|strict)\/(records|inbox)(?:\/(\d+|[^/]+))?(?:\/(confirm))?$/,
@@ -212,7 +234,23 @@ function statusDocument(): Record<string, unknown> {
     paths[`/api/${flavour}/inbox`] = {
       get: { responses: { "200": { description: "inbox", ...json({ type: "object" }) }, "401": error } },
     };
+    paths[`/api/${flavour}/profile`] = {
+      get: { responses: { "200": { description: "me", ...json({ type: "object" }) }, "401": error } },
+    };
   }
+  paths["/api/strict/moved"] = {
+    get: {
+      responses: {
+        "200": { description: "me", ...json({ type: "object" }) },
+        "302": { description: "moved" },
+      },
+    },
+  };
+  paths["/api/strict/page"] = {
+    get: {
+      responses: { "200": { description: "page", content: { "text/html": { schema: { type: "string" } } } } },
+    },
+  };
   return {
     openapi: "3.0.3",
     info: { title: "status fixture", version: "1" },

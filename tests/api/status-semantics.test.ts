@@ -35,6 +35,9 @@ function withoutDocument(map: SystemMap): SystemMap {
   };
 }
 
+/** Each finding's place and, after `+`, the further places it names (a finding that groups operations). */
+let lastRelated: string[] = [];
+
 async function probe(tool: string, map: SystemMap): Promise<string[]> {
   const profile = profileFor({
     name: "status",
@@ -63,7 +66,11 @@ async function probe(tool: string, map: SystemMap): Promise<string[]> {
   const result = await callTool(definition, {}, context);
   if (!result.ok) throw new Error(result.error);
   const { candidates } = result.data as { candidates: Parameters<typeof summarize>[0] };
-  for (const candidate of candidates) EnvelopeDraftSchema.parse(candidate);
+  lastRelated = [];
+  for (const candidate of candidates) {
+    const draft = EnvelopeDraftSchema.parse(candidate);
+    for (const related of draft.location.related ?? []) lastRelated.push(`${draft.location.value} + ${related.value}`);
+  }
   return summarize(candidates);
 }
 
@@ -72,12 +79,16 @@ describe("status oracles", () => {
     const found = await probe("check_contract", documented);
     expect(found).toContain("wrong-status GET /api/loose/inbox [anonymous-error-2xx]");
     expect(found).toContain("contract-drift POST /api/loose/records [status-409]");
+    expect(found).toContain("wrong-status GET /api/loose/profile [anonymous-login-redirect]");
     expect(found.filter((line) => line.includes("/api/strict/"))).toEqual([]);
   });
 
   it("check_contract without a document still sees the disguised refusal but judges no status against a document", async () => {
     const found = await probe("check_contract", withoutDocument(documented));
     expect(found).toContain("wrong-status GET /api/loose/inbox [anonymous-error-2xx]");
+    expect(found).toContain("wrong-status GET /api/loose/profile [anonymous-login-redirect]");
+    // A redirect to another JSON read and an HTML page behind the sign-in are not grouped with it.
+    expect(lastRelated.filter((line) => line.includes("/api/strict/"))).toEqual([]);
     expect(found.some((line) => line.includes("[status-"))).toBe(false);
     expect(found.filter((line) => line.includes("/api/strict/"))).toEqual([]);
   });

@@ -9,6 +9,7 @@ import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
+import { answersJson, loginRedirectsForApi } from "./login-redirect.ts";
 import { isItemPath, isSafeWrite, operationKey, probeableOperations } from "./operation-index.ts";
 import {
   bodyExcerpt,
@@ -71,6 +72,7 @@ export async function checkContract(
     const users = candidateUsers(await usableUsers(run), options.user);
     // A few requests per collection, before the per-operation checks can spend the tool's cap.
     candidates.push(...(await checkRepresentations(run, factory, users)));
+    const jsonReads: Observation[] = [];
     for (const phase of [0, 1, 2, 3, 4]) {
       const inPhase = operations.filter((operation) => phaseOf(operation) === phase);
       await mapConcurrent(inPhase, 16, async (operation) => {
@@ -82,10 +84,12 @@ export async function checkContract(
         const observation = await observe(run, factory, operation, users, write);
         if (!observation) return skip("no resource to address");
         stats.checked += 1;
+        if (answersJson(observation)) jsonReads.push(observation);
         const finding = await judge(run, validator, observation);
         candidates.push(...finding);
       });
     }
+    candidates.push(...(await loginRedirectsForApi(run, jsonReads)));
   });
   return {
     candidates,

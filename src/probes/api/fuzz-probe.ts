@@ -12,11 +12,12 @@ import { schemaArbitrary } from "../schema-values/arbitrary.ts";
 import type { BodyMutation } from "../schema-values/edge-cases.ts";
 import { bodyMutations, edgeCases } from "../schema-values/edge-cases.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
-import { asSchema, chooseBranch, propertiesOf, requiredOf } from "../schema-values/json-schema.ts";
+import { chooseBranch, propertiesOf, requiredOf } from "../schema-values/json-schema.ts";
 import { findMinimalFailure, minimizeObject } from "../schema-values/shrink.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
+import { pastDateAccepted } from "./calendar-validation.ts";
 import { probeMassAssignment } from "./mass-assignment.ts";
 import { isItemPath, isSafeWrite, operationKey, probeableOperations } from "./operation-index.ts";
 import {
@@ -31,6 +32,7 @@ import type { PreparedRequest } from "./request-builder.ts";
 import { bodyKind, buildRequest, clonePrepared, requestSchema } from "./request-builder.ts";
 import type { CreatedResource } from "./resource-factory.ts";
 import { ResourceFactory, uniqueSeed } from "./resource-factory.ts";
+import { calendarEdgeCases, pagePathCandidates, typedParameterSchema, uiQueryValues } from "./ui-values.ts";
 import { echoes, looksLikeErrorPayload, reseed } from "./value-tools.ts";
 
 export interface FuzzOptions {
@@ -92,6 +94,7 @@ export async function fuzzOperations(
       if (write && (!run.target.writesAllowed || !isSafeWrite(operation)))
         return skip(run.target.writesAllowed ? "unsafe write" : "writes not allowed");
       if (bodyKind(operation) === "unsupported") return skip("unsupported request body");
+      if (write && method === "POST") candidates.push(...(await pastDateAccepted(run, operation, users)));
       let baseline = await establish(run, factory, operation, users, write);
       // A busy server may drop or fail one request: the baseline is asked for once more before it counts.
       if (!baseline?.exchange.response || (baseline && isServerError(baseline.exchange))) {
@@ -144,11 +147,10 @@ export async function fuzzOperations(
       }
       for (const parameter of operation.parameters) {
         if (parameter.in !== "query" && parameter.in !== "path") continue;
-        const cases = edgeCases(asSchema(parameter.schema ?? { type: "string" }), {
-          seed: uniqueSeed(),
-          name: parameter.name,
-          text: true,
-        });
+        const typed = typedParameterSchema(run.map, parameter);
+        const cases = edgeCases(typed, { seed: uniqueSeed(), name: parameter.name, text: true });
+        if (typed.format === "date" || typed.format === "date-time")
+          cases.push(...calendarEdgeCases(typed.format));
         await mapConcurrent(cases, 4, async (edge) => {
           stats.mutations_sent += 1;
           const prepared = clonePrepared(baseline.prepared);
@@ -216,9 +218,10 @@ async function establish(
       const located = await factory.pathValuesFor(operation, user);
       if (!located || (write && isItemPath(operation.path) && !located.owned)) return undefined;
       resources.set(user, located.resource);
-      return buildRequest(operation, { seed: uniqueSeed(), pathValues: located.values });
+      return withUiValues(run, buildRequest(operation, { seed: uniqueSeed(), pathValues: located.values }));
     },
   );
+  if (!result && !write) return establishFromPages(run, operation, users);
   return (
     result && {
       operation,
@@ -228,6 +231,36 @@ async function establish(
       resource: resources.get(result.user),
     }
   );
+}
+
+/** The request with the values the pages offer for its optional query parameters. */
+function withUiValues(run: ProbeRun, prepared: PreparedRequest): PreparedRequest {
+  prepared.query = { ...uiQueryValues(run.map, prepared.operation), ...prepared.query };
+  return prepared;
+}
+
+/** Answers that say the request addressed nothing this user may read: try the next value or user. */
+const NOT_ADDRESSED = new Set([301, 302, 303, 307, 308, 401, 403, 404, 405]);
+
+/**
+ * A read whose path values no resource family supplies, addressed with values seen in the pages' URLs:
+ * each user (least privileged first) with each candidate until one is answered as something it may read.
+ */
+async function establishFromPages(
+  run: ProbeRun,
+  operation: Operation,
+  users: ReadonlyArray<string | undefined>,
+): Promise<Baseline | undefined> {
+  const candidates = pagePathCandidates(run.map, operation);
+  for (const user of operation.security === "public" ? users.slice(0, 1) : users) {
+    for (const pathValues of candidates) {
+      const prepared = withUiValues(run, buildRequest(operation, { seed: uniqueSeed(), pathValues }));
+      const exchange = await sendPrepared(run, user, prepared);
+      if (!exchange?.response || NOT_ADDRESSED.has(exchange.response.status)) continue;
+      return { operation, user, prepared, exchange, resource: undefined };
+    }
+  }
+  return undefined;
 }
 
 const BUSY_PAUSE_MS = 400;
