@@ -17,6 +17,7 @@ import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { byPrivilege, isAdminLike, outsidersOf } from "../session/roles.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import { checkFunctionWrites } from "./access-function.ts";
+import { checkNestedPages } from "./access-nested.ts";
 import { checkRead } from "./access-reads.ts";
 import { objectSlots } from "./access-slots.ts";
 import { checkObjectWrite } from "./access-writes.ts";
@@ -56,6 +57,7 @@ export async function authzMatrix(
     collection_checks: 0,
     skipped: {} as Record<string, number>,
     vertical_leaks: 0,
+    nested_page_leaks: 0,
     function_write_leaks: 0,
     mass_assignment: 0,
   };
@@ -128,6 +130,9 @@ export async function authzMatrix(
       stats.item_checks += 1;
       leaks.push(...(await checkRead(run, factory, slot, owner, asked, target)));
     });
+    const nested = await checkNestedPages(run, [...selected], users);
+    stats.nested_page_leaks = nested.length;
+    leaks.push(...nested);
     if (run.target.writesAllowed) {
       const check = { run, factory, readSlots };
       await mapConcurrent(writeSlots, 4, async (slot) => {
