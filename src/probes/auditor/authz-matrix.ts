@@ -18,6 +18,7 @@ import { byPrivilege, isAdminLike, outsidersOf } from "../session/roles.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import { checkFunctionWrites } from "./access-function.ts";
 import { checkNestedPages } from "./access-nested.ts";
+import { checkCrossTenantNoOps } from "./access-noop.ts";
 import { checkRead } from "./access-reads.ts";
 import { objectSlots } from "./access-slots.ts";
 import { checkObjectWrite } from "./access-writes.ts";
@@ -58,6 +59,7 @@ export async function authzMatrix(
     skipped: {} as Record<string, number>,
     vertical_leaks: 0,
     nested_page_leaks: 0,
+    cross_tenant_noop_leaks: 0,
     function_write_leaks: 0,
     mass_assignment: 0,
   };
@@ -139,6 +141,9 @@ export async function authzMatrix(
         stats.write_checks += 1;
         leaks.push(...(await checkObjectWrite(check, slot, owner, principals)));
       });
+      const noOps = await checkCrossTenantNoOps(run, [...selected], users);
+      stats.cross_tenant_noop_leaks = noOps.length;
+      leaks.push(...noOps);
       const functionLeaks = await checkFunctionWrites(check, [...selected], slots, users);
       stats.function_write_leaks = functionLeaks.length;
       leaks.push(...functionLeaks);
