@@ -88,7 +88,7 @@ function startServer(build: Build): Promise<{ baseUrl: string; close: () => Prom
   );
 }
 
-function runFor(baseUrl: string): ProbeRun {
+function runFor(baseUrl: string, crawled = "/orders/11/notes/101"): ProbeRun {
   for (const name of ["ann", "bob", "cid"])
     process.env[`NESTED_FIXTURE_${name.toUpperCase()}`] = `${name}-pw`;
   const map = systemMapFor({
@@ -101,7 +101,7 @@ function runFor(baseUrl: string): ProbeRun {
       undocumented("GET", "/orders/{orderId}/notes/{noteId}", ["link"]),
     ],
     pages: [
-      { path: "/orders/11/notes/101", status: 200, links: [], forms: [], roles: ["customer"] },
+      { path: crawled, status: 200, links: [], forms: [], roles: ["customer"] },
       { path: "/orders/11", status: 200, links: [], forms: [], roles: ["customer"] },
     ],
   });
@@ -122,8 +122,8 @@ function runFor(baseUrl: string): ProbeRun {
   return run;
 }
 
-async function leaksOn(baseUrl: string): Promise<string[]> {
-  const run = runFor(baseUrl);
+async function leaksOn(baseUrl: string, crawled?: string): Promise<string[]> {
+  const run = runFor(baseUrl, crawled);
   const users = await usableUsers(run);
   const leaks = await checkNestedPages(run, run.map.operations, users);
   return leaks.map(
@@ -145,6 +145,13 @@ describe("checkNestedPages", { timeout: 60_000 }, () => {
     expect(await leaksOn(servers.vulnerable!.baseUrl)).toEqual([
       "/orders/{orderId}/notes/{noteId} bob reads ann's via /orders/21/notes/101",
     ]);
+  });
+
+  it("finds the users' own children when the crawled ids are gone", async () => {
+    expect(await leaksOn(servers.vulnerable!.baseUrl, "/orders/13/notes/999")).toEqual([
+      "/orders/{orderId}/notes/{noteId} bob reads ann's via /orders/21/notes/101",
+    ]);
+    expect(await leaksOn(servers.safe!.baseUrl, "/orders/13/notes/999")).toEqual([]);
   });
 
   it("is silent when the child is checked against its parent, and on a page that ignores the child id", async () => {
