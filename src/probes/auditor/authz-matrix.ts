@@ -132,18 +132,12 @@ export async function authzMatrix(
       stats.item_checks += 1;
       leaks.push(...(await checkRead(run, factory, slot, owner, asked, target)));
     });
-    const nested = await checkNestedPages(run, [...selected], users);
-    stats.nested_page_leaks = nested.length;
-    leaks.push(...nested);
     if (run.target.writesAllowed) {
       const check = { run, factory, readSlots };
       await mapConcurrent(writeSlots, 4, async (slot) => {
         stats.write_checks += 1;
         leaks.push(...(await checkObjectWrite(check, slot, owner, principals)));
       });
-      const noOps = await checkCrossTenantNoOps(run, [...selected], users);
-      stats.cross_tenant_noop_leaks = noOps.length;
-      leaks.push(...noOps);
       const functionLeaks = await checkFunctionWrites(check, [...selected], slots, users);
       stats.function_write_leaks = functionLeaks.length;
       leaks.push(...functionLeaks);
@@ -173,6 +167,15 @@ export async function authzMatrix(
     stats.vertical_leaks = vertical.length;
     leaks.push(...vertical);
     forged.push(...(await checkForgedTokens(run, users, selected)));
+    // The crawl-driven and no-op checks come last: they spend what the established checks leave.
+    const nested = await checkNestedPages(run, [...selected], users);
+    stats.nested_page_leaks = nested.length;
+    leaks.push(...nested);
+    if (run.target.writesAllowed) {
+      const noOps = await checkCrossTenantNoOps(run, [...selected], users);
+      stats.cross_tenant_noop_leaks = noOps.length;
+      leaks.push(...noOps);
+    }
     if (run.target.writesAllowed) {
       const creates = factory.families
         .map((family) => family.create)
