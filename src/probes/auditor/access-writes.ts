@@ -28,13 +28,20 @@ import { firstPerRelation, reproFor, sharedWith, targetOf } from "./authz-suppor
 const DANGEROUS =
   /^(logout|log-out|signout|sign-out|reset|reset-password|purge|drop|wipe|truncate|shutdown|restart|reboot|flush|seed|migrate|password|passwords|change-password|credentials|impersonate|rotate|bulk-delete|delete-all|import|restore|backup|transfer|pay|payout|charge|refund|send|email|notify|invite)$/i;
 
+/** Whether a path names an operation no probe may send (sign-out, reset, payments, mail, imports). */
+export function isDangerousPath(path: string): boolean {
+  return toTemplateForm(path)
+    .split("/")
+    .filter(Boolean)
+    .some((segment) => DANGEROUS.test(segment));
+}
+
 /**
  * Whether the slot's operation may be sent with one of the probe's own objects in it: never to a
  * dangerous path; a non-item PUT/PATCH/DELETE only because its query or body names that object.
  */
 export function isSafeObjectWrite(slot: ObjectSlot): boolean {
-  const segments = toTemplateForm(slot.operation.path).split("/").filter(Boolean);
-  if (segments.some((segment) => DANGEROUS.test(segment))) return false;
+  if (isDangerousPath(slot.operation.path)) return false;
   if (slot.place === "path") return isSafeWrite(slot.operation);
   return !slot.operation.graphql;
 }

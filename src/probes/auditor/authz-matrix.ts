@@ -17,6 +17,8 @@ import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { byPrivilege, isAdminLike, outsidersOf } from "../session/roles.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import { checkFunctionWrites } from "./access-function.ts";
+import { checkNestedPages } from "./access-nested.ts";
+import { checkCrossTenantNoOps } from "./access-noop.ts";
 import { checkRead } from "./access-reads.ts";
 import { objectSlots } from "./access-slots.ts";
 import { checkObjectWrite } from "./access-writes.ts";
@@ -56,6 +58,8 @@ export async function authzMatrix(
     collection_checks: 0,
     skipped: {} as Record<string, number>,
     vertical_leaks: 0,
+    nested_page_leaks: 0,
+    cross_tenant_noop_leaks: 0,
     function_write_leaks: 0,
     mass_assignment: 0,
   };
@@ -163,6 +167,15 @@ export async function authzMatrix(
     stats.vertical_leaks = vertical.length;
     leaks.push(...vertical);
     forged.push(...(await checkForgedTokens(run, users, selected)));
+    // The crawl-driven and no-op checks come last: they spend what the established checks leave.
+    const nested = await checkNestedPages(run, [...selected], users);
+    stats.nested_page_leaks = nested.length;
+    leaks.push(...nested);
+    if (run.target.writesAllowed) {
+      const noOps = await checkCrossTenantNoOps(run, [...selected], users);
+      stats.cross_tenant_noop_leaks = noOps.length;
+      leaks.push(...noOps);
+    }
     if (run.target.writesAllowed) {
       const creates = factory.families
         .map((family) => family.create)

@@ -148,14 +148,17 @@ async function observe(
     pathValues = located.values;
   }
   const prepared = buildRequest(operation, { seed: uniqueSeed(), pathValues });
-  const privileged = await sendPrepared(run, pair.privileged.name, prepared);
+  // Both at once: a log or feed others write to meanwhile must not decide the comparison.
+  const [privileged, lower] = await Promise.all([
+    sendPrepared(run, pair.privileged.name, prepared),
+    sendPrepared(run, pair.lower.name, prepared),
+  ]);
   if (
     !privileged ||
     !isSuccess(privileged) ||
     !carriesData(privileged.response?.json, privileged.response?.body ?? "")
   )
     return undefined;
-  const lower = await sendPrepared(run, pair.lower.name, prepared);
   if (!lower) return undefined;
   const status = statusOf(lower);
   return {

@@ -26,6 +26,8 @@ export interface Observed {
   provoked?: string;
   /** A record of another user, addressed by an id the caller saw in its own answers. */
   ofAnother?: boolean;
+  /** Read as a higher role after the least privileged user was refused (exposure-roles.ts). */
+  elevated?: boolean;
 }
 
 /** Harvested items read besides the first, per operation: enough to meet another user, bounded. */
@@ -127,7 +129,7 @@ export function malformedValue(parameter: Pick<Parameter, "schema">): string {
 }
 
 /** Query parameters of an operation: the document's, else the ones the source route reads. */
-function queryParameters(run: ProbeRun, operation: Operation): Parameter[] {
+export function queryParameters(run: ProbeRun, operation: Operation): Parameter[] {
   const own = operation.parameters.filter((parameter) => parameter.in === "query");
   if (own.length > 0) return own;
   const template = toTemplateForm(operation.path);

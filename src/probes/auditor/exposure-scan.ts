@@ -9,12 +9,14 @@ import { toTemplateForm } from "../http/target-url.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { byPrivilege, isAdminLike } from "../session/roles.ts";
+import type { ProfileUser } from "../session/sign-in.ts";
 import { isAdminMarked } from "./admin-marked.ts";
 import { disclosuresIn } from "./exposure-errors.ts";
 import type { CallerFacts, ExposureCandidate } from "./exposure-judge.ts";
 import { isSelfOperation, judgeObserved } from "./exposure-judge.ts";
 import type { Observed } from "./exposure-observe.ts";
 import { describeObserved, observeOperations, repeat } from "./exposure-observe.ts";
+import { observeHigherRoles } from "./exposure-roles.ts";
 import { emailsIn } from "./sensitive-patterns.ts";
 
 export interface ExposureOptions {
@@ -26,6 +28,8 @@ export interface ExposureOptions {
 export const DEBUG_SEGMENT =
   /^(debug|_debug|__debug__|env|environment|config|configuration|actuator|metrics|phpinfo(\.php)?|server-status|server-info|_profiler|heapdump|threaddump|trace|vars|expvar|diagnostics|console|\.env.*|\.git|\.svn|\.hg)$/i;
 
+/** What an answer to a higher role is judged for: credentials, never the people its work is about. */
+const ELEVATED_KINDS = new Set(["password-hash", "credential"]);
 /** Operations whose error disclosures are reported one by one before the rest are folded into one. */
 const DISCLOSURES_PER_SIGNATURE = 6;
 /** Requests kept back from observing for replaying error disclosures (their second signal). */
@@ -49,12 +53,14 @@ export async function scanExposure(
   // configuration secrets are check_misconfiguration's, and a password list is a leak wherever it is served.
   const operations = selectOperations(run.map, options.operation);
   const observations: Observed[] = [];
-  let caller: { name: string; role: string } | undefined;
+  let callers: ProfileUser[] = [];
+  let lowest: string | undefined;
   const exhausted = await untilBudget(run, async () => {
-    const users = byPrivilege(await usableUsers(run)).filter(
-      (user) => !options.user || user.name === options.user,
-    );
-    caller = users[0];
+    const usable = byPrivilege(await usableUsers(run));
+    const users = usable.filter((user) => !options.user || user.name === options.user);
+    const caller = users[0];
+    callers = usable;
+    lowest = caller?.name;
     await observeOperations(
       run,
       operations,
@@ -64,15 +70,38 @@ export async function scanExposure(
       observations,
       CONFIRMATION_RESERVE,
     );
+    if (!options.user)
+      await observeHigherRoles(
+        run,
+        factory,
+        operations,
+        usable,
+        caller,
+        observations,
+        stats,
+        CONFIRMATION_RESERVE,
+      );
   });
-  // What was seen before the budget ran out is judged all the same; confirmations use the reserve.
-  const facts = callerFacts(run, observations, caller?.name, caller ? isAdminLike(caller.role) : false);
-  for (const observed of observations)
+  // What was seen before the budget ran out is judged all the same, each answer for the user who got it;
+  // confirmations use the reserve.
+  // Anonymous reads are judged with the least privileged user's facts, as that user's own credentials.
+  const factsOf = new Map<string | undefined, CallerFacts>();
+  for (const observed of observations) {
+    const who = observed.user ?? lowest;
+    let facts = factsOf.get(who);
+    if (!facts) {
+      const caller = callers.find((user) => user.name === who);
+      facts = callerFacts(run, observations, who, caller ? isAdminLike(caller.role) : false);
+      factsOf.set(who, facts);
+    }
     found.push(
-      ...judgeObserved(observed, facts).filter(
-        (candidate) => candidate.discriminator === "password-hash" || !isDebugRoute(observed),
+      ...judgeObserved(observed, facts).filter((candidate) =>
+        observed.elevated
+          ? ELEVATED_KINDS.has(candidate.discriminator)
+          : candidate.discriminator === "password-hash" || !isDebugRoute(observed),
       ),
     );
+  }
   const confirmed = await confirmDisclosures(run, found, stats);
   found.splice(0, found.length, ...confirmed);
   return {

@@ -1,3 +1,5 @@
+import { isHtmlDocument, samePage } from "./same-page.ts";
+
 // "Same data returned = leak": two answers are compared by what they carry, never by status alone.
 
 const VOLATILE_KEY =
@@ -36,7 +38,7 @@ export function carriesData(json: unknown, text: string): boolean {
 /**
  * Whether `other` returns the data `reference` returned: a planted marker appears in it, or at least 80%
  * (and two or more) of the reference's distinctive JSON values appear at the same places, or the texts are
- * identical and substantial.
+ * identical and substantial, or two HTML pages show the same content (same-page.ts).
  */
 export function sameData(
   reference: { json: unknown; text: string },
@@ -56,7 +58,14 @@ export function sameData(
     return sameItems(reference.json, other.json);
   }
   const trimmed = reference.text.trim();
-  return trimmed.length >= 20 && trimmed === other.text.trim();
+  if (trimmed.length >= 20 && trimmed === other.text.trim()) return true;
+  return (
+    reference.json === undefined &&
+    other.json === undefined &&
+    isHtmlDocument(reference.text) &&
+    isHtmlDocument(other.text) &&
+    samePage(reference.text, other.text)
+  );
 }
 
 /** The items of a list answer: the body itself, or its one array-valued field. */
