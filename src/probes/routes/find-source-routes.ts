@@ -8,10 +8,12 @@ import { SERVER_PACKAGES } from "./javascript-bindings.ts";
 import { type JavaScriptScan, scanJavaScriptRoutes, withBodyEncoding } from "./javascript-routes.ts";
 import { scanPhpRoutes } from "./php-routes.ts";
 import { type PythonScan, scanPythonRoutes, startPythonRoutes } from "./python-routes.ts";
+import { scanRubyRoutes } from "./ruby-routes.ts";
 import { listSourceFiles, type SourceTree, type SourceTreeOptions } from "./source-tree.ts";
 
 // Routes and WebSocket endpoints a target declares in its source, from syntax trees of JavaScript,
-// TypeScript and Python files, and from line-based readers of Java/Kotlin (Spring), Go, PHP.
+// TypeScript and Python files, and from line-based readers of Java/Kotlin (Spring), Go, PHP and
+// Ruby (Rails, Sinatra).
 
 export interface SourceChannel {
   path: string;
@@ -24,7 +26,7 @@ export interface SourceScan {
   routes: Route[];
   channels: SourceChannel[];
   /** Files read, by language. */
-  files: { javascript: number; python: number; java: number; go: number; php: number };
+  files: { javascript: number; python: number; java: number; go: number; php: number; ruby: number };
   notes: string[];
 }
 
@@ -35,6 +37,7 @@ const PYTHON = new Set([".py"]);
 const JAVA = new Set([".java", ".kt"]);
 const GO = new Set([".go"]);
 const PHP = new Set([".php"]);
+const RUBY = new Set([".rb"]);
 
 export function scanSourceRoutes(root: string, options: SourceRouteOptions = {}): SourceScan {
   const trees = sourceTrees(root, options);
@@ -63,6 +66,7 @@ interface SourceTrees {
   java: SourceTree;
   go: SourceTree;
   php: SourceTree;
+  ruby: SourceTree;
 }
 
 function sourceTrees(root: string, options: SourceRouteOptions): SourceTrees {
@@ -73,6 +77,7 @@ function sourceTrees(root: string, options: SourceRouteOptions): SourceTrees {
     go: listSourceFiles(root, GO, { skipBrowserAssets: true, ...options }),
     // A plain PHP application serves its pages from `public/` or `www/`: that folder is the application.
     php: listSourceFiles(root, PHP, options),
+    ruby: listSourceFiles(root, RUBY, { skipBrowserAssets: true, ...options }),
   };
 }
 
@@ -89,6 +94,7 @@ function combine(
     ["Java/Kotlin", trees.java],
     ["Go", trees.go],
     ["PHP", trees.php],
+    ["Ruby", trees.ruby],
   ] as const) {
     if (tree.truncated)
       notes.push(`${language} files capped at ${tree.files.length}: some routes may be missing`);
@@ -103,6 +109,7 @@ function combine(
     ...scanJavaRoutes(root, trees.java.files),
     ...scanGoRoutes(root, trees.go.files),
     ...scanPhpRoutes(root, trees.php.files),
+    ...scanRubyRoutes(root, trees.ruby.files),
   ].sort((left, right) => left.file.localeCompare(right.file) || (left.line ?? 0) - (right.line ?? 0));
   const channels = dedupeChannels([...javascript.channels, ...python.channels]);
   return {
@@ -114,6 +121,7 @@ function combine(
       java: trees.java.files.length,
       go: trees.go.files.length,
       php: trees.php.files.length,
+      ruby: trees.ruby.files.length,
     },
     notes,
   };
