@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Route } from "../../map/system-map.ts";
 import { resolveContainerGraph } from "./container-graph.ts";
+import { scanDotnetRoutes } from "./dotnet-routes.ts";
 import { scanGoRoutes } from "./go-routes.ts";
 import { scanJavaRoutes } from "./java-routes.ts";
 import { SERVER_PACKAGES } from "./javascript-bindings.ts";
@@ -13,7 +14,7 @@ import { listSourceFiles, type SourceTree, type SourceTreeOptions } from "./sour
 
 // Routes and WebSocket endpoints a target declares in its source, from syntax trees of JavaScript,
 // TypeScript and Python files, and from line-based readers of Java/Kotlin (Spring), Go, PHP and
-// Ruby (Rails, Sinatra).
+// Ruby (Rails, Sinatra) and C# (ASP.NET Core).
 
 export interface SourceChannel {
   path: string;
@@ -26,7 +27,15 @@ export interface SourceScan {
   routes: Route[];
   channels: SourceChannel[];
   /** Files read, by language. */
-  files: { javascript: number; python: number; java: number; go: number; php: number; ruby: number };
+  files: {
+    javascript: number;
+    python: number;
+    java: number;
+    go: number;
+    php: number;
+    ruby: number;
+    dotnet: number;
+  };
   notes: string[];
 }
 
@@ -38,6 +47,7 @@ const JAVA = new Set([".java", ".kt"]);
 const GO = new Set([".go"]);
 const PHP = new Set([".php"]);
 const RUBY = new Set([".rb"]);
+const DOTNET = new Set([".cs"]);
 
 export function scanSourceRoutes(root: string, options: SourceRouteOptions = {}): SourceScan {
   const trees = sourceTrees(root, options);
@@ -67,6 +77,7 @@ interface SourceTrees {
   go: SourceTree;
   php: SourceTree;
   ruby: SourceTree;
+  dotnet: SourceTree;
 }
 
 function sourceTrees(root: string, options: SourceRouteOptions): SourceTrees {
@@ -78,6 +89,7 @@ function sourceTrees(root: string, options: SourceRouteOptions): SourceTrees {
     // A plain PHP application serves its pages from `public/` or `www/`: that folder is the application.
     php: listSourceFiles(root, PHP, options),
     ruby: listSourceFiles(root, RUBY, { skipBrowserAssets: true, ...options }),
+    dotnet: listSourceFiles(root, DOTNET, { skipBrowserAssets: true, ...options }),
   };
 }
 
@@ -95,6 +107,7 @@ function combine(
     ["Go", trees.go],
     ["PHP", trees.php],
     ["Ruby", trees.ruby],
+    ["C#", trees.dotnet],
   ] as const) {
     if (tree.truncated)
       notes.push(`${language} files capped at ${tree.files.length}: some routes may be missing`);
@@ -110,6 +123,7 @@ function combine(
     ...scanGoRoutes(root, trees.go.files),
     ...scanPhpRoutes(root, trees.php.files),
     ...scanRubyRoutes(root, trees.ruby.files),
+    ...scanDotnetRoutes(root, trees.dotnet.files),
   ].sort((left, right) => left.file.localeCompare(right.file) || (left.line ?? 0) - (right.line ?? 0));
   const channels = dedupeChannels([...javascript.channels, ...python.channels]);
   return {
@@ -122,6 +136,7 @@ function combine(
       go: trees.go.files.length,
       php: trees.php.files.length,
       ruby: trees.ruby.files.length,
+      dotnet: trees.dotnet.files.length,
     },
     notes,
   };
