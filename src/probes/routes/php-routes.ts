@@ -233,9 +233,13 @@ function isPage(masked: MaskedSource): boolean {
   const code = masked.code;
   if (/^\s*namespace\s+[\w\\]+\s*;/m.test(code)) return false;
   if (/\$_(?:GET|POST|REQUEST|FILES|COOKIE)\b|\bfilter_input\s*\(/.test(code)) return true;
+  if (/^\s*(?:abstract\s+|final\s+)?(?:class|interface|trait)\s+\w+/m.test(code)) return false;
   const html = code.replace(/<\?(?:php|=)?[\s\S]*?(?:\?>|$)/g, "").trim();
   if (html !== "") return true;
-  return /\b(?:echo|print|printf|header|readfile|json_encode)\b/.test(code);
+  // A page that builds its output through the application's helpers still starts from an include.
+  return /\b(?:echo|print|printf|header|readfile|json_encode|require|require_once|include|include_once)\b/.test(
+    code,
+  );
 }
 
 function pageRoutesOf(file: string, served: string, masked: MaskedSource): Route[] {
