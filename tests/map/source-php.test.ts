@@ -120,6 +120,30 @@ echo "Results for " . htmlspecialchars($term);
     expect(routeAt(routes, "POST /upload.php").request_body?.content_type).toBe("multipart/form-data");
   });
 
+  it("reads a page's includes as the page: their reads are its parameters, and they are no routes", () => {
+    const routes = scanSourceRoutes(
+      writeTree({
+        "index.php": "<?php echo 'home';\n",
+        "modules/lookup/index.php": `<?php
+$level = $_COOKIE['level'] ?? 'low';
+require_once __DIR__ . "/source/{$level}.php";
+echo $html;
+`,
+        "modules/lookup/source/low.php": "<?php\n$id = $_GET['id'];\n$html = lookup($id);\n",
+        "modules/lookup/source/high.php": "<?php\n$id = $_POST['id'];\n$html = lookup($id);\n",
+      }),
+    ).routes;
+    expect(signatures(routes)).toEqual([
+      "GET /index.php",
+      "GET /modules/lookup/index.php",
+      "POST /modules/lookup/index.php",
+    ]);
+    expect(parametersOf(routeAt(routes, "GET /modules/lookup/index.php"))).toEqual({
+      "query:id": { type: "string" },
+      "cookie:level": { type: "string" },
+    });
+  });
+
   it("finds the web root in public/ when the project keeps its pages there", () => {
     const routes = scanSourceRoutes(
       writeTree({

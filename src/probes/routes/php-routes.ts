@@ -213,19 +213,54 @@ function webRoot(files: readonly string[]): string {
 
 function pageRoutes(files: readonly string[], sources: ReadonlyMap<string, string>): Route[] {
   const base = webRoot(files);
+  const masked = new Map([...sources].map(([file, source]) => [file, new MaskedSource(source, PHP_SYNTAX)]));
+  const includes = new Map([...masked].map(([file, view]) => [file, includedFiles(view, files, file)]));
+  const included = new Set([...includes.values()].flat());
   const routes: Route[] = [];
   for (const file of files) {
-    if (!file.startsWith(base)) continue;
+    if (!file.startsWith(base) || included.has(file)) continue;
     const served = file.slice(base.length);
-    const parts = served.split("/");
-    const name = parts.pop() ?? "";
-    if (parts.some((part) => LIBRARY_FOLDERS.has(part.toLowerCase())) || LIBRARY_FILE.test(name)) continue;
-    const source = sources.get(file) ?? "";
-    const masked = new MaskedSource(source, PHP_SYNTAX);
-    if (!isPage(masked)) continue;
-    routes.push(...pageRoutesOf(file, `/${served}`, masked));
+    if (isLibrary(served)) continue;
+    const view = masked.get(file);
+    if (!view || !isPage(view)) continue;
+    // A page split into includes reads the request in them: their reads are the page's. A shared library
+    // (`includes/`, `*.inc.php`) reads for every page alike, so it says nothing about this one.
+    const own = (includes.get(file) ?? []).filter((other) => !isLibrary(other));
+    const views = [view, ...own.flatMap((other) => masked.get(other) ?? [])];
+    routes.push(...pageRoutesOf(file, `/${served}`, views));
   }
   return routes;
+}
+
+function isLibrary(file: string): boolean {
+  const parts = file.split("/");
+  const name = parts.pop() ?? "";
+  return parts.some((part) => LIBRARY_FOLDERS.has(part.toLowerCase())) || LIBRARY_FILE.test(name);
+}
+
+/**
+ * Files `file` includes: each `include`/`require` expression's literal parts, interpolations read as any
+ * name (`"source/{$level}.php"` matches every file in `source/`), matched against the end of each path.
+ */
+function includedFiles(masked: MaskedSource, files: readonly string[], file: string): string[] {
+  const found = new Set<string>();
+  for (const statement of masked.code.matchAll(/\b(?:include|require)(?:_once)?\b[^;]*;/g)) {
+    const literals = masked.stringsIn(statement.index, statement.index + statement[0].length);
+    const text = literals.join("");
+    if (!/\.php|\/|\$/.test(text) || text.replace(/\{?\$[^}/]*\}?/g, "").length < 4) continue;
+    const pattern = new RegExp(
+      `(?:^|/)${literals
+        .map((literal) =>
+          literal
+            .split(/\{\$[^}]*\}|\$[A-Za-z_]\w*/)
+            .map((piece) => piece.replace(/^(?:\.{0,2}\/)+/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+            .join("[^/]*"),
+        )
+        .join(".*")}${/\.php$/.test(text) ? "" : "[^/]*\\.php"}$`,
+    );
+    for (const candidate of files) if (candidate !== file && pattern.test(candidate)) found.add(candidate);
+  }
+  return [...found];
 }
 
 /** A page reads the request or writes a response; a library only declares classes, functions, settings. */
@@ -242,7 +277,7 @@ function isPage(masked: MaskedSource): boolean {
   );
 }
 
-function pageRoutesOf(file: string, served: string, masked: MaskedSource): Route[] {
+function pageRoutesOf(file: string, served: string, views: readonly MaskedSource[]): Route[] {
   const reads = {
     GET: new Set<string>(),
     POST: new Set<string>(),
@@ -250,22 +285,25 @@ function pageRoutesOf(file: string, served: string, masked: MaskedSource): Route
     COOKIE: new Set<string>(),
   };
   let files = false;
-  for (const match of masked.code.matchAll(/\$_(GET|POST|REQUEST|COOKIE|FILES)\s*\[\s*(?=['"])/g)) {
-    const name = masked.stringAt(match.index + match[0].length)?.value;
-    if (!name) continue;
-    if (match[1] === "FILES") files = true;
-    else reads[match[1] as keyof typeof reads].add(name);
+  let takesPost = false;
+  for (const masked of views) {
+    for (const match of masked.code.matchAll(/\$_(GET|POST|REQUEST|COOKIE|FILES)\s*\[\s*(?=['"])/g)) {
+      const name = masked.stringAt(match.index + match[0].length)?.value;
+      if (!name) continue;
+      if (match[1] === "FILES") files = true;
+      else reads[match[1] as keyof typeof reads].add(name);
+    }
+    for (const match of masked.code.matchAll(
+      /\bfilter_input\s*\(\s*INPUT_(GET|POST|COOKIE)\s*,\s*(?=['"])/g,
+    )) {
+      const name = masked.stringAt(match.index + match[0].length)?.value;
+      if (name) reads[match[1] as keyof typeof reads].add(name);
+    }
+    files ||= /\$_FILES\b/.test(masked.code);
+    takesPost ||=
+      /\$_POST\b/.test(masked.code) || /REQUEST_METHOD['"]\s*\]\s*[!=]==?\s*['"]POST/i.test(masked.text);
   }
-  for (const match of masked.code.matchAll(/\bfilter_input\s*\(\s*INPUT_(GET|POST|COOKIE)\s*,\s*(?=['"])/g)) {
-    const name = masked.stringAt(match.index + match[0].length)?.value;
-    if (name) reads[match[1] as keyof typeof reads].add(name);
-  }
-  files ||= /\$_FILES\b/.test(masked.code);
-  const takesPost =
-    reads.POST.size > 0 ||
-    files ||
-    /\$_POST\b/.test(masked.code) ||
-    /REQUEST_METHOD['"]\s*\]\s*[!=]==?\s*['"]POST/i.test(masked.text);
+  takesPost ||= reads.POST.size > 0 || files;
   const line = 1;
   const get = new RouteInputsBuilder();
   for (const name of [...reads.GET, ...reads.REQUEST]) get.parameter("query", name);
