@@ -35,7 +35,7 @@ export async function measureStaticInventory(
   const lines = listed.reduce((total, file) => total + countLines(path.join(root, file)), 0);
   return {
     root,
-    files: scan.files.javascript + scan.files.python,
+    files: Object.values(scan.files).reduce((sum, count) => sum + count, 0),
     lines,
     operations: operations.length,
     prefixed: operations.filter((operation) => operation.path.split("/").filter(Boolean).length > 2).length,

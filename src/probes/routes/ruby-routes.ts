@@ -1,0 +1,160 @@
+import type { Route } from "../../map/system-map.ts";
+import { joinPaths, normalizePathTemplate } from "./path-template.ts";
+import { MaskedSource, type SourceSyntax, textRoute, uniqueRoutes } from "./source-text.ts";
+import { readSource } from "./source-tree.ts";
+
+// Ruby routes, line by line. Rails `config/routes.rb`: verbs (`get '/x', to: 'c#a'`, `match … via:`),
+// `root`, `resources :items` (seven REST routes, `only:`/`except:`, nested blocks, `member`/`collection`),
+// singular `resource`, `namespace :api` and `scope '/v1'` prefixes. Sinatra apps: `get '/x' do`.
+
+const RUBY_SYNTAX: SourceSyntax = { lineComments: ["#"], blockComments: false, quotes: "\"'" };
+
+const VERB = /^(get|post|put|patch|delete|match)\s*\(?\s*(?:(['"])(.*?)\2|:(\w+))(.*)$/;
+
+/** Rails REST actions: name, method, path suffix, whether on the member. */
+const ACTIONS: Array<[string, string, string, boolean]> = [
+  ["index", "GET", "", false],
+  ["create", "POST", "", false],
+  ["new", "GET", "/new", false],
+  ["edit", "GET", "/edit", true],
+  ["show", "GET", "", true],
+  ["update", "PATCH", "", true],
+  ["update", "PUT", "", true],
+  ["destroy", "DELETE", "", true],
+];
+
+interface Scope {
+  /** Prefix for routes declared inside. */
+  prefix: string;
+  /** Inside `resources … do`: the member path, for `member do`; the collection path, for `collection do`. */
+  member?: string;
+  collection?: string;
+}
+
+export function scanRubyRoutes(root: string, files: readonly string[]): Route[] {
+  const routes: Route[] = [];
+  for (const file of files) {
+    const rails = /(?:^|\/)config\/routes(?:\.rb|\/[^/]+\.rb)$/.test(file);
+    const source = readSource(root, file);
+    if (source === undefined) continue;
+    const sinatra = !rails && /require\s+['"]sinatra|<\s*Sinatra::(?:Base|Application)/.test(source);
+    if (!rails && !sinatra) continue;
+    routes.push(...routesOf(file, new MaskedSource(source, RUBY_SYNTAX).text, rails ? "rails" : "sinatra"));
+  }
+  return uniqueRoutes(routes);
+}
+
+function routesOf(file: string, text: string, framework: string): Route[] {
+  const routes: Route[] = [];
+  const stack: Scope[] = [{ prefix: "" }];
+  const lines = text.split("\n");
+  lines.forEach((raw, index) => {
+    const line = raw.trim();
+    const scope = stack[stack.length - 1] as Scope;
+    const opens = /\bdo(?:\s*\|[^|]*\|)?$/.test(line);
+    const add = (method: string, path: string): void => {
+      routes.push(textRoute(method, rubyTemplate(path), file, index + 1, framework));
+    };
+    if (line === "end") {
+      if (stack.length > 1) stack.pop();
+      return;
+    }
+    const verb = VERB.exec(line);
+    if (verb) {
+      const rest = verb[5] ?? "";
+      const path = verb[3] ?? verb[4];
+      if (path !== undefined) {
+        const methods = verb[1] === "match" ? viaMethods(rest) : [(verb[1] ?? "").toUpperCase()];
+        for (const method of methods) add(method, joinPaths(scope.prefix, path));
+      }
+      if (opens) stack.push({ prefix: scope.prefix });
+      return;
+    }
+    if (/^root\b/.test(line)) {
+      add("GET", scope.prefix || "/");
+      return;
+    }
+    const namespace = /^namespace\s+:?['"]?([\w/]+)['"]?/.exec(line);
+    if (namespace && opens) {
+      stack.push({ prefix: joinPaths(scope.prefix, namespace[1] ?? "") });
+      return;
+    }
+    const scoped = /^scope\s*\(?\s*(?:path:\s*)?(['"])(.*?)\1/.exec(line);
+    if (scoped && opens) {
+      stack.push({ prefix: joinPaths(scope.prefix, (scoped[2] ?? "").replace(/\([^)]*\)/g, "")) });
+      return;
+    }
+    const resources = /^(resources|resource)\s+:(\w+)(.*)$/.exec(line);
+    if (resources) {
+      const plural = resources[1] === "resources";
+      const name = resources[2] ?? "";
+      const options = resources[3] ?? "";
+      const custom = /\bpath:\s*['"]([^'"]*)['"]/.exec(options)?.[1];
+      const collection = joinPaths(scope.prefix, custom ?? name);
+      const member = plural ? `${collection}/{id}` : collection;
+      const allowed = allowedActions(options);
+      for (const [action, method, suffix, onMember] of ACTIONS) {
+        if (!allowed(action) || (!plural && action === "index")) continue;
+        add(method, `${onMember ? member : collection}${suffix}`);
+      }
+      if (opens)
+        stack.push({
+          prefix: plural ? `${collection}/{${singular(name)}_id}` : collection,
+          member,
+          collection,
+        });
+      return;
+    }
+    if (/^member\s+do$/.test(line)) {
+      stack.push({ prefix: scope.member ?? scope.prefix });
+      return;
+    }
+    if (/^collection\s+do$/.test(line)) {
+      stack.push({ prefix: scope.collection ?? scope.prefix });
+      return;
+    }
+    // Any other block (`constraints … do`, `if`, `concern`) nests without a prefix; `end` pops it.
+    if (opens || /^(?:if|unless|case|while|def|class|module|begin)\b/.test(line))
+      stack.push({ prefix: scope.prefix });
+  });
+  return routes;
+}
+
+function viaMethods(options: string): string[] {
+  const via = /\bvia:\s*(\[[^\]]*\]|:\w+)/.exec(options)?.[1];
+  if (!via || /:all\b/.test(via)) return ["ALL"];
+  return [...via.matchAll(/:(\w+)/g)].map((match) => (match[1] ?? "").toUpperCase());
+}
+
+function allowedActions(options: string): (action: string) => boolean {
+  const only = /\bonly:\s*(\[[^\]]*\]|:\w+|%i\[[^\]]*\])/.exec(options)?.[1];
+  const except = /\bexcept:\s*(\[[^\]]*\]|:\w+|%i\[[^\]]*\])/.exec(options)?.[1];
+  const names = (list: string): Set<string> =>
+    new Set(
+      list.startsWith("%i")
+        ? list.slice(3, -1).split(/\s+/)
+        : [...list.matchAll(/:(\w+)/g)].map((m) => m[1] ?? ""),
+    );
+  if (only) {
+    const kept = names(only);
+    return (action) => kept.has(action);
+  }
+  if (except) {
+    const dropped = names(except);
+    return (action) => !dropped.has(action);
+  }
+  return () => true;
+}
+
+function singular(word: string): string {
+  if (word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (/(?:ss|us)$/.test(word)) return word;
+  return word.endsWith("s") ? word.slice(0, -1) : word;
+}
+
+function rubyTemplate(path: string): string {
+  return normalizePathTemplate(
+    path.replace(/\(\.:format\)$/, "").replace(/\*([A-Za-z_]\w*)/g, "{$1}"),
+    "colon",
+  );
+}
