@@ -1,3 +1,4 @@
+import type { AccountGuard } from "./account-guard.ts";
 import type { Semaphore } from "./concurrency.ts";
 import { connectionLossOf } from "./connection-loss.ts";
 import { isGraphqlRead } from "./graphql-read.ts";
@@ -73,6 +74,8 @@ export interface HttpClientOptions {
   writesAllowed: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Refuses a write that would change a profile user's own email, login or password (see account-guard.ts). */
+  guardAccount?: AccountGuard;
   /** The run's watch over the target's liveness: a target that dies is noticed, restarted or given up on. */
   liveness?: TargetLiveness;
   /** Reports a death this client's request was the first to notice (a finding and a run note). */
@@ -131,7 +134,9 @@ export class HttpClient {
       this.stats.skipped_writes += 1;
       throw new WriteNotAllowedError(`${method} ${spec.url} refused: ${reset}`);
     }
-    const refused = this.options.refuse?.(method, spec.url);
+    const refused =
+      this.options.refuse?.(method, spec.url) ??
+      (extra.signIn ? undefined : this.options.guardAccount?.(method, spec.url, spec.body, extra.user));
     if (refused) {
       this.stats.skipped_writes += 1;
       throw new WriteNotAllowedError(refused);

@@ -1,5 +1,6 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import type { ToolContext } from "../../tools/context.ts";
+import { accountGuard } from "./account-guard.ts";
 import { Semaphore } from "./concurrency.ts";
 import { reportTargetDeath } from "./crash-finding.ts";
 import { HttpClient, RequestBudget } from "./http-client.ts";
@@ -87,6 +88,7 @@ export function openHttpClient(
   const budget = new RequestBudget(options.maxRequests ?? parent.max, parent);
   return new HttpClient({
     refuse: excludedBy(target.profile?.api?.exclude),
+    guardAccount: accountGuard(target.profile),
     allowSignOut: profileEndpoints(target.profile?.auth?.allow_sign_out),
     limiter: runLimiter(context),
     budget,

@@ -1,0 +1,80 @@
+import type { TargetProfile } from "../../targets/profile-schema.ts";
+import { resolveSecret } from "../../targets/secrets.ts";
+
+// A probe signed in as a profile user may write to that user's own account (a profile form, `PATCH /me`):
+// those are operations like any other. But a body that changes the user's email, login name or password
+// overwrites what the probe did not create, and signs the user out of the rest of the run (every later
+// sign-in fails). Such a write is refused unless each identity field keeps the value the user already has.
+// Users the run registered itself are not profile users: their accounts are the probe's to change.
+
+const SELF_SEGMENT = /^(me|my|self|profile|profiles|account|accounts|settings|preferences|user)$/i;
+const AUTH_STEP =
+  /(sign-?in|log-?in|sign-?up|register|registration|forgot|reset|recover|log-?out|sign-?out|verify|confirm|activate|token|oauth|sessions?)$/i;
+const LOGIN_FIELD = /^(e-?mail|email_?address|user_?name|login|user_?id|handle)$/i;
+const PASSWORD_FIELD =
+  /^(new_?)?(password|passwd|pass_?word|pwd)(_?(confirm|confirmation|again|repeat|2))?$/i;
+const WRITE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** Why a write would change a profile user's own identity, or undefined when it keeps it. */
+export type AccountGuard = (
+  method: string,
+  url: string,
+  body: unknown,
+  user: string | undefined,
+) => string | undefined;
+
+export function accountGuard(profile: TargetProfile | undefined): AccountGuard | undefined {
+  const users = profile?.users ?? [];
+  if (users.length === 0) return undefined;
+  return (method, url, body, userName) => {
+    const user = users.find((candidate) => candidate.name === userName);
+    if (!user || !WRITE.has(method.toUpperCase()) || !isOwnAccount(url)) return undefined;
+    for (const [field, value] of fieldsOf(body)) {
+      const name = field.split(".").at(-1) ?? field;
+      if (LOGIN_FIELD.test(name) && value !== (user.username ?? value))
+        return `${method} ${new URL(url).pathname} refused: it would change ${field} of profile user "${user.name}" (a probe never changes an account it did not create)`;
+      if (PASSWORD_FIELD.test(name) && value !== currentPassword(user.password))
+        return `${method} ${new URL(url).pathname} refused: it would change the password of profile user "${user.name}" (a probe never changes an account it did not create)`;
+    }
+    return undefined;
+  };
+}
+
+/** A path about the caller's own account: a self word, no id, and not a sign-in or sign-up step. */
+function isOwnAccount(url: string): boolean {
+  const segments = new URL(url, "http://target.invalid").pathname.split("/").filter(Boolean);
+  if (segments.length === 0 || AUTH_STEP.test(segments.at(-1) ?? "")) return false;
+  if (segments.some((segment) => /^\d+$|^[0-9a-f-]{16,}$/i.test(segment))) return false;
+  return segments.some((segment) => SELF_SEGMENT.test(segment));
+}
+
+function currentPassword(reference: string | undefined): string | undefined {
+  if (!reference) return undefined;
+  try {
+    return resolveSecret(reference);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The scalar fields of a JSON or form-encoded body, by dotted name. */
+function fieldsOf(body: unknown): Array<[string, string]> {
+  if (typeof body !== "string" || body.length === 0) return [];
+  const trimmed = body.trim();
+  if (trimmed.startsWith("{")) {
+    try {
+      return flatten(JSON.parse(trimmed), "");
+    } catch {
+      return [];
+    }
+  }
+  if (!trimmed.includes("=")) return [];
+  return [...new URLSearchParams(trimmed)];
+}
+
+function flatten(value: unknown, prefix: string): Array<[string, string]> {
+  if (value === null || typeof value !== "object") return prefix ? [[prefix, String(value)]] : [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, inner]) =>
+    flatten(inner, prefix ? `${prefix}.${key}` : key),
+  );
+}

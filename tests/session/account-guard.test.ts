@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { accountGuard } from "../../src/probes/http/account-guard.ts";
+import type { TargetProfile } from "../../src/targets/profile-schema.ts";
+
+const profile = {
+  users: [
+    { name: "paula", role: "member", username: "paula@mail.test", password: "secret_ref:GUARD_TEST_PAULA" },
+  ],
+} as unknown as TargetProfile;
+process.env.GUARD_TEST_PAULA = "Current-Pass-1";
+const guard = accountGuard(profile)!;
+const base = "http://app.test";
+
+describe("account guard", () => {
+  it("refuses a profile user's own-account write that changes their email or password", () => {
+    expect(guard("POST", `${base}/my/profile`, "email=qaas-1%40example.test&phone=1", "paula")).toMatch(
+      /would change email of profile user "paula"/,
+    );
+    expect(guard("PATCH", `${base}/api/me`, JSON.stringify({ user: { username: "x" } }), "paula")).toMatch(
+      /would change user\.username/,
+    );
+    expect(guard("POST", `${base}/account/settings`, "new_password=qaas", "paula")).toMatch(
+      /password of profile user/,
+    );
+  });
+
+  it("lets through writes that keep the identity, other paths, sign-in steps and users the run made", () => {
+    expect(
+      guard("POST", `${base}/my/profile`, "email=paula%40mail.test&phone=%3Cscript%3E", "paula"),
+    ).toBeUndefined();
+    expect(
+      guard("POST", `${base}/account/settings`, "password=Current-Pass-1&theme=dark", "paula"),
+    ).toBeUndefined();
+    expect(guard("POST", `${base}/admin/staff`, "email=new%40clinic.test", "paula")).toBeUndefined();
+    expect(
+      guard("POST", `${base}/api/users/17`, JSON.stringify({ email: "x@y.z" }), "paula"),
+    ).toBeUndefined();
+    expect(guard("POST", `${base}/account/register`, "email=x%40y.z&password=p", "paula")).toBeUndefined();
+    expect(guard("POST", `${base}/account/password-reset`, "email=x%40y.z", "paula")).toBeUndefined();
+    expect(guard("POST", `${base}/my/profile`, "email=x%40y.z", "run-account-1")).toBeUndefined();
+    expect(guard("GET", `${base}/my/profile?email=x`, undefined, "paula")).toBeUndefined();
+  });
+
+  it("guards nothing when the profile has no users", () => {
+    expect(accountGuard({ users: [] } as unknown as TargetProfile)).toBeUndefined();
+  });
+});
