@@ -41,6 +41,16 @@ describe("account guard", () => {
     expect(guard("GET", `${base}/my/profile?email=x`, undefined, "paula")).toBeUndefined();
   });
 
+  it("leaves an email field alone beside a plain username, whose current email the profile does not know", () => {
+    const plain = accountGuard({
+      users: [{ name: "al", role: "member", username: "alice" }],
+    } as unknown as TargetProfile)!;
+    expect(plain("POST", `${base}/my/profile`, "email=alice%40corpus.test&bio=x", "al")).toBeUndefined();
+    expect(plain("POST", `${base}/my/profile`, "username=qaas-1&bio=x", "al")).toMatch(
+      /would change username/,
+    );
+  });
+
   it("guards nothing when the profile has no users", () => {
     expect(accountGuard({ users: [] } as unknown as TargetProfile)).toBeUndefined();
   });

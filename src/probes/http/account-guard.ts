@@ -10,7 +10,8 @@ import { resolveSecret } from "../../targets/secrets.ts";
 const SELF_SEGMENT = /^(me|my|self|profile|profiles|account|accounts|settings|preferences|user)$/i;
 const AUTH_STEP =
   /(sign-?in|log-?in|sign-?up|register|registration|forgot|reset|recover|log-?out|sign-?out|verify|confirm|activate|token|oauth|sessions?)$/i;
-const LOGIN_FIELD = /^(e-?mail|email_?address|user_?name|login|user_?id|handle)$/i;
+const EMAIL_FIELD = /^(e-?mail|email_?address)$/i;
+const LOGIN_FIELD = /^(user_?name|login|handle)$/i;
 const PASSWORD_FIELD =
   /^(new_?)?(password|passwd|pass_?word|pwd)(_?(confirm|confirmation|again|repeat|2))?$/i;
 const WRITE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -29,9 +30,13 @@ export function accountGuard(profile: TargetProfile | undefined): AccountGuard |
   return (method, url, body, userName) => {
     const user = users.find((candidate) => candidate.name === userName);
     if (!user || !WRITE.has(method.toUpperCase()) || !isOwnAccount(url)) return undefined;
+    // The username is what the user signs in with: a field of its kind must keep it. An email field beside
+    // a plain username holds a value the profile does not know, so it cannot be judged here.
+    const signsInWithEmail = user.username?.includes("@") ?? false;
     for (const [field, value] of fieldsOf(body)) {
       const name = field.split(".").at(-1) ?? field;
-      if (LOGIN_FIELD.test(name) && value !== (user.username ?? value))
+      const identity = LOGIN_FIELD.test(name) || (signsInWithEmail && EMAIL_FIELD.test(name));
+      if (identity && user.username !== undefined && value !== user.username)
         return `${method} ${new URL(url).pathname} refused: it would change ${field} of profile user "${user.name}" (a probe never changes an account it did not create)`;
       if (PASSWORD_FIELD.test(name) && value !== currentPassword(user.password))
         return `${method} ${new URL(url).pathname} refused: it would change the password of profile user "${user.name}" (a probe never changes an account it did not create)`;
