@@ -69,7 +69,8 @@ async function probe(tool: string, map: SystemMap): Promise<string[]> {
   lastRelated = [];
   for (const candidate of candidates) {
     const draft = EnvelopeDraftSchema.parse(candidate);
-    for (const related of draft.location.related ?? []) lastRelated.push(`${draft.location.value} + ${related.value}`);
+    for (const related of draft.location.related ?? [])
+      lastRelated.push(`${draft.location.value} + ${related.value}`);
   }
   return summarize(candidates);
 }
