@@ -3,11 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
-import {
-  checkVerboseErrors,
-  decodeCharacterReferences,
-  provokingValues,
-} from "../../src/probes/auditor/misconfig-errors.ts";
+import { decodeCharacterReferences } from "../../src/probes/auditor/exposure-errors.ts";
+import { checkVerboseErrors, provokingValues } from "../../src/probes/auditor/misconfig-errors.ts";
 import { openProbeRun, usableUsers } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 

@@ -107,16 +107,25 @@ const ENTITIES: Record<string, string> = {
   "&lt;": "<",
   "&gt;": ">",
   "&quot;": '"',
-  "&#39;": "'",
-  "&#x27;": "'",
   "&amp;": "&",
 };
 
-/** Error pages escape their traces (`&nbsp;&nbsp;at fn (&lt;anonymous&gt;)`); read them as text. */
+/**
+ * Error pages escape their traces (`&nbsp;&nbsp;at fn (&lt;anonymous&gt;)`, Jinja's `File &#34;app.py&#34;`);
+ * read them as text.
+ */
 export function unescapeHtml(text: string): string {
-  return text
-    .replace(/&(?:nbsp|lt|gt|quot|amp|#39|#x27);/g, (entity) => ENTITIES[entity] ?? entity)
+  return decodeCharacterReferences(text)
+    .replace(/&(?:nbsp|lt|gt|quot|amp);/g, (entity) => ENTITIES[entity] ?? entity)
     .replace(/<br\s*\/?>/gi, "\n");
+}
+
+/** Numeric character references decoded: template engines escape quotes as `&#34;` or `&#x22;`. */
+export function decodeCharacterReferences(body: string): string {
+  return body.replace(/&#(x[0-9a-f]{1,6}|\d{1,7});/gi, (whole, code: string) => {
+    const point = code[0] === "x" || code[0] === "X" ? Number.parseInt(code.slice(1), 16) : Number(code);
+    return point > 0 && point <= 0x10ffff ? String.fromCodePoint(point) : whole;
+  });
 }
 
 /** The text of an answer as a reader sees it: a JSON body's strings with their newlines, else the body. */
@@ -141,7 +150,9 @@ export function readableText(body: string, json: unknown): string {
 export function disclosuresIn(body: string, json?: unknown): Disclosure[] {
   const whole = readableText(body, json);
   const text = whole.length > 200_000 ? whole.slice(0, 200_000) : whole;
-  const readable = /&(?:nbsp|lt|gt|quot|#39);|<br/i.test(text) ? `${text}\n${unescapeHtml(text)}` : text;
+  const readable = /&(?:nbsp|lt|gt|quot|#x?[0-9a-f]+);|<br/i.test(text)
+    ? `${text}\n${unescapeHtml(text)}`
+    : text;
   const found: Disclosure[] = [];
   for (const signature of SIGNATURES) {
     if (found.some((known) => known.kind === signature.kind)) continue;

@@ -71,20 +71,9 @@ function queryParameters(run: ProbeRun, operation: Operation): Parameter[] {
 function traceIn(exchange: HttpExchange | undefined): Disclosure | undefined {
   const response = exchange?.response;
   if (!response || response.status < 400) return undefined;
-  return disclosuresIn(decodeCharacterReferences(response.body), response.json)
+  return disclosuresIn(response.body, response.json)
     .filter((disclosure) => disclosure.kind !== "sql-text")
     .sort((a, b) => Number(b.kind === "debug-page") - Number(a.kind === "debug-page"))[0];
-}
-
-/**
- * The body with numeric character references decoded: template engines escape a trace's quotes as `&#34;`
- * or `&#x22;` (Jinja, Go's html/template), and a frame reads `File "app.py", line 3` only once decoded.
- */
-export function decodeCharacterReferences(body: string): string {
-  return body.replace(/&#(x[0-9a-f]{1,6}|\d{1,7});/gi, (whole, code: string) => {
-    const point = code[0] === "x" || code[0] === "X" ? Number.parseInt(code.slice(1), 16) : Number(code);
-    return point > 0 && point <= 0x10ffff ? String.fromCodePoint(point) : whole;
-  });
 }
 
 /** The users to try, those the map says may call the operation first, least privileged first. */
