@@ -55,7 +55,7 @@ export async function checkQueryDepth(
     if (!second) return undefined;
     return depthFinding(run, endpoint, path, depth, [first, second]);
   }
-  return checkDepthOnEmptyRoot(run, endpoint, send);
+  return checkDepthOnEmptyRoot(run, endpoint, endpoint.schema, send);
 }
 
 /**
@@ -66,10 +66,10 @@ export async function checkQueryDepth(
 async function checkDepthOnEmptyRoot(
   run: ProbeRun,
   endpoint: GraphqlEndpoint,
+  schema: IntrospectionSchema,
   send: ReturnType<typeof sendFor>,
 ): Promise<EnvelopeDraft | undefined> {
-  if (!endpoint.schema) return undefined;
-  for (const { path, argument } of idRootedPaths(endpoint.schema).slice(0, CANDIDATE_ROOTS)) {
+  for (const { path, argument } of idRootedPaths(schema).slice(0, CANDIDATE_ROOTS)) {
     const rootArguments = `(${argument.name}: ${namedTypeOf(argument.type) === "ID" ? `"${MISSING_ID}"` : MISSING_ID})`;
     const asked: GraphqlAsked[] = [];
     for (const depth of [FIRST_DEPTH, MAX_CONFIRM_DEPTH]) {
@@ -82,7 +82,9 @@ async function checkDepthOnEmptyRoot(
       if (!answer || !isEmptyRoot(answer.answer?.data, path.root.name)) break;
       asked.push(answer);
     }
-    if (asked.length === 2) return depthFinding(run, endpoint, path, MAX_CONFIRM_DEPTH, asked, rootArguments);
+    const [first, second] = asked;
+    if (first && second)
+      return depthFinding(run, endpoint, path, MAX_CONFIRM_DEPTH, [first, second], rootArguments);
   }
   return undefined;
 }
@@ -92,7 +94,7 @@ function depthFinding(
   endpoint: GraphqlEndpoint,
   path: CircularPath,
   depth: number,
-  [first, second]: GraphqlAsked[],
+  [first, second]: [GraphqlAsked, GraphqlAsked],
   rootArguments?: string,
 ): EnvelopeDraft {
   const chain = fieldChain(path, depth).join(" → ");
@@ -111,12 +113,12 @@ function depthFinding(
     confidence: 0.8,
     discriminator: "graphql-depth",
     exchanges: [
-      { label: `depth-${FIRST_DEPTH}`, exchange: first!.exchange },
-      { label: `depth-${depth}`, exchange: second!.exchange },
+      { label: `depth-${FIRST_DEPTH}`, exchange: first.exchange },
+      { label: `depth-${depth}`, exchange: second.exchange },
     ],
     repro: {
       title: `GraphQL endpoint ${endpoint.path} refuses a circular query ${depth} levels deep`,
-      steps: [stepOf("deep", second!.exchange)],
+      steps: [stepOf("deep", second.exchange)],
       assertions: [
         {
           kind: "json_has",

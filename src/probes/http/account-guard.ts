@@ -20,7 +20,7 @@ const WRITE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 export type AccountGuard = (
   method: string,
   url: string,
-  body: unknown,
+  body: string | undefined,
   user: string | undefined,
 ) => string | undefined;
 
@@ -63,8 +63,8 @@ function currentPassword(reference: string | undefined): string | undefined {
 }
 
 /** The scalar fields of a JSON or form-encoded body, by dotted name. */
-function fieldsOf(body: unknown): Array<[string, string]> {
-  if (typeof body !== "string" || body.length === 0) return [];
+function fieldsOf(body: string | undefined): Array<[string, string]> {
+  if (!body) return [];
   const trimmed = body.trim();
   if (trimmed.startsWith("{")) {
     try {
