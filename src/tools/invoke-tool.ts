@@ -65,8 +65,20 @@ export async function invokeTool(
       ok: result.ok,
       duration_ms: Date.now() - started,
       ...(result.ok ? {} : { error: result.error }),
+      ...probeStatsOf(result),
     },
     agent,
   );
   return result;
+}
+
+/**
+ * A probe's own counts (requests by status, skipped writes, operations paced as slow, its notes) go into
+ * the ledger beside the call, so "why did this probe find nothing in this run" can be answered afterwards.
+ */
+function probeStatsOf(result: ToolResult): { stats?: unknown } {
+  const holder = result.ok ? result.data : result.details;
+  if (holder === null || typeof holder !== "object" || !("stats" in holder)) return {};
+  const stats = holder.stats;
+  return stats !== null && typeof stats === "object" ? { stats } : {};
 }
