@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import type { Operation, SystemMap } from "../../src/map/system-map.ts";
-import { checkCsrf } from "../../src/probes/auth/check-csrf.ts";
+import { byForgeryValue, checkCsrf } from "../../src/probes/auth/check-csrf.ts";
 import { openProbeRun, usableUsers } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor, undocumented } from "../fixtures/probe-harness.ts";
 import type { CsrfApp } from "./csrf-app.ts";
@@ -148,5 +148,24 @@ describe("check_authentication: cross-site request forgery judged by effect", ()
     const { candidates, stats } = await check(app, "header:Authorization");
     expect(candidates).toEqual([]);
     expect(stats.session).toBe("header");
+  });
+});
+
+describe("the order forgeries are tried in", () => {
+  it("puts posts a page's form makes first and searches or sign-ins after the writes of each kind", () => {
+    const order = byForgeryValue([
+      undocumented("POST", "/api/things/search"),
+      undocumented("POST", "/api/things"),
+      formAction("/account/session"),
+      undocumented("POST", "/api/notes"),
+      formAction("/account/nickname"),
+    ]).map((operation) => operation.path);
+    expect(order).toEqual([
+      "/account/nickname",
+      "/account/session",
+      "/api/things",
+      "/api/notes",
+      "/api/things/search",
+    ]);
   });
 });

@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SystemMapSchema } from "../../src/map/system-map.ts";
 import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
@@ -87,22 +89,40 @@ describe("map_pages", () => {
     });
   });
 
-  it("answers a skip, not an error, for a target without a UI", async () => {
-    const context = fakeRunContext({
-      target: {
-        ...target({ name: "api-only", environment: { mode: "external", base_url: shop.baseUrl } }),
-        profile: TargetProfileSchema.parse({
-          name: "api-only",
-          source: {},
-          environment: { mode: "external", base_url: shop.baseUrl },
-        }),
-      },
+  it("crawls from the site root when the profile has no ui section, and an API-only root costs no error", async () => {
+    const withoutUi = (baseUrl: string) =>
+      fakeRunContext({
+        target: {
+          ...target({ name: "no-ui", environment: { mode: "external", base_url: baseUrl } }),
+          profile: TargetProfileSchema.parse({
+            name: "no-ui",
+            source: {},
+            environment: { mode: "external", base_url: baseUrl },
+          }),
+        },
+      });
+    const served = await callTool(tool("map_pages"), { roles: ["anonymous"] }, withoutUi(shop.baseUrl));
+    expect(served).toMatchObject({ ok: true, data: { pages: expect.any(Number) } });
+    expect((served as { data: { pages: number } }).data.pages).toBeGreaterThan(1);
+
+    const api = http.createServer((_request, response) => {
+      response.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
     });
-    const result = await callTool(tool("map_pages"), {}, context);
-    expect(result).toEqual({
-      ok: true,
-      data: { skipped: true, reason: "the profile has no ui section: pages not crawled" },
-    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = api.address() as AddressInfo;
+      const apiOnly = await callTool(
+        tool("map_pages"),
+        { roles: ["anonymous"] },
+        withoutUi(`http://127.0.0.1:${port}`),
+      );
+      expect(apiOnly).toMatchObject({
+        ok: true,
+        data: { by_status: { "404": 1 }, operations: { forms: 0, links: 0 } },
+      });
+    } finally {
+      api.close();
+    }
   });
 });
 

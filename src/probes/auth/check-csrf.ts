@@ -23,7 +23,9 @@ import { forge, forgeable, forgeryShapes, templateFromBody, templateFromForm } f
 // cookies must change nothing (else the flaw is missing authentication, not CSRF). A record the forged
 // request changed is put back afterwards through the application's own form.
 
-const MAX_OPERATIONS = 25;
+const MAX_OPERATIONS = 40;
+/** Posts that read or sign in rather than change stored state: tried last, since a forgery there shows nothing. */
+const READ_OR_SIGN_IN_WORDS = /search|query|find|lookup|filter|preview|session|log-?in|sign-?in|password|reset|token|verify/i;
 
 export interface CsrfStats {
   session: "cookie" | "header" | "none";
@@ -54,13 +56,26 @@ export async function checkCsrf(
     return { candidates: [], stats };
   }
   const candidates: EnvelopeDraft[] = [];
-  for (const operation of operations.filter(forgeable).slice(0, MAX_OPERATIONS)) {
+  for (const operation of byForgeryValue(operations.filter(forgeable)).slice(0, MAX_OPERATIONS)) {
     const verdict = await probeOperation(run, user.name, operation);
     stats.forged[operationKey(operation)] = verdict.outcome;
     if (verdict.outcome !== "not judged") stats.operations_tried += 1;
     if (verdict.finding) candidates.push(verdict.finding);
   }
   return { candidates, stats };
+}
+
+/**
+ * What a forger would copy first: posts a page's form makes (what a browser really sends with the cookie),
+ * then the rest; posts that search or sign in after those that change data. Stable within each rank.
+ */
+export function byForgeryValue(operations: readonly Operation[]): Operation[] {
+  const rank = (operation: Operation) =>
+    (operation.form ? 0 : 2) + (READ_OR_SIGN_IN_WORDS.test(operation.path) ? 1 : 0);
+  return operations
+    .map((operation, index) => ({ operation, index }))
+    .sort((a, b) => rank(a.operation) - rank(b.operation) || a.index - b.index)
+    .map(({ operation }) => operation);
 }
 
 interface Verdict {

@@ -63,10 +63,10 @@ export async function runMapPages(
   context: ToolContext,
 ): Promise<ToolResult> {
   const target = probeTargetOf(context);
-  const entry = input.entry ?? context.target?.profile.ui?.entry;
+  // A profile without a ui section still gets its root crawled: server-rendered forms are what many apps
+  // serve, and users rarely think to declare them; an API-only root answers no page and costs one request.
+  const entry = input.entry ?? context.target?.profile.ui?.entry ?? "/";
   if (typeof target === "string") return skipped(context, "pages", notLive("pages not crawled"));
-  if (entry === undefined)
-    return skipped(context, "pages", "the profile has no ui section: pages not crawled");
   try {
     const { roles, users } = webRoles(context, target, input.roles);
     const { fetcher } = webFetcher(context, target, (input.max_pages ?? 50) * roles.length + 20);
@@ -225,7 +225,7 @@ const mapPages = defineTool({
   name: "map_pages",
   server: "map",
   description:
-    "Crawl the live target's HTML pages from its UI entry (profile ui.entry, or `entry`) as anonymous and as one signed-in user per profile role, same origin only, never following sign-out or delete links and never submitting forms. Every form (fields with types, constraints, CSRF field) and link (query parameters) becomes an operation offered to the roles that saw it. Answers counts per role and examples.",
+    "Crawl the live target's HTML pages from its UI entry (`entry`, else profile ui.entry, else the site root) as anonymous and as one signed-in user per profile role, same origin only, never following sign-out or delete links and never submitting forms. Every form (fields with types, constraints, CSRF field) and link (query parameters) becomes an operation offered to the roles that saw it. Answers counts per role and examples.",
   input: MapPagesInput,
   actions: (input, context) => entryActions(context, input.entry),
   run: runMapPages,
