@@ -96,4 +96,29 @@ describe("crawlPages", () => {
     const pages = await crawlPages(baseUrl, "/", { maxPages: 2 });
     expect(pages.map((page) => page.path)).toEqual(["/", "/about"]);
   });
+
+  it("spends the page allowance on HTML pages, not on the JSON answers links lead to", async () => {
+    const api = http.createServer((request, response) => {
+      if (request.url === "/") {
+        const links = [..."abcdef"].map((name) => `/api/${name}`).concat("/overview").map((href) => `<a href="${href}">x</a>`);
+        response.writeHead(200, { "content-type": "text/html" }).end(`<title>Index</title>${links.join("")}`);
+      } else if (request.url === "/overview") {
+        response.writeHead(200, { "content-type": "text/html" }).end("<title>Overview</title>");
+      } else {
+        response.writeHead(200, { "content-type": "application/json" }).end("[]");
+      }
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    try {
+      const root = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+      const pages = await crawlPages(root, "/", { maxPages: 3 });
+      expect(pages.map((page) => page.path).at(-1)).toBe("/overview");
+      expect(pages).toHaveLength(8);
+      // Every answer still counts toward a ceiling (three per page allowed), so a link-heavy index ends.
+      const tight = await crawlPages(root, "/", { maxPages: 2 });
+      expect(tight.map((page) => page.path)).toEqual(["/", "/api/a", "/api/b", "/api/c", "/api/d", "/api/e"]);
+    } finally {
+      api.close();
+    }
+  });
 });

@@ -13,7 +13,7 @@ import { get, isHtmlAnswer, locationOf, mappedGetPaths } from "./misconfig-suppo
 // Headers are set in one place per page family, so pages that lack the same set are one finding: at the
 // entry page when it is among them, with the others as related places.
 
-const MAX_PAGES = 40;
+const MAX_PAGES = 80;
 const MAX_RELATED = 10;
 
 export function missingHeaders(exchange: HttpExchange, https: boolean): string[] {
@@ -44,7 +44,7 @@ export async function checkSecurityHeaders(
   const https = run.target.baseUrl.startsWith("https:");
   const targets: MappedPath[] = [
     { path: entry },
-    ...mappedGetPaths(run).filter((target) => target.path !== entry),
+    ...byPageLikelihood(run, mappedGetPaths(run)).filter((target) => target.path !== entry),
   ].slice(0, MAX_PAGES);
   const pages: Page[] = [];
   await mapConcurrent(targets, 6, async (target) => {
@@ -63,6 +63,16 @@ export async function checkSecurityHeaders(
     families.set(key, [...(families.get(key) ?? []), page]);
   }
   return [...families.values()].map((family) => findingOf(run, family, pages.length));
+}
+
+/** Paths the crawl saw answer as HTML (a title, a form) first: the headers matter on pages, not on JSON. */
+function byPageLikelihood(run: ProbeRun, targets: MappedPath[]): MappedPath[] {
+  const html = new Set(
+    run.map.pages
+      .filter((page) => page.title !== undefined || page.forms.length > 0)
+      .map((page) => page.path.split(/[?#]/)[0]),
+  );
+  return [...targets].sort((a, b) => Number(html.has(b.path)) - Number(html.has(a.path)));
 }
 
 function findingOf(run: ProbeRun, family: Page[], htmlPages: number): EnvelopeDraft {

@@ -118,7 +118,11 @@ export async function probeXss(
     if (planted.length === 0) return;
     const pages = pagesToCheck(
       run,
-      planted.map((entry) => entry.resourceId).filter((id): id is string => id !== undefined),
+      planted.flatMap((entry) =>
+        entry.resourceId === undefined
+          ? []
+          : [{ id: entry.resourceId, createdAt: toTemplateForm(entry.point.operation.path) }],
+      ),
       options.max_pages ?? 80,
     );
     const visits = pageVisits(pages, users, planted);
@@ -174,7 +178,7 @@ interface PageToCheck {
  * HTML routes without a document entry filled with the new resources' ids first (where a saved record is
  * shown), then the other such routes and the crawled pages.
  */
-function pagesToCheck(run: ProbeRun, ids: string[], limit: number): PageToCheck[] {
+function pagesToCheck(run: ProbeRun, created: readonly CreatedRecord[], limit: number): PageToCheck[] {
   const withIds = new Map<string, PageToCheck>();
   const others = new Map<string, PageToCheck>();
   for (const operation of run.map.operations) {
@@ -185,7 +189,7 @@ function pagesToCheck(run: ProbeRun, ids: string[], limit: number): PageToCheck[
       const path = toTemplateForm(operation.path);
       others.set(path, { path, operation, roles });
     } else if (names.length === 1)
-      for (const id of ids.slice(0, 10)) {
+      for (const id of idsFor(toTemplateForm(operation.path), created)) {
         const path = fillPath(toTemplateForm(operation.path), { [names[0]!]: id });
         withIds.set(path, { path, operation, roles, created: true });
       }
@@ -194,6 +198,26 @@ function pagesToCheck(run: ProbeRun, ids: string[], limit: number): PageToCheck[
     if (!withIds.has(page.path) && !others.has(page.path))
       others.set(page.path, { path: page.path, operation: undefined, roles: page.roles ?? [] });
   return [...withIds.values(), ...others.values()].slice(0, limit);
+}
+
+interface CreatedRecord {
+  id: string;
+  /** The path of the operation that created it. */
+  createdAt: string;
+}
+
+const IDS_PER_ROUTE = 10;
+
+/**
+ * The ids worth putting in a page route: those created under the route's own collection first (a record
+ * posted to `/x/things` is shown at `/x/things/{id}/page`), then the others, ten in all.
+ */
+export function idsFor(route: string, created: readonly CreatedRecord[]): string[] {
+  const collection = route.slice(0, route.indexOf("{")).replace(/\/+$/, "");
+  const own = created.filter(
+    (record) => collection !== "" && record.createdAt.replace(/\/+$/, "") === collection,
+  );
+  return [...new Set([...own, ...created].map((record) => record.id))].slice(0, IDS_PER_ROUTE);
 }
 
 /**

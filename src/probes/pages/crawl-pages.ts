@@ -55,6 +55,8 @@ export interface CrawlResult {
   roles: RoleCrawl[];
 }
 
+/** How many answers of any kind a role's crawl may read per HTML page it is allowed. */
+export const ANSWERS_PER_PAGE = 3;
 const ACCEPT_HTML = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5";
 
 export async function crawlAsRoles(
@@ -121,8 +123,11 @@ async function crawlRole(
     queue.push(path);
   };
 
+  // Links often lead to JSON or files as well as pages: only HTML pages use up the page allowance, with a
+  // ceiling on every answer so a link-heavy index cannot run the crawl on.
+  let htmlPages = 0;
   while (queue.length > 0) {
-    if (pages.length >= maxPages) {
+    if (htmlPages >= maxPages || pages.length >= maxPages * ANSWERS_PER_PAGE) {
       summary.stopped = "max_pages";
       break;
     }
@@ -187,6 +192,7 @@ async function crawlRole(
       continue;
     }
     if (!/html/i.test(response.headers["content-type"] ?? "")) continue;
+    htmlPages += 1;
     const parsed = parsePage(response.body, url, origin);
     if (parsed.title !== undefined) page.title = parsed.title;
     page.links = parsed.links;

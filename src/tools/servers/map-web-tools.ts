@@ -9,6 +9,7 @@ import {
   ANONYMOUS,
   type CrawledPage,
   type CrawlResult,
+  ANSWERS_PER_PAGE,
   crawlAsRoles,
 } from "../../probes/pages/crawl-pages.ts";
 import { candidatesFromPages } from "../../probes/pages/page-candidates.ts";
@@ -69,7 +70,11 @@ export async function runMapPages(
   if (typeof target === "string") return skipped(context, "pages", notLive("pages not crawled"));
   try {
     const { roles, users } = webRoles(context, target, input.roles);
-    const { fetcher } = webFetcher(context, target, (input.max_pages ?? 50) * roles.length + 20);
+    const { fetcher } = webFetcher(
+      context,
+      target,
+      (input.max_pages ?? 50) * ANSWERS_PER_PAGE * roles.length + 20,
+    );
     const crawl = await crawlAsRoles(target.baseUrl, entry, roles, {
       maxPagesPerRole: input.max_pages,
       maxTotalMs: (input.max_seconds ?? 120) * 1000,
