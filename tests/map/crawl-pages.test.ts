@@ -100,7 +100,10 @@ describe("crawlPages", () => {
   it("spends the page allowance on HTML pages, not on the JSON answers links lead to", async () => {
     const api = http.createServer((request, response) => {
       if (request.url === "/") {
-        const links = [..."abcdef"].map((name) => `/api/${name}`).concat("/overview").map((href) => `<a href="${href}">x</a>`);
+        const links = [..."abcdef"]
+          .map((name) => `/api/${name}`)
+          .concat("/overview")
+          .map((href) => `<a href="${href}">x</a>`);
         response.writeHead(200, { "content-type": "text/html" }).end(`<title>Index</title>${links.join("")}`);
       } else if (request.url === "/overview") {
         response.writeHead(200, { "content-type": "text/html" }).end("<title>Overview</title>");

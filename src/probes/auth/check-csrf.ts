@@ -25,7 +25,8 @@ import { forge, forgeable, forgeryShapes, templateFromBody, templateFromForm } f
 
 const MAX_OPERATIONS = 40;
 /** Posts that read or sign in rather than change stored state: tried last, since a forgery there shows nothing. */
-const READ_OR_SIGN_IN_WORDS = /search|query|find|lookup|filter|preview|session|log-?in|sign-?in|password|reset|token|verify/i;
+const READ_OR_SIGN_IN_WORDS =
+  /search|query|find|lookup|filter|preview|session|log-?in|sign-?in|password|reset|token|verify/i;
 
 export interface CsrfStats {
   session: "cookie" | "header" | "none";

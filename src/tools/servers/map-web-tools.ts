@@ -7,9 +7,9 @@ import { excludedBy } from "../../probes/http/profile-endpoints.ts";
 import { probeTargetOf } from "../../probes/http/run-http.ts";
 import {
   ANONYMOUS,
+  ANSWERS_PER_PAGE,
   type CrawledPage,
   type CrawlResult,
-  ANSWERS_PER_PAGE,
   crawlAsRoles,
 } from "../../probes/pages/crawl-pages.ts";
 import { candidatesFromPages } from "../../probes/pages/page-candidates.ts";
