@@ -66,16 +66,31 @@ export async function probeCommandInjection(
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
   const { hits, stats } = await probePoints(run, options, {
     select: () => true,
-    test: (open) => testPoint(run, open),
+    stages: [
+      (open) => outputShapes(run, open, shapesFor(open).slice(0, LIKELY_SHAPES)),
+      async (open) =>
+        (await outputShapes(run, open, shapesFor(open).slice(LIKELY_SHAPES))) ?? cmdExe(run, open),
+      (open) => timed(run, open),
+    ],
   });
   const candidates = hits.map((hit) => pointFinding(run, findingOf(hit)));
   return { candidates, stats: { ...stats, confirmed: candidates.length } };
 }
 
-async function testPoint(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
-  const shapes = open.point.numeric
+/** How many shapes every point gets before any point gets the rest. */
+const LIKELY_SHAPES = 4;
+
+function shapesFor(open: OpenPoint): readonly Shape[] {
+  return open.point.numeric
     ? SHAPES.filter((shape) => shape.name.startsWith("$()") || shape.name === "; separator")
     : SHAPES;
+}
+
+async function outputShapes(
+  run: ProbeRun,
+  open: OpenPoint,
+  shapes: readonly Shape[],
+): Promise<Hit | undefined> {
   for (const shape of shapes) {
     const first = echoMarker();
     const sent = await sendAt(run, open, `${open.value}${shape.wrap(first.command)}`);
@@ -96,25 +111,27 @@ async function testPoint(run: ProbeRun, open: OpenPoint): Promise<Hit | undefine
       detail: `a shell evaluated the ${shape.name} in ${where(open)}: the answer shows ${first.expected}, the result of the arithmetic the request only spelled out, and ${second.expected} for a second sum`,
     };
   }
+  return undefined;
+}
+
+async function cmdExe(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
   const windows = windowsMarker();
   const sent = await sendAt(run, open, `${open.value}${windows.payload}`);
-  if (sent && answerShows(sent.exchange, windows.expected)) {
-    const second = windowsMarker();
-    const again = await sendAt(run, open, `${open.value}${second.payload}`);
-    if (again && answerShows(again.exchange, second.expected))
-      return {
-        open,
-        shape: "& separator (cmd.exe)",
-        kind: "output",
-        evidence: [
-          { label: "cmd-echo", sent },
-          { label: "cmd-echo-again", sent: again },
-        ],
-        expected: [windows.expected, second.expected],
-        detail: `cmd.exe ran an \`& echo\` in ${where(open)}: the caret-split word came back joined (${windows.expected}), twice`,
-      };
-  }
-  return timed(run, open);
+  if (!sent || !answerShows(sent.exchange, windows.expected)) return undefined;
+  const second = windowsMarker();
+  const again = await sendAt(run, open, `${open.value}${second.payload}`);
+  if (!again || !answerShows(again.exchange, second.expected)) return undefined;
+  return {
+    open,
+    shape: "& separator (cmd.exe)",
+    kind: "output",
+    evidence: [
+      { label: "cmd-echo", sent },
+      { label: "cmd-echo-again", sent: again },
+    ],
+    expected: [windows.expected, second.expected],
+    detail: `cmd.exe ran an \`& echo\` in ${where(open)}: the caret-split word came back joined (${windows.expected}), twice`,
+  };
 }
 
 /** Blind sinks: `sleep 1` delays the answer by a second, three times; `sleep 0` in the same place does not. */

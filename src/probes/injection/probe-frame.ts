@@ -29,16 +29,29 @@ export interface PointProbeStats {
   [extra: string]: unknown;
 }
 
+type PointTest<Hit> = (open: OpenPoint) => Promise<Hit | undefined>;
+
+export type PointTechnique<Hit> = {
+  select(point: InputPoint): boolean;
+  /** Also test a point whose baseline answered 5xx (default false: the point is broken already). */
+  acceptServerError?: boolean;
+  concurrency?: number;
+} & (
+  | { test: PointTest<Hit> }
+  | {
+      /**
+       * The technique, cheapest and likeliest first: every point gets the first stage before any point
+       * gets the second, so when the shared budget runs out the likely shapes have been tried everywhere
+       * rather than every shape on the first points.
+       */
+      stages: ReadonlyArray<PointTest<Hit>>;
+    }
+);
+
 export async function probePoints<Hit>(
   run: ProbeRun,
   options: PointProbeOptions,
-  technique: {
-    select(point: InputPoint): boolean;
-    test(open: OpenPoint): Promise<Hit | undefined>;
-    /** Also test a point whose baseline answered 5xx (default false: the point is broken already). */
-    acceptServerError?: boolean;
-    concurrency?: number;
-  },
+  technique: PointTechnique<Hit>,
 ): Promise<{ hits: Hit[]; stats: PointProbeStats }> {
   const factory = new ResourceFactory(run);
   const chosen: Set<Operation> | undefined = options.operation
@@ -54,9 +67,12 @@ export async function probePoints<Hit>(
     budget_exhausted: false,
   };
   const hits: Hit[] = [];
+  const concurrency = technique.concurrency ?? 4;
   stats.budget_exhausted = await untilBudget(run, async () => {
     const users = (await usableUsers(run)).filter((user) => !options.user || user.name === options.user);
-    await mapConcurrent(selected, technique.concurrency ?? 4, async (point) => {
+    const opened: OpenPoint[] = [];
+    const stages = "stages" in technique ? technique.stages : [technique.test];
+    await mapConcurrent(selected, concurrency, async (point) => {
       const unusable = (open: OpenPoint | undefined) =>
         !open || (!technique.acceptServerError && isServerError(open.exchange));
       let open = await openPoint(run, factory, point, users);
@@ -67,9 +83,25 @@ export async function probePoints<Hit>(
         return;
       }
       stats.tested += 1;
-      const hit = await technique.test(open);
-      if (hit) hits.push(hit);
+      // A single-stage technique runs at once, beside the other baselines; staged ones wait for them all.
+      if (stages.length === 1) {
+        const hit = await stages[0]!(open);
+        if (hit) hits.push(hit);
+      } else opened.push(open);
     });
+    const found = new Set<OpenPoint>();
+    for (const stage of stages.length > 1 ? stages : []) {
+      await mapConcurrent(
+        opened.filter((open) => !found.has(open)),
+        concurrency,
+        async (open) => {
+          const hit = await stage(open);
+          if (!hit) return;
+          found.add(open);
+          hits.push(hit);
+        },
+      );
+    }
   });
   return { hits, stats };
 }
