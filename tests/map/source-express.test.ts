@@ -46,6 +46,8 @@ describe("an Express app with routers nested across files", () => {
       age: { type: "integer", minimum: 0, maximum: 150 },
       name: { type: "string" },
       address: { type: "object", properties: { city: { type: "string" } } },
+      newsletter: { type: "boolean" },
+      interests: { type: "array" },
     });
     expect(bodyRequired(create)).toEqual(["email"]);
     expect(parametersOf(create)).toEqual({ "header:x-api-key": { type: "string" } });

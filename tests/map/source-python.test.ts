@@ -44,6 +44,8 @@ describe("a Flask app with blueprints nested across files and REST layers", () =
       book_id: { type: "string" },
       due: { type: "string" },
       member: { type: "object", properties: { email: { type: "string" } } },
+      renew: { type: "boolean" },
+      copies: { type: "integer" },
     });
     expect(parametersOf(routeAt(routes, "GET /api/loans"))).toMatchObject({
       "query:status!": { type: "string" },

@@ -55,6 +55,18 @@ export const CONVERSIONS: Record<string, JsonSchema> = {
   Number: { type: "number" },
   Boolean: { type: "boolean" },
 };
+/** `Array.isArray(x)`, `Number.isInteger(x)`: checks that say what type the handler wants. */
+const TYPE_CHECKS: Record<string, JsonSchema> = {
+  isArray: { type: "array" },
+  isInteger: { type: "integer" },
+  isSafeInteger: { type: "integer" },
+};
+const TYPEOF_SCHEMAS: Record<string, JsonSchema> = {
+  boolean: { type: "boolean" },
+  number: { type: "number" },
+  string: { type: "string" },
+  object: { type: "object", properties: {} },
+};
 export const REQUEST_MEMBERS: Record<string, Origin> = {
   query: { kind: "bag", bag: "query", path: [] },
   body: { kind: "bag", bag: "body", path: [] },
@@ -169,8 +181,17 @@ export function hintAt(access: ts.Node): JsonSchema | undefined {
       : ts.isPropertyAccessExpression(callee)
         ? callee.name.text
         : "";
-    const schema = CONVERSIONS[name];
+    const schema = CONVERSIONS[name] ?? TYPE_CHECKS[name];
     if (schema) return guessedSchema({ ...schema });
+  }
+  // `typeof req.body.active !== "boolean"`: the handler checks the JSON type it wants.
+  if (ts.isTypeOfExpression(parent)) {
+    const comparison = skipWrappers(parent);
+    if (ts.isBinaryExpression(comparison)) {
+      const other = unwrap(comparison.left === parent ? comparison.right : comparison.left);
+      const type = ts.isStringLiteralLike(other) ? TYPEOF_SCHEMAS[other.text] : undefined;
+      if (type) return guessedSchema({ ...type });
+    }
   }
   if (ts.isPrefixUnaryExpression(parent) && parent.operator === ts.SyntaxKind.PlusToken)
     return guessedSchema({ type: "number" });
