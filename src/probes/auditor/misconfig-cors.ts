@@ -21,7 +21,7 @@ import { get, locationOf } from "./misconfig-support.ts";
 
 const MAX_TARGETS = 40;
 const MAX_RELATED = 10;
-const MAX_LOOKALIKE_TARGETS = 8;
+const MAX_LOOKALIKE_TARGETS = 12;
 
 interface OriginTrick {
   kind: "arbitrary" | "null" | "suffix" | "prefix";
@@ -81,6 +81,15 @@ export function originTricks(domains: readonly string[]): OriginTrick[] {
   return tricks;
 }
 
+/** Whether an answer carries any sign of a CORS policy (an allow header, or Vary on the Origin). */
+function speaksCors(exchange: HttpExchange): boolean {
+  const headers = exchange.response?.headers ?? {};
+  return (
+    Object.keys(headers).some((name) => name.toLowerCase().startsWith("access-control-")) ||
+    /\borigin\b/i.test(headers.vary ?? "")
+  );
+}
+
 /** Whether an answer grants `origin` read access with credentials. */
 export function grantsCredentialed(exchange: HttpExchange | undefined, origin: string): boolean {
   const headers = exchange?.response?.headers ?? {};
@@ -125,18 +134,24 @@ export async function checkCors(
   const open = new Set(targets);
   const answered = new Set<MappedPath>();
   const reflected = new Set<MappedPath>();
+  const corsAware = new Set<MappedPath>();
   for (const trick of tricks) {
     // Look-alikes of the application's own domains only matter where an allow-list exists: a few routes
     // that answered are enough to find one.
+    // Routes whose answers showed any CORS header come first: a per-route allow-list is found there.
     const pool =
       trick.kind === "arbitrary" || trick.kind === "null"
         ? [...open]
-        : [...open].filter((target) => answered.has(target)).slice(0, MAX_LOOKALIKE_TARGETS);
+        : [...open]
+            .filter((target) => answered.has(target))
+            .sort((a, b) => Number(corsAware.has(b)) - Number(corsAware.has(a)))
+            .slice(0, MAX_LOOKALIKE_TARGETS);
     await mapConcurrent(pool, 6, async (target) => {
       stats.cors_checked += 1;
       const first = await get(run, user, target.path, { origin: trick.first });
       if (!first || !isSuccess(first)) return;
       answered.add(target);
+      if (speaksCors(first)) corsAware.add(target);
       if (!grantsCredentialed(first, trick.first)) return;
       reflected.add(target);
       const second = await get(run, user, target.path, { origin: trick.second });
