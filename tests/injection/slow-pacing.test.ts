@@ -28,24 +28,96 @@ describe("slow-operation pacing and intended delays", () => {
   it("still finds an operation slow beyond the delay it was asked for", async () => {
     let now = 10_000;
     const pacing = new SlowOperations(() => now);
-    expect(await pacing.enter("GET /report")).toBe(true);
-    await withIntendedDelay(1000, async () => {
-      now += 4000;
-      pacing.leave("GET /report", 4000);
-    });
-    await settle();
+    for (let strike = 0; strike < 2; strike += 1) {
+      expect(await pacing.enter("GET /report")).toBe(true);
+      await withIntendedDelay(1000, async () => {
+        now += 4000;
+        pacing.leave("GET /report", 4000);
+      });
+      await settle();
+    }
     expect(await pacing.enter("GET /report")).toBe(false);
     expect(pacing.report()).toEqual({ "GET /report": 1 });
   });
 
-  it("finds a plain slow answer slow, as before", async () => {
+  it("finds an operation slow after two slow answers in a row, and at once after a very slow one", async () => {
     let now = 10_000;
     const pacing = new SlowOperations(() => now);
+    for (const key of ["GET /report", "GET /export"]) expect(await pacing.enter(key)).toBe(true);
+    now += 1900;
+    pacing.leave("GET /report", 1900);
+    await settle();
+    now += 6000;
+    pacing.leave("GET /export", 6000);
+    await settle();
+    expect(await pacing.enter("GET /export")).toBe(false);
     expect(await pacing.enter("GET /report")).toBe(true);
     now += 1900;
     pacing.leave("GET /report", 1900);
     await settle();
     expect(await pacing.enter("GET /report")).toBe(false);
+    expect(pacing.report()).toEqual({ "GET /report": 1, "GET /export": 1 });
+  });
+
+  it("lets one slow answer make an operation suspect only: the next goes alone, a normal answer clears it", async () => {
+    let now = 10_000;
+    const pacing = new SlowOperations(() => now);
+    expect(await pacing.enter("GET /list")).toBe(true);
+    now += 1800;
+    pacing.leave("GET /list", 1800);
+    await settle();
+    expect(await pacing.enter("GET /list")).toBe(true);
+    let second = false;
+    const waiting = pacing.enter("GET /list").then((admitted) => {
+      second = admitted;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(second).toBe(false);
+    pacing.leave("GET /list", 40);
+    await waiting;
+    expect(second).toBe(true);
+    pacing.leave("GET /list", 35);
+    now += 1800;
+    expect(await pacing.enter("GET /list")).toBe(true);
+    pacing.leave("GET /list", 1800);
+    await settle();
+    expect(await pacing.enter("GET /list")).toBe(true);
+    expect(pacing.report()).toEqual({});
+  });
+
+  it("measures slowness against the run's own pace, so a loaded target does not look slow everywhere", async () => {
+    let now = 10_000;
+    const pacing = new SlowOperations(() => now);
+    for (let index = 0; index < 20; index += 1) {
+      expect(await pacing.enter(`GET /items/${index}`)).toBe(true);
+      pacing.leave(`GET /items/${index}`, 300);
+    }
+    for (let strike = 0; strike < 2; strike += 1) {
+      expect(await pacing.enter("GET /search")).toBe(true);
+      now += 2500;
+      pacing.leave("GET /search", 2500);
+      await settle();
+    }
+    expect(await pacing.enter("GET /search")).toBe(true);
+    pacing.leave("GET /search", 300);
+    expect(pacing.report()).toEqual({});
+  });
+
+  it("re-tests a slow operation once half a minute has passed and lifts the ban on a normal answer", async () => {
+    let now = 10_000;
+    const pacing = new SlowOperations(() => now);
+    expect(await pacing.enter("GET /report")).toBe(true);
+    now += 6000;
+    pacing.leave("GET /report", 6000);
+    await settle();
+    expect(await pacing.enter("GET /report")).toBe(false);
+    now += 31_000;
+    expect(await pacing.enter("GET /report")).toBe(true);
+    // While the re-test is out, others are still refused.
+    expect(await pacing.enter("GET /report")).toBe(false);
+    pacing.leave("GET /report", 50);
+    expect(await pacing.enter("GET /report")).toBe(true);
+    expect(pacing.report()).toEqual({});
   });
 
   it("does not blame a request that waited behind an intended sleep", async () => {

@@ -20,10 +20,12 @@ describe("time_endpoints and the run's pacing of slow operations", () => {
   it("times an operation another probe already found slow", async () => {
     const context = fakeRunContext({ target: fixtureTarget(app), systemMap: fixtureMap(app) });
     const pacing = slowOperationsFor(context);
-    // What an earlier probe leaves behind: one answer of the report took 2 s, so it is paced from now on.
-    expect(await pacing.enter("GET /api/reports/summary")).toBe(true);
-    pacing.leave("GET /api/reports/summary", 2_000);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // What an earlier probe leaves behind: two answers of the report in a row took 2 s, so it is paced now.
+    for (let strike = 0; strike < 2; strike += 1) {
+      expect(await pacing.enter("GET /api/reports/summary")).toBe(true);
+      pacing.leave("GET /api/reports/summary", 2_000);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
     expect(pacing.report()).toEqual({ "GET /api/reports/summary": 0 });
     const tool = loadTools.find((candidate) => candidate.name === "time_endpoints")!;
     const result = await callTool(tool, { operation: "GET /api/reports/summary", samples: 3 }, context);

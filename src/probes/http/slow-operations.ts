@@ -6,25 +6,44 @@ import type { RunContext } from "../../tools/context.ts";
 // arrive together form one stall; the request that answered first caused it (the others were queued behind
 // it and answer only once it is done, even one sent a moment before it), and only its operation counts as
 // slow. A slow answer that arrives alone is slow on its own.
-//   - The first request to an operation goes alone for that operation (others to it wait for its answer).
+//   - The first request to an operation goes alone for that operation (others to it wait for its answer);
+//     so does every request to an operation under suspicion.
 //   - While a stall is being judged (a fraction of a second), new requests wait.
-//   - An operation found slow gets no further request for the rest of the run, from any probe.
+//   - "Slow" is measured against the run's own pace: ten times the median answer, at least 1.5 s, so a
+//     busy machine or a remote target does not make every operation look slow.
+//   - One slow answer makes an operation suspect; a second in a row (or one very slow answer) makes it
+//     slow, and it gets no further request, from any probe, for half a minute; then one request re-tests it
+//     and a normal answer lifts the ban. A normal answer always clears suspicion: a single slow answer on a
+//     loaded machine must not take an operation away from every probe for the rest of the run.
 // A probe that measures time asks for its delay (a bounded `sleep 1` in a payload): inside
 // `withIntendedDelay` that delay is not the operation's slowness, and neither is a stall it explains in a
 // request queued behind it — or the probe's own zero-second controls and baselines, which must alternate
 // with its sleeps, would be refused once the first sleep answered.
 
 const SLOW_MS = 1500;
+/** How many times the run's median answer an answer must take to count as slow. */
+const PACE_FACTOR = 10;
+/** An answer this many times the threshold is slow on its own, without a second strike. */
+const VERY_SLOW_FACTOR = 3;
+const STRIKES = 2;
+/** How long a slow operation is left alone before one request re-tests it. */
+const BAN_MS = 30_000;
+/** How many recent answers the run's pace is the median of. */
+const PACE_WINDOW = 101;
 /** Slow answers this close together belong to one stall. */
 const STALL_WINDOW_MS = 250;
 /** How long an intended delay is remembered to explain stalls of requests queued behind it. */
 const INTENDED_MEMORY_MS = 30_000;
 
 interface Entry {
-  answered: boolean;
-  first: Promise<void>;
+  /** Requests to it go one at a time: it is new, or under suspicion. */
+  solo: boolean;
+  inFlight: Promise<void> | undefined;
   release: () => void;
+  strikes: number;
   slow: boolean;
+  bannedAt: number;
+  retesting: boolean;
   skipped: number;
 }
 
@@ -32,6 +51,8 @@ interface Answer {
   key: string;
   startedAt: number;
   endedAt: number;
+  /** The threshold it was judged against. */
+  thresholdMs: number;
 }
 
 interface Intended {
@@ -56,26 +77,47 @@ export class SlowOperations {
   private cohort: Answer[] = [];
   private intended: Intended[] = [];
   private judging: Promise<void> | undefined;
+  private readonly recent: number[] = [];
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
-  /** Waits until the operation's first request has answered; false once the operation is known slow. */
+  /** Waits for the operation's turn; false while the operation is known slow. */
   async enter(key: string): Promise<boolean> {
     if (this.judging) await this.judging;
-    const entry = this.entries.get(key);
+    let entry = this.entries.get(key);
     if (!entry) {
-      let release = () => {};
-      const first = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      this.entries.set(key, { answered: false, first, release, slow: false, skipped: 0 });
-      return true;
+      entry = {
+        solo: true,
+        inFlight: undefined,
+        release: () => {},
+        strikes: 0,
+        slow: false,
+        bannedAt: 0,
+        retesting: false,
+        skipped: 0,
+      };
+      this.entries.set(key, entry);
     }
-    await entry.first;
-    if (this.judging) await this.judging;
-    if (!entry.slow) return true;
-    entry.skipped += 1;
-    return false;
+    for (;;) {
+      if (entry.slow) {
+        if (entry.retesting || this.now() - entry.bannedAt < BAN_MS) {
+          entry.skipped += 1;
+          return false;
+        }
+        entry.retesting = true;
+      } else if (entry.solo && entry.inFlight) {
+        await entry.inFlight;
+        if (this.judging) await this.judging;
+        continue;
+      }
+      break;
+    }
+    if (entry.solo || entry.retesting) {
+      entry.inFlight = new Promise<void>((resolve) => {
+        entry.release = resolve;
+      });
+    }
+    return true;
   }
 
   /** Records an answer; `delayMs` (default: the delay of the enclosing `withIntendedDelay`) was asked for. */
@@ -83,29 +125,57 @@ export class SlowOperations {
     const entry = this.entries.get(key);
     if (!entry) return;
     const endedAt = this.now();
-    const answer = { key, startedAt: endedAt - durationMs, endedAt };
+    const threshold = this.threshold();
+    const ownMs = durationMs - delayMs;
+    const answer = { key, startedAt: endedAt - durationMs, endedAt, thresholdMs: threshold };
+    this.remember(ownMs);
     if (delayMs > 0) {
       this.intended = this.intended.filter(
         (earlier) => earlier.answer.endedAt > endedAt - INTENDED_MEMORY_MS,
       );
       this.intended.push({ answer, delayMs });
     }
-    if (durationMs - delayMs >= SLOW_MS) {
+    if (ownMs >= threshold) {
       this.cohort.push(answer);
       this.judging ??= new Promise<void>((resolve) =>
         setTimeout(() => resolve(this.judge()), STALL_WINDOW_MS),
       );
+      if (entry.retesting) entry.bannedAt = endedAt;
+    } else {
+      entry.strikes = 0;
+      entry.solo = false;
+      entry.slow = false;
     }
-    if (!entry.answered) {
-      entry.answered = true;
-      entry.release();
-    }
+    entry.retesting = false;
+    const release = entry.release;
+    entry.inFlight = undefined;
+    entry.release = () => {};
+    release();
+  }
+
+  private threshold(): number {
+    if (this.recent.length < 5) return SLOW_MS;
+    const sorted = [...this.recent].sort((a, b) => a - b);
+    return Math.max(SLOW_MS, PACE_FACTOR * sorted[Math.floor(sorted.length / 2)]!);
+  }
+
+  private remember(ms: number): void {
+    this.recent.push(Math.max(0, ms));
+    if (this.recent.length > PACE_WINDOW) this.recent.shift();
   }
 
   private judge(): void {
     const culprit = [...this.cohort].sort((a, b) => a.endedAt - b.endedAt || a.startedAt - b.startedAt)[0];
     const entry = culprit ? this.entries.get(culprit.key) : undefined;
-    if (culprit && entry && !this.explained(culprit)) entry.slow = true;
+    if (culprit && entry && !this.explained(culprit)) {
+      entry.strikes += 1;
+      entry.solo = true;
+      const ownMs = culprit.endedAt - culprit.startedAt - this.intendedFor(culprit);
+      if (entry.strikes >= STRIKES || ownMs >= VERY_SLOW_FACTOR * culprit.thresholdMs) {
+        entry.slow = true;
+        entry.bannedAt = culprit.endedAt;
+      }
+    }
     this.cohort = [];
     this.judging = undefined;
   }
@@ -121,7 +191,12 @@ export class SlowOperations {
       const overlapMs = Math.min(other.endedAt, answer.endedAt) - Math.max(other.startedAt, answer.startedAt);
       if (overlapMs > 0) explainedMs += Math.min(delayMs, overlapMs);
     }
-    return explainedMs > 0 && answer.endedAt - answer.startedAt - explainedMs < SLOW_MS;
+    return explainedMs > 0 && answer.endedAt - answer.startedAt - explainedMs < answer.thresholdMs;
+  }
+
+  /** The delay the answer itself asked for. */
+  private intendedFor(answer: Answer): number {
+    return this.intended.find((item) => item.answer === answer)?.delayMs ?? 0;
   }
 
   /** Operations found slow, with the requests to each that were skipped. */
