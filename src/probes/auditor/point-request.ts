@@ -5,6 +5,7 @@ import type { ResourceFactory } from "../api/resource-factory.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import { reseed } from "../api/value-tools.ts";
 import type { HttpExchange } from "../http/http-types.ts";
+import { isSignInOperation } from "../injection/sign-in-fields.ts";
 import { validValue } from "../schema-values/valid-value.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { submitForm } from "../session/probe-run.ts";
@@ -44,7 +45,7 @@ export async function pointBaseline(
   let template: PreparedRequest | undefined;
   const result = await sendAsRightRole(
     run,
-    callersOf(point, users),
+    callersOf(run, point, users),
     async (user) => {
       // With no id to be found, a read still goes out with the document's example or a generated value: a
       // probe of the path parameter itself needs no real id.
@@ -90,7 +91,14 @@ export async function pointBaseline(
  * session reads as a lost session and every probe request there would sign in again; then the users, least
  * privileged first (a 401/403 moves to the next).
  */
-function callersOf(point: InputPoint, users: readonly ProfileUser[]): Array<string | undefined> {
+export function callersOf(
+  run: ProbeRun,
+  point: InputPoint,
+  users: readonly ProfileUser[],
+): Array<string | undefined> {
+  // A sign-in or sign-up posted with a session signs that session in as someone else: those go out from a
+  // fresh anonymous visitor, so the run's users stay who they are.
+  if (isSignInOperation(run, point.operation)) return [undefined];
   const signedIn = candidateUsers(users);
   if (!point.operation.roles?.includes("anonymous") || signedIn.includes(undefined)) return signedIn;
   return [undefined, ...signedIn];

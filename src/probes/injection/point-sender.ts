@@ -6,7 +6,7 @@ import type { ResourceFactory } from "../api/resource-factory.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
 import type { PointBaseline } from "../auditor/point-request.ts";
-import { pointBaseline, pointValue, withValue } from "../auditor/point-request.ts";
+import { callersOf, pointBaseline, pointValue, withValue } from "../auditor/point-request.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { submitForm } from "../session/probe-run.ts";
@@ -68,7 +68,7 @@ export async function openPoint(
   const prepared = buildRequest(form, { seed: uniqueSeed() });
   const value = pointValue(prepared, point) ?? "qaas";
   const withPlain = withValue(prepared, point, value);
-  const candidates = users.length > 0 ? users.map((user) => user.name) : [undefined];
+  const candidates = callersOf(run, point, users);
   let last: OpenPoint | undefined;
   for (const user of candidates) {
     const submitted = await submitForm(run, user, form, fieldsOf(withPlain), {
