@@ -31,6 +31,17 @@ export const WRONG_STATUS = [
   status.s("WS-07S", PP, { flaw: "error-200" }),
   status.v("WS-08", PK, { flaw: "client-error-500" }),
   status.s("WS-08S", PK, { flaw: "auth-error-200" }),
+  // Without a document's promise: an empty 200 for a missing record, a 200 among 201 creations.
+  status.v("WS-09", PS, { flaw: "missing-200-empty", empty: "null" }, "low"),
+  status.s("WS-09S", PS, { flaw: "missing-200-empty" }),
+  status.s("WS-10S", PS, { flaw: "missing-200-empty", lookalike: "search-empty" }),
+  status.v("WS-11", PS, { flaw: "create-200-inconsistent" }, "low"),
+  status.s("WS-11S", PS, { flaw: "create-200-inconsistent" }),
+  status.s("WS-12S", PS, { flaw: "create-200-inconsistent", lookalike: "upsert-200" }),
+  status.v("WS-13", NP, { flaw: "missing-200-empty", empty: "object" }, "low"),
+  status.s("WS-13S", NP, { flaw: "missing-200-empty", lookalike: "search-empty" }),
+  status.v("WS-14", NP, { flaw: "create-200-inconsistent" }, "low"),
+  status.s("WS-14S", NP, { flaw: "create-200-inconsistent", lookalike: "upsert-200" }),
 ];
 
 const undocumented = rowMaker<UndocumentedStatusKnobs>("undocumented-status", "low");

@@ -4,6 +4,7 @@ import { brief, itemsOf, verdict } from "../../oracles/oracle.ts";
 import { nodeRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint, JsonSchema } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, STR } from "../schemas.ts";
+import { buildConventionStatus, isConventionFlaw } from "./api-status-conventions.ts";
 import { ownedCollection, recordShape } from "./records.ts";
 
 const Ajv = AjvModule.default ?? AjvModule;
@@ -14,7 +15,18 @@ const Ajv = AjvModule.default ?? AjvModule;
 // including its declared-nullable and optional fields.
 
 export interface WrongStatusKnobs {
-  flaw: "error-200" | "client-error-500" | "auth-error-200";
+  flaw:
+    | "error-200"
+    | "client-error-500"
+    | "auth-error-200"
+    /** Without a document: a missing record answered 200 with nothing in it (api-status-conventions.ts). */
+    | "missing-200-empty"
+    /** Without a document: a creation answered 200 where the API's other creations answer 201. */
+    | "create-200-inconsistent";
+  /** missing-200-empty, vulnerable rows: what the empty answer is. */
+  empty?: "null" | "object";
+  /** Safe rows of the two flaws above: a look-alike instead of the correct twin. */
+  lookalike?: "search-empty" | "upsert-200";
 }
 
 export type UndocumentedStatusKnobs = Record<string, never>;
@@ -28,6 +40,7 @@ export interface ContractDriftKnobs {
 
 export function buildWrongStatus(row: Row<WrongStatusKnobs>, ctx: BuildContext): Built {
   const { flaw } = row.knobs;
+  if (isConventionFlaw(flaw)) return buildConventionStatus(row, ctx);
   const vulnerable = row.label === "vulnerable";
   const { ph, place } = ctx;
   const kind = JSON.stringify(place.kind);

@@ -9,6 +9,7 @@ import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
+import { inconsistentCreationStatus } from "./creation-status-consistency.ts";
 import { answersJson, loginRedirectsForApi } from "./login-redirect.ts";
 import { isItemPath, isSafeWrite, operationKey, probeableOperations } from "./operation-index.ts";
 import {
@@ -73,6 +74,7 @@ export async function checkContract(
     // A few requests per collection, before the per-operation checks can spend the tool's cap.
     candidates.push(...(await checkRepresentations(run, factory, users)));
     const jsonReads: Observation[] = [];
+    const creations: Observation[] = [];
     for (const phase of [0, 1, 2, 3, 4]) {
       const inPhase = operations.filter((operation) => phaseOf(operation) === phase);
       await mapConcurrent(inPhase, 16, async (operation) => {
@@ -85,11 +87,13 @@ export async function checkContract(
         if (!observation) return skip("no resource to address");
         stats.checked += 1;
         if (answersJson(observation)) jsonReads.push(observation);
+        if (phase === 0) creations.push(observation);
         const finding = await judge(run, validator, observation);
         candidates.push(...finding);
       });
     }
     candidates.push(...(await loginRedirectsForApi(run, jsonReads)));
+    candidates.push(...(await inconsistentCreationStatus(run, factory, creations)));
   });
   return {
     candidates,

@@ -8,6 +8,7 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { isAdminLike } from "../session/roles.ts";
 import { severityFor } from "../severity.ts";
+import { missingReadAnsweredEmpty } from "./missing-resource-status.ts";
 import { operationKey, probeableOperations } from "./operation-index.ts";
 import { bodyExcerpt, endpointLocation, isServerError, sendPrepared } from "./probe-support.ts";
 import { buildRequest } from "./request-builder.ts";
@@ -56,7 +57,7 @@ export async function probeSemantics(
       users.find(
         (user) => user.name !== owner && !isAdminLike(user.role) && user.tenant === ownerUser?.tenant,
       ) ?? users.find((user) => user.name !== owner && !isAdminLike(user.role));
-    const oracles: Oracle[] = [unknownIdOracle, existenceOracle];
+    const oracles: Oracle[] = [unknownIdOracle, missingReadAnsweredEmpty, existenceOracle];
     if (run.target.writesAllowed)
       oracles.push(
         deletedStillReadable,
