@@ -17,7 +17,7 @@ afterEach(async () => {
 
 const TOKEN = "cors-fixture-token";
 
-async function probe(vulnerable: boolean) {
+async function probe(vulnerable: boolean, quiet = false) {
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -29,7 +29,7 @@ async function probe(vulnerable: boolean) {
     if (url.pathname === "/api/zz/profile") {
       const origin = request.headers.origin ?? "";
       const trusted = vulnerable ? origin.endsWith("example.test") : origin === "https://app.example.test";
-      const cors: Record<string, string> = { vary: "Origin" };
+      const cors: Record<string, string> = quiet ? {} : { vary: "Origin" };
       if (trusted) {
         cors["access-control-allow-origin"] = origin;
         cors["access-control-allow-credentials"] = "true";
@@ -77,6 +77,11 @@ describe("CORS allow-lists that trust look-alikes of the application's own domai
     const findings = await probe(true);
     expect(findings.map((finding) => finding.location.value)).toEqual(["GET /api/zz/profile"]);
     expect(findings[0]!.title).toMatch(/ending in example\.test/);
+  });
+
+  it("finds it also when a refused origin gets no CORS header at all, by the personal data the route answers", async () => {
+    const findings = await probe(true, true);
+    expect(findings.map((finding) => finding.location.value)).toEqual(["GET /api/zz/profile"]);
   });
 
   it("reports nothing when the route wants its exact host", async () => {

@@ -81,6 +81,9 @@ export function originTricks(domains: readonly string[]): OriginTrick[] {
   return tricks;
 }
 
+/** JSON keys of data a cross-site reader would want: who the user is and how to act as them. */
+const PERSONAL_FIELDS = /"(e-?mail|user_?name|phone|address|token|api_?key|balance|iban|ssn)"\s*:/i;
+
 /** Whether an answer carries any sign of a CORS policy (an allow header, or Vary on the Origin). */
 function speaksCors(exchange: HttpExchange): boolean {
   const headers = exchange.response?.headers ?? {};
@@ -135,16 +138,19 @@ export async function checkCors(
   const answered = new Set<MappedPath>();
   const reflected = new Set<MappedPath>();
   const corsAware = new Set<MappedPath>();
+  const personal = new Set<MappedPath>();
   for (const trick of tricks) {
     // Look-alikes of the application's own domains only matter where an allow-list exists: a few routes
     // that answered are enough to find one.
-    // Routes whose answers showed any CORS header come first: a per-route allow-list is found there.
+    // Routes whose answers showed any CORS header come first (a per-route allow-list is found there), then
+    // those answering personal data (what a cross-site read would be after).
+    const rank = (target: MappedPath) => (corsAware.has(target) ? 0 : personal.has(target) ? 1 : 2);
     const pool =
       trick.kind === "arbitrary" || trick.kind === "null"
         ? [...open]
         : [...open]
             .filter((target) => answered.has(target))
-            .sort((a, b) => Number(corsAware.has(b)) - Number(corsAware.has(a)))
+            .sort((a, b) => rank(a) - rank(b))
             .slice(0, MAX_LOOKALIKE_TARGETS);
     await mapConcurrent(pool, 6, async (target) => {
       stats.cors_checked += 1;
@@ -152,6 +158,7 @@ export async function checkCors(
       if (!first || !isSuccess(first)) return;
       answered.add(target);
       if (speaksCors(first)) corsAware.add(target);
+      if (PERSONAL_FIELDS.test(first.response?.body ?? "")) personal.add(target);
       if (!grantsCredentialed(first, trick.first)) return;
       reflected.add(target);
       const second = await get(run, user, target.path, { origin: trick.second });
