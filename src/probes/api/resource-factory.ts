@@ -44,6 +44,9 @@ export function uniqueSeed(): string {
 const ID_KEYS = ["id", "_id", "uuid", "ID", "Id", "key", "slug"];
 
 /** Creates, caches and finds resources for stateful sequences (create → read → update → delete). */
+/** Parameterless lists read once per user for the values a create must reuse (a catalogue's codes). */
+const MAX_VALUE_LISTS = 60;
+
 export class ResourceFactory {
   readonly families: ResourceFamily[];
   readonly created: CreatedResource[] = [];
@@ -304,7 +307,7 @@ export class ResourceFactory {
               pathParameterNames(operation.path).length === 0 &&
               !operation.parameters.some((parameter) => parameter.required && parameter.in === "query"),
           )
-          .slice(0, 20);
+          .slice(0, MAX_VALUE_LISTS);
         for (const list of lists) {
           const exchange = await send(
             this.run,
