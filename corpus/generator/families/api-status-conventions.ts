@@ -4,7 +4,7 @@ import { nodeRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, obj, STR } from "../schemas.ts";
 import type { WrongStatusKnobs } from "./api-status.ts";
-import { ownedCollection, recordShape } from "./records.ts";
+import { ownedCollection, ownRecordRead, recordShape } from "./records.ts";
 
 // Wrong statuses an API shows without any document to promise the right one (RFC 9110 §15): a read of a
 // record that does not exist answered 200 with nothing in it (`null`, `{}`) instead of 404, and a creation
@@ -53,8 +53,7 @@ function emptyOnMissing(path: (value: string) => string, known: string, missing:
 
 function missingRead(row: Row<WrongStatusKnobs>, ctx: BuildContext): Built {
   const vulnerable = row.label === "vulnerable";
-  const { ph, place } = ctx;
-  const kind = JSON.stringify(place.kind);
+  const { place } = ctx;
   const shape = recordShape("sequential");
   const path = `${place.base}/{id}`;
   const empty = row.knobs.empty ?? "null";
@@ -66,39 +65,7 @@ function missingRead(row: Row<WrongStatusKnobs>, ctx: BuildContext): Built {
         node: 'return reply.code(404).send({ error: "not found" });',
         python: 'return jsonify(error="not found"), 404',
       };
-  const endpoint: Endpoint = {
-    method: "GET",
-    path,
-    summary: `Read one of my ${place.plural}`,
-    access: "user",
-    parameters: [{ name: "id", in: "path", required: true, schema: STR }],
-    responses: {
-      "200": json(`the ${place.singular}`, shape.schema),
-      "404": err("no such record of the caller's"),
-      ...guarded("user"),
-    },
-    node: nodeRoute(
-      "GET",
-      path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const id = String(request.params["id"]);
-const row = /^[0-9]{1,9}$/.test(id)
-  ? await db.get("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND id = ${ph(2)} AND owner_id = ${ph(3)}", [${kind}, Number(id), user.id])
-  : undefined;
-if (!row) ${missing.node}
-return row;`,
-    ),
-    python: pyRoute(
-      "GET",
-      path,
-      `user = require_user()
-row = db.get("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND id = ${ph(2)} AND owner_id = ${ph(3)}", (${kind}, int(id), user["id"])) if re.fullmatch(r"[0-9]{1,9}", id) else None
-if row is None:
-    ${missing.python}
-return jsonify(row)`,
-    ),
-  };
+  const endpoint = ownRecordRead(ctx, missing);
   return {
     endpoint,
     support: ownedCollection(ctx, shape),

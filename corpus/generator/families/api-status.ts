@@ -5,7 +5,7 @@ import { nodeRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint, JsonSchema } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, STR } from "../schemas.ts";
 import { buildConventionStatus, isConventionFlaw } from "./api-status-conventions.ts";
-import { ownedCollection, recordShape } from "./records.ts";
+import { ownedCollection, ownRecordRead, recordShape } from "./records.ts";
 
 const Ajv = AjvModule.default ?? AjvModule;
 
@@ -57,39 +57,7 @@ export function buildWrongStatus(row: Row<WrongStatusKnobs>, ctx: BuildContext):
           node: 'return reply.code(404).send({ error: "not found" });',
           python: 'return jsonify(error="not found"), 404',
         };
-    endpoint = {
-      method: "GET",
-      path,
-      summary: `Read one of my ${place.plural}`,
-      access: "user",
-      parameters: [{ name: "id", in: "path", required: true, schema: STR }],
-      responses: {
-        "200": json(`the ${place.singular}`, shape.schema),
-        "404": err("no such record of the caller's"),
-        ...guarded("user"),
-      },
-      node: nodeRoute(
-        "GET",
-        path,
-        `const user = await requireUser(request, reply);
-if (!user) return reply;
-const id = String(request.params["id"]);
-const row = /^[0-9]{1,9}$/.test(id)
-  ? await db.get("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND id = ${ph(2)} AND owner_id = ${ph(3)}", [${kind}, Number(id), user.id])
-  : undefined;
-if (!row) ${missing.node}
-return row;`,
-      ),
-      python: pyRoute(
-        "GET",
-        path,
-        `user = require_user()
-row = db.get("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND id = ${ph(2)} AND owner_id = ${ph(3)}", (${kind}, int(id), user["id"])) if re.fullmatch(r"[0-9]{1,9}", id) else None
-if row is None:
-    ${missing.python}
-return jsonify(row)`,
-      ),
-    };
+    endpoint = ownRecordRead(ctx, missing);
     oracle = async (client) => {
       const reply = await client.ask({ as: "alice", path: path.replace("{id}", "987654") });
       return verdict(reply.status === 200, `unknown id → ${brief(reply)}`);

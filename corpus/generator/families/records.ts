@@ -164,3 +164,53 @@ export async function ownRecord(
   >;
   return items.find((item) => String(item.id) === id);
 }
+
+/** What a read answers when the caller has no record under the id asked for, per stack. */
+export interface MissingAnswer {
+  node: string;
+  python: string;
+}
+
+/**
+ * `GET base/{id}`: one of the caller's own sequential-id records, and `missing` when there is none. The
+ * wrong-status variants differ only in that answer.
+ */
+export function ownRecordRead(ctx: BuildContext, missing: MissingAnswer): Endpoint {
+  const { ph, place } = ctx;
+  const kind = JSON.stringify(place.kind);
+  const shape = recordShape("sequential");
+  const path = `${place.base}/{id}`;
+  return {
+    method: "GET",
+    path,
+    summary: `Read one of my ${place.plural}`,
+    access: "user",
+    parameters: [{ name: "id", in: "path", required: true, schema: STR }],
+    responses: {
+      "200": json(`the ${place.singular}`, shape.schema),
+      "404": err("no such record of the caller's"),
+      ...guarded("user"),
+    },
+    node: nodeRoute(
+      "GET",
+      path,
+      `const user = await requireUser(request, reply);
+if (!user) return reply;
+const id = String(request.params["id"]);
+const row = /^[0-9]{1,9}$/.test(id)
+  ? await db.get("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND id = ${ph(2)} AND owner_id = ${ph(3)}", [${kind}, Number(id), user.id])
+  : undefined;
+if (!row) ${missing.node}
+return row;`,
+    ),
+    python: pyRoute(
+      "GET",
+      path,
+      `user = require_user()
+row = db.get("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND id = ${ph(2)} AND owner_id = ${ph(3)}", (${kind}, int(id), user["id"])) if re.fullmatch(r"[0-9]{1,9}", id) else None
+if row is None:
+    ${missing.python}
+return jsonify(row)`,
+    ),
+  };
+}
