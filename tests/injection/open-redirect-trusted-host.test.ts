@@ -15,7 +15,7 @@ import { callTool } from "../support/fake-run-context.ts";
 // beside their safe look-alikes: an exact host match and relative paths only. The production host is
 // not the host the test reaches, so the probe must learn it from the handlers' source.
 
-const TRUSTED = "shop.fixture.test";
+const TRUSTED = "app.fixture.test";
 
 const SOURCE = `from flask import redirect, request
 
@@ -143,8 +143,8 @@ describe("open redirect behind a check that the trusted host appears somewhere",
     const candidates = await probe();
     const flagged = candidates.map((candidate) => candidate.title);
     expect(flagged).toHaveLength(2);
-    expect(flagged).toContainEqual(expect.stringMatching(/GET \/go\/contains .*trusted shop\.fixture\.test/));
-    expect(flagged).toContainEqual(expect.stringMatching(/GET \/go\/prefix .*trusted shop\.fixture\.test/));
+    expect(flagged).toContainEqual(expect.stringMatching(/GET \/go\/contains .*trusted app\.fixture\.test/));
+    expect(flagged).toContainEqual(expect.stringMatching(/GET \/go\/prefix .*trusted app\.fixture\.test/));
     for (const candidate of candidates) {
       expect(candidate.defect_class).toBe("open-redirect");
       const locations = candidate.evidence

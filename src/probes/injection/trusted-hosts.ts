@@ -19,9 +19,9 @@ const QUOTED_HOST =
   /["'`](?:https?:\/\/)?((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{1,62})(?::\d{1,5})?\/?["'`]/gi;
 const FILE_SUFFIX =
   /\.(py|pyc|js|mjs|cjs|ts|tsx|jsx|json|ya?ml|html?|css|txt|md|xml|csv|png|jpe?g|gif|svg|ico|db|sqlite|sql|env|cfg|ini|conf|log|lock|map|php|rb|go|java|cs|sh|pem|key|crt|zip|gz|tar|pdf)$/i;
-// Dotted names that are code, not hosts: module paths and attribute chains.
-const CODE_NAME =
-  /^(os|sys|self|this|request|req|res|app|flask|django|express|node|window|document|module)\./i;
+// Dotted names that are code, not hosts: module paths and attribute chains. (Not `app.`: app.<domain> is
+// the commonest name of a web application's own host.)
+const CODE_NAME = /^(os|sys|self|this|request|req|res|flask|django|express|node|window|document|module)\./i;
 
 /** Host names written as string literals in a source text, in order of appearance. */
 export function hostLiterals(text: string): string[] {
