@@ -11,8 +11,8 @@ import { callTool } from "../support/fake-run-context.ts";
 // Undocumented order lines with a priority. The allowed priorities are known from a sibling that takes the
 // same fields and refuses others (its source check is its schema's enum) or from the form's options.
 // Careless lines store any priority; careful lines refuse one outside the set; defaulting lines answer
-// success but store a default instead. Tickets take a free-text `priority` with other fields, so the
-// sibling's set says nothing about them.
+// success but store a default instead; previews echo the body and store nothing. Tickets take a free-text
+// `priority` with other fields, so the sibling's set says nothing about them.
 
 const PRIORITIES = ["low", "normal", "high"];
 
@@ -38,7 +38,7 @@ beforeAll(async () => {
         const line = stored.get(`${read[1]}/${read[2]}`);
         return line ? send(200, line) : send(404, { error: "not found" });
       }
-      const create = url.match(/^\/api\/(careless|careful|defaulting|checked|tickets)\/lines$/);
+      const create = url.match(/^\/api\/(careless|careful|defaulting|checked|tickets|previews)\/lines$/);
       if (request.method !== "POST" || !create) return send(404, { error: "no such route" });
       let body: Record<string, unknown> = {};
       try {
@@ -53,6 +53,8 @@ beforeAll(async () => {
       if ((create[1] === "careful" || create[1] === "checked") && !known)
         return send(400, { error: "priority must be low, normal or high" });
       if (create[1] === "defaulting" && !known) priority = "normal";
+      // A preview computes and echoes, it stores nothing.
+      if (create[1] === "previews") return send(200, { sku: body.sku, quantity: body.quantity, priority });
       const line = { id: next++, sku: body.sku, quantity: body.quantity, priority };
       stored.set(`${create[1]}/${line.id}`, line);
       // Careless lines answer only the id: the read-back is what shows the stored value.
@@ -91,6 +93,7 @@ const OPERATIONS = [
   creation("/api/careful/lines", { type: "string" }),
   reader("/api/careful/lines/{id}"),
   creation("/api/defaulting/lines", { type: "string" }),
+  creation("/api/previews/lines", { type: "string" }),
   creation("/api/tickets/lines", { type: "string" }, ["sku", "title"]),
 ];
 
@@ -110,7 +113,7 @@ describe("a value outside a field's allowed set, without a document", () => {
       { field: "priority", values: PRIORITIES, from: "POST /api/checked/lines, which takes the same fields" },
     ]);
     // One field in common is not the same kind of record.
-    expect(inferredChoices(map, OPERATIONS[6]!)).toEqual([]);
+    expect(inferredChoices(map, OPERATIONS[7]!)).toEqual([]);
     const page = {
       path: "/tickets/new",
       title: "New ticket",
@@ -127,12 +130,12 @@ describe("a value outside a field's allowed set, without a document", () => {
         },
       ],
     } as unknown as Page;
-    expect(inferredChoices(mapOf(OPERATIONS, [page]), OPERATIONS[6]!)).toEqual([
+    expect(inferredChoices(mapOf(OPERATIONS, [page]), OPERATIONS[7]!)).toEqual([
       { field: "priority", values: ["p1", "p2", "p3"], from: "the options of the form that posts it" },
     ]);
   });
 
-  it("fuzz_operation flags the line that stores any priority, not the one refusing it or storing a default", async () => {
+  it("fuzz_operation flags the line that stores any priority, not one refusing it, storing a default or only echoing it", async () => {
     const profile = profileFor({
       name: "lines",
       source: {},

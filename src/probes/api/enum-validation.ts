@@ -250,8 +250,16 @@ async function storedValue(
       if (record !== undefined) return { stored: echoes(record, field, value), read };
     }
   }
-  return { stored: echoes(answer, field, value) || valueAtPath(unwrapOne(answer), field) === value };
+  // An answer that merely echoes the request (a search, a preview) stores nothing: only a created record
+  // (201, or a record carrying an id) returning the value witnesses it.
+  const record = unwrapOne(answer);
+  const isRecord =
+    statusOf(exchange) === 201 ||
+    Boolean(record && typeof record === "object" && ID_KEY.test(Object.keys(record as object).join(" ")));
+  return { stored: isRecord && (echoes(answer, field, value) || valueAtPath(record, field) === value) };
 }
+
+const ID_KEY = /(^|\s)(id|_id|uuid)(\s|$)/;
 
 /** `{data: {...}}` → the record inside; a record stays itself. */
 function unwrapOne(json: unknown): unknown {
