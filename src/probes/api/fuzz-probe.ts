@@ -18,6 +18,7 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import { pastDateAccepted } from "./calendar-validation.ts";
+import { enumOutsideStored } from "./enum-validation.ts";
 import { probeMassAssignment } from "./mass-assignment.ts";
 import { isItemPath, isSafeWrite, operationKey, probeableOperations } from "./operation-index.ts";
 import {
@@ -95,6 +96,7 @@ export async function fuzzOperations(
         return skip(run.target.writesAllowed ? "unsafe write" : "writes not allowed");
       if (bodyKind(operation) === "unsupported") return skip("unsupported request body");
       if (write && method === "POST") candidates.push(...(await pastDateAccepted(run, operation, users)));
+      if (write) candidates.push(...(await enumOutsideStored(run, factory, operation, users)));
       let baseline = await establish(run, factory, operation, users, write);
       // A busy server may drop or fail one request: the baseline is asked for once more before it counts.
       if (!baseline?.exchange.response || (baseline && isServerError(baseline.exchange))) {

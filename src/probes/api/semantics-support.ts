@@ -129,3 +129,26 @@ export function bodyShapedLike(body: unknown, record: unknown): unknown {
   }
   return shaped;
 }
+
+// Fields that hold a count or an amount, whatever a reader typed them as.
+const NUMERIC_NAME =
+  /^(quantity|qty|amount|count|total|price|cost|stock|units|number|balance|score|points|level|size|weight|seats|capacity)$|[_-](quantity|qty|amount|count|total|price|cost|stock|units)$|(?<=[a-z])(Quantity|Qty|Amount|Count|Total|Price|Cost|Stock|Units)$/;
+const RECORD_ONLY = /^(id|_id|uuid|uid|owner_?id|org_?id|user_?id|created_?at|updated_?at|version|etag)$/i;
+
+/**
+ * A second body for a refused PUT: the record as read (its own scalar fields but ids and bookkeeping),
+ * then the guessed body's fields, a quantity-like one sent as a number. Undefined when nothing changes.
+ */
+export function plausibleBody(body: unknown, shown: unknown): Record<string, unknown> | undefined {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const record =
+    shown && typeof shown === "object" && !Array.isArray(shown) ? (shown as Record<string, unknown>) : {};
+  const plausible: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record))
+    if (!RECORD_ONLY.test(key) && value !== null && typeof value !== "object") plausible[key] = value;
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof value === "string" && NUMERIC_NAME.test(key)) plausible[key] = 3;
+    else if (!(key in plausible) || typeof plausible[key] !== "number") plausible[key] = value;
+  }
+  return JSON.stringify(plausible) === JSON.stringify(body) ? undefined : plausible;
+}

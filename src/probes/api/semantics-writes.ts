@@ -13,6 +13,7 @@ import type { Oracle } from "./semantics-support.ts";
 import {
   bodyShapedLike,
   itemRequest,
+  plausibleBody,
   recordReader,
   stable,
   stepsFor,
@@ -181,10 +182,20 @@ export const putNotIdempotent: Oracle = async (run, factory, family, owner) => {
   // Without a read of the item (no read, no list) the PUT's own answers are the only witness.
   const reader = recordReader(run, family, resource, owner);
   const shown = (reader && (await reader.look()).record) ?? unwrap(resource.created);
-  const change = itemRequest(put, resource, (prepared) => {
+  let change = itemRequest(put, resource, (prepared) => {
     prepared.body = bodyShapedLike(prepared.body, shown);
   });
-  const first = await sendPrepared(run, owner, change);
+  let first = await sendPrepared(run, owner, change);
+  // Without a document the body is a reader's guess: refused, it is sent once more as the record itself
+  // (what the app showed, ids and timestamps aside) with quantities as numbers.
+  const retry =
+    first && !isSuccess(first) && [400, 422].includes(statusOf(first)) && plausibleBody(change.body, shown);
+  if (retry && !put.documented) {
+    change = itemRequest(put, resource, (prepared) => {
+      prepared.body = retry;
+    });
+    first = await sendPrepared(run, owner, change);
+  }
   if (!first || !isSuccess(first)) return [];
   const afterFirst = reader && (await reader.look()).exchange;
   const second = await sendPrepared(run, owner, clonePrepared(change));

@@ -13,13 +13,16 @@ import { probePoints } from "./probe-frame.ts";
 import { pointWords } from "./probe-points.ts";
 import type { SignInFields } from "./sign-in-fields.ts";
 import { signInFields } from "./sign-in-fields.ts";
+import { trustedHosts } from "./trusted-hosts.ts";
 
 // Open redirect. A redirect-naming input (next, return_to, redirect_uri…), or any input whose baseline
 // answer is already a redirect, is set to an address on a random host under the reserved `.example` TLD,
 // in the forms that slip past the usual checks: absolute, protocol-relative (`//host`), backslash
-// (`/\host`, a slash to every browser), scheme-only (`https:host`) and a userinfo prefix carrying the
-// target's own origin (`http://own-host@host`, which passes a starts-with check). Judged only by where a
-// browser would go: the Location header resolved against the request URL must name the random host.
+// (`/\host`, `https:/\host`, a slash to every browser), scheme-only (`https:host`) and a userinfo prefix
+// carrying the target's own origin (`http://own-host@host`, which passes a starts-with check); then each
+// host the application trusts (trusted-hosts.ts) placed where a contains-check sees it but a browser
+// ignores it. Judged only by where a browser would go: the Location header resolved against the request
+// URL must name the random host (or a name under it, a zone the attacker holds).
 // Confirmed by a second random host in the same form. Redirects are never followed, so the host is never
 // contacted (and `.example` never resolves).
 
@@ -40,9 +43,24 @@ const FORMS: readonly Form[] = [
   { name: "absolute URL", value: (host) => `https://${host}/` },
   { name: "protocol-relative //host", value: (host) => `//${host}/` },
   { name: "backslash /\\host", value: (host) => `/\\${host}/` },
+  { name: "scheme and backslash https:/\\host", value: (host) => `https:/\\${host}/` },
   { name: "scheme without slashes https:host", value: (host) => `https:${host}` },
   { name: "own origin as userinfo", value: (host, origin) => `${origin.protocol}//${origin.host}@${host}/` },
 ];
+
+/**
+ * A trusted host placed where it does not decide where the browser goes, for checks that only ask whether
+ * it appears in the address (contains, starts-with on the whole string): userinfo, a label of the other
+ * host's name, its query, its fragment.
+ */
+function trustedForms(trusted: string): Form[] {
+  return [
+    { name: `trusted ${trusted} as userinfo`, value: (host) => `https://${trusted}@${host}/` },
+    { name: `trusted ${trusted} as a subdomain label`, value: (host) => `https://${trusted}.${host}/` },
+    { name: `trusted ${trusted} in the query`, value: (host) => `https://${host}/?${trusted}` },
+    { name: `trusted ${trusted} in the fragment`, value: (host) => `https://${host}/#${trusted}` },
+  ];
+}
 
 /** The operation's document (or inventory) says it answers with a redirect. */
 function documentsRedirect(point: InputPoint): boolean {
@@ -74,6 +92,11 @@ export function redirectHost(exchange: HttpExchange | undefined): string | undef
   } catch {
     return undefined;
   }
+}
+
+/** The browser lands on the random host or on a name under it (the attacker holds the whole zone). */
+function underHost(landed: string | undefined, host: string): boolean {
+  return landed !== undefined && (landed === host || landed.endsWith(`.${host}`));
 }
 
 interface Hit {
@@ -115,14 +138,15 @@ async function attempt(
         edit: (prepared) => withFields(prepared, signIn.fields),
       })
     : await sendAt(run, open, value, { followRedirects: false });
-  if (!sent || redirectHost(sent.exchange) !== host) return undefined;
+  if (!sent || !underHost(redirectHost(sent.exchange), host)) return undefined;
   return { sent, host };
 }
 
 async function testPoint(run: ProbeRun, open: OpenPoint): Promise<Hit | undefined> {
   const signIn = signInFields(run, open.point.operation);
   const credentialPoint = signIn && open.point.in === "body" && open.point.name in signIn.fields;
-  for (const form of FORMS) {
+  const trusted = trustedHosts(run, open.point.operation, open.exchange.request.url);
+  for (const form of [...FORMS, ...trusted.flatMap(trustedForms)]) {
     const first = await attempt(run, open, form, undefined);
     const hit = first ?? (signIn && !credentialPoint ? await attempt(run, open, form, signIn) : undefined);
     if (!hit) continue;

@@ -110,6 +110,12 @@ class Reads:
             for target in targets:
                 if isinstance(target, ast.Name) and origins:
                     self.aliases[target.id] = self.aliases.get(target.id, []) + origins
+                # a, b = body.get("a"), body.get("b"): each name takes its own value's origins.
+                if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts):
+                    for name, value in zip(target.elts, node.value.elts):
+                        found = self.classify(value)
+                        if isinstance(name, ast.Name) and found:
+                            self.aliases[name.id] = self.aliases.get(name.id, []) + found
         if nodes != [function]:
             reads = [node for top in nodes for node in ast.walk(top) if isinstance(node, READ_NODES)]
         for node in reads:
@@ -122,6 +128,7 @@ class Reads:
                 if key is not None:
                     for origin in self.classify(node.comparators[0]):
                         self.record(origin, key, None, False)
+        check_fields(self, nodes)
         self.visiting.discard(id(function))
 
     def is_request(self, node):

@@ -1,3 +1,4 @@
+import { PYTHON_CHECKS_SCRIPT } from "./python-checks-script.ts";
 import { PYTHON_DISPATCH_SCRIPT } from "./python-dispatch-script.ts";
 import { PYTHON_DJANGO_SCRIPT } from "./python-django-script.ts";
 import { PYTHON_FASTAPI_SCRIPT } from "./python-fastapi-script.ts";
@@ -386,6 +387,7 @@ ${PYTHON_DISPATCH_SCRIPT}
 ${PYTHON_PROJECT_SCRIPT}
 ${PYTHON_SCHEMA_SCRIPT}
 ${PYTHON_INPUTS_SCRIPT}
+${PYTHON_CHECKS_SCRIPT}
 ${PYTHON_FASTAPI_SCRIPT}
 ${PYTHON_DJANGO_SCRIPT}
 ${PYTHON_HANDLERS_SCRIPT}

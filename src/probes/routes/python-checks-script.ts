@@ -1,0 +1,105 @@
+// The part of the Python extractor that learns what a handler *checks* about a value it read, when no
+// validator declares it: `isinstance(body.get("quantity"), int)` types the field, and a refusal guarded by
+// `if body.get("priority") not in ("low", "high"): return ..., 400` gives it an enum. Hand-written checks
+// are how small Flask and http.server apps validate; without them an undocumented field is a bare string
+// and every request built from the map is refused before it reaches the code behind it.
+// Spliced into PYTHON_ROUTE_SCRIPT after PYTHON_INPUTS_SCRIPT (Reads calls check_fields).
+
+export const PYTHON_CHECKS_SCRIPT = String.raw`
+CHECK_TYPES = {"int": ("integer", 4), "float": ("number", 3), "Decimal": ("number", 3),
+               "str": ("string", 2), "bool": ("boolean", 1)}
+
+
+def checked_type_names(node):
+    """The type names of isinstance's second argument: int, (int, float), numbers.Number…"""
+    nodes = node.elts if isinstance(node, ast.Tuple) else [node]
+    names = []
+    for item in nodes:
+        name = dotted(item)
+        if name:
+            names.append(name.split(".")[-1])
+    return names
+
+
+def refuses(statements):
+    """A branch that ends the request: return (an error answer), raise or abort."""
+    for statement in statements:
+        if isinstance(statement, (ast.Return, ast.Raise)):
+            return True
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and call_name(statement.value) in ("abort", "bad_request"):
+            return True
+    return False
+
+
+def literal_choices(file, node):
+    """The strings of a literal tuple/list/set, or of a module constant bound to one."""
+    if isinstance(node, ast.Name) and node.id in file.module_lists:
+        node = file.module_lists[node.id]
+    elif isinstance(node, ast.Name):
+        for statement in file.tree.body:
+            if isinstance(statement, ast.Assign) and any(isinstance(target, ast.Name) and target.id == node.id for target in statement.targets):
+                node = statement.value
+    if isinstance(node, ast.Call) and call_name(node) in ("set", "frozenset", "tuple", "list") and node.args:
+        node = node.args[0]
+    if not isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return None
+    values = [item.value for item in node.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+    return values if values and len(values) == len(node.elts) else None
+
+
+def membership_test(test):
+    """(value, choices) when 'test' refuses a value outside a set: x not in S, not (x in S)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        for value in test.values:
+            found = membership_test(value)
+            if found:
+                return found
+        return None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        if isinstance(inner, ast.Compare) and len(inner.ops) == 1 and isinstance(inner.ops[0], ast.In):
+            return (inner.left, inner.comparators[0])
+        return None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn):
+        return (test.left, test.comparators[0])
+    return None
+
+
+def check_fields(reads, nodes):
+    """Types from isinstance checks and enums from refusing membership tests, recorded on the fields read."""
+    best, enums = {}, []
+    for node in (node for top in nodes for node in ast.walk(top)):
+        if isinstance(node, ast.Call) and call_name(node) == "isinstance" and len(node.args) == 2:
+            names = [name for name in checked_type_names(node.args[1]) if name in CHECK_TYPES]
+            if not names:
+                continue
+            # One check naming several types accepts any of them: (int, float) is a number.
+            name = "float" if "int" in names and ("float" in names or "Decimal" in names) else max(names, key=lambda item: CHECK_TYPES[item][1])
+            for origin in reads.classify(node.args[0]):
+                if origin[0] != "bag" or not origin[2]:
+                    continue
+                key = (origin[1], origin[2], origin[3])
+                # Across checks the most specific wins: isinstance(x, int) and not isinstance(x, bool) is an int.
+                if key not in best or CHECK_TYPES[name][1] > CHECK_TYPES[best[key][0]][1]:
+                    best[key] = (name, origin)
+        if isinstance(node, ast.If) and refuses(node.body):
+            found = membership_test(node.test)
+            if not found:
+                continue
+            choices = literal_choices(reads.file, found[1])
+            if not choices:
+                continue
+            for origin in reads.classify(found[0]):
+                if origin[0] == "bag" and origin[2]:
+                    enums.append((origin, choices))
+    # Types first: a later enum of strings refines a string type, never the other way round.
+    for name, origin in best.values():
+        record_checked(reads, origin, guess({"type": CHECK_TYPES[name][0]}))
+    for origin, choices in enums:
+        record_checked(reads, origin, guess({"type": "string", "enum": choices}))
+
+
+def record_checked(reads, origin, schema):
+    parent = ("bag", origin[1], origin[2][:-1], origin[3])
+    reads.record(parent, origin[2][-1], schema, False)
+`;

@@ -1,0 +1,80 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Route } from "../../src/map/system-map.ts";
+import { scanSourceRoutes } from "../../src/probes/routes/find-source-routes.ts";
+import { bodyProperties, parametersOf, routeAt } from "../fixtures/route-apps/route-lookup.ts";
+import { writeTree } from "./write-tree.ts";
+
+// A Flask app validating by hand, as small apps do: isinstance checks and refusing membership tests.
+const APP = `
+from flask import Flask, request, jsonify, abort
+
+app = Flask(__name__)
+STATES = ("open", "closed")
+
+
+@app.route("/orders", methods=["POST"])
+def create_order():
+    body = request.get_json(silent=True) or {}
+    if not isinstance(body.get("sku"), str):
+        return jsonify(error="sku"), 400
+    if not isinstance(body.get("quantity"), int) or isinstance(body.get("quantity"), bool):
+        return jsonify(error="quantity"), 400
+    if body.get("priority") not in ("low", "normal", "high"):
+        return jsonify(error="priority"), 400
+    return jsonify(body), 201
+
+
+@app.route("/orders/<id>", methods=["PUT"])
+def update_order(id):
+    body = request.get_json(silent=True) or {}
+    state, price = body.get("state"), body.get("price")
+    if not (state in STATES):
+        abort(400)
+    if not isinstance(price, (int, float)):
+        abort(400)
+    return jsonify(body)
+
+
+@app.route("/search", methods=["GET"])
+def search():
+    kind = request.args.get("kind", "all")
+    # A branch, not a refusal: every kind is served, so no enum is learned from it.
+    if kind not in ("all", "mine"):
+        kind = "all"
+    mode = request.args.get("mode")
+    if mode in ("fast", "slow"):
+        return jsonify(mode=mode)
+    return jsonify(kind=kind)
+`;
+
+describe("a Flask app that validates by hand", () => {
+  let routes: Route[];
+  beforeAll(() => {
+    routes = scanSourceRoutes(writeTree({ "app.py": APP })).routes;
+  });
+
+  it("types fields from isinstance checks, the most specific number type winning over bool", () => {
+    const create = bodyProperties(routeAt(routes, "POST /orders"));
+    expect(create.sku).toEqual({ type: "string" });
+    expect(create.quantity).toEqual({ type: "integer" });
+    expect(bodyProperties(routeAt(routes, "PUT /orders/{id}")).price).toEqual({ type: "number" });
+  });
+
+  it("learns an enum from a refused value outside a literal set or a module constant, through tuple unpacking", () => {
+    expect(bodyProperties(routeAt(routes, "POST /orders")).priority).toEqual({
+      type: "string",
+      enum: ["low", "normal", "high"],
+    });
+    expect(bodyProperties(routeAt(routes, "PUT /orders/{id}")).state).toEqual({
+      type: "string",
+      enum: ["open", "closed"],
+    });
+  });
+
+  it("learns no enum from a membership test that does not refuse the request", () => {
+    expect(parametersOf(routeAt(routes, "GET /search"))).toEqual({
+      "query:kind": { type: "string" },
+      "query:mode": { type: "string" },
+    });
+  });
+});
