@@ -8,8 +8,6 @@
 export const PYTHON_INPUTS_SCRIPT = String.raw`
 PY_TYPES = {"int": {"type": "integer"}, "float": {"type": "number"}, "bool": {"type": "boolean"},
             "str": {"type": "string"}, "Decimal": {"type": "number"}}
-ISINSTANCE_TYPES = {"bool": {"type": "boolean"}, "str": {"type": "string"}, "list": {"type": "array"},
-                    "dict": {"type": "object", "properties": {}}}
 FLASK_BAGS = {"args": ("query", None), "form": ("body", "form"), "values": ("values", None),
               "json": ("body", "json"), "files": ("body", "multipart"), "cookies": ("cookie", None),
               "headers": ("header", None), "view_args": ("path", None)}
@@ -247,14 +245,6 @@ class Reads:
             name = call_name(parent)
             if name in PY_TYPES and name != "str":
                 return guess(PY_TYPES[name])
-            # isinstance(body.get("x"), bool): the handler checks the JSON type it wants.
-            if name == "isinstance" and len(parent.args) == 2:
-                kinds = parent.args[1].elts if isinstance(parent.args[1], ast.Tuple) else [parent.args[1]]
-                names = [dotted(kind) for kind in kinds]
-                if names and all(kind in ("int", "float") for kind in names):
-                    return guess({"type": "number" if "float" in names else "integer"})
-                if names and names[0] in ISINSTANCE_TYPES:
-                    return guess(ISINSTANCE_TYPES[names[0]])
         return None
 
     def read_subscript(self, node):
