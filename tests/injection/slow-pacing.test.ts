@@ -103,6 +103,22 @@ describe("slow-operation pacing and intended delays", () => {
     expect(pacing.report()).toEqual({});
   });
 
+  it("passes the turn on without judging when a request got no answer, so suspicion stays", async () => {
+    let now = 10_000;
+    const pacing = new SlowOperations(() => now);
+    expect(await pacing.enter("GET /list")).toBe(true);
+    now += 1800;
+    pacing.leave("GET /list", 1800);
+    await settle();
+    expect(await pacing.enter("GET /list")).toBe(true);
+    pacing.leave("GET /list", undefined);
+    expect(await pacing.enter("GET /list")).toBe(true);
+    now += 1800;
+    pacing.leave("GET /list", 1800);
+    await settle();
+    expect(await pacing.enter("GET /list")).toBe(false);
+  });
+
   it("re-tests a slow operation once half a minute has passed and lifts the ban on a normal answer", async () => {
     let now = 10_000;
     const pacing = new SlowOperations(() => now);

@@ -27,7 +27,7 @@ export async function sendPrepared(
   const key = pacingKey(prepared.operation);
   const pacing = slowOperationsFor(run.context);
   if (!(await pacing.enter(key))) return undefined;
-  let durationMs = 0;
+  let durationMs: number | undefined;
   try {
     const exchange = asBrowserForm(prepared)
       ? (
@@ -37,7 +37,7 @@ export async function sendPrepared(
           })
         )?.chain[0]
       : await send(run, user, toSpec(run.target.baseUrl, prepared));
-    durationMs = exchange?.durationMs ?? 0;
+    durationMs = exchange?.durationMs;
     return exchange;
   } finally {
     pacing.leave(key, durationMs);

@@ -120,10 +120,17 @@ export class SlowOperations {
     return true;
   }
 
-  /** Records an answer; `delayMs` (default: the delay of the enclosing `withIntendedDelay`) was asked for. */
-  leave(key: string, durationMs: number, delayMs: number = intendedDelay.getStore() ?? 0): void {
+  /**
+   * Records an answer; `delayMs` (default: the delay of the enclosing `withIntendedDelay`) was asked for.
+   * Without a duration (nothing was sent, or nothing came back) the turn passes on and nothing is judged.
+   */
+  leave(key: string, durationMs: number | undefined, delayMs: number = intendedDelay.getStore() ?? 0): void {
     const entry = this.entries.get(key);
     if (!entry) return;
+    if (durationMs === undefined) {
+      this.pass(entry);
+      return;
+    }
     const endedAt = this.now();
     const threshold = this.threshold();
     const ownMs = durationMs - delayMs;
@@ -146,6 +153,11 @@ export class SlowOperations {
       entry.solo = false;
       entry.slow = false;
     }
+    this.pass(entry);
+  }
+
+  /** Ends the request's turn: the next request to the operation may go. */
+  private pass(entry: Entry): void {
     entry.retesting = false;
     const release = entry.release;
     entry.inFlight = undefined;
