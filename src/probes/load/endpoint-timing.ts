@@ -21,6 +21,8 @@ export interface TimingOptions {
   budget_ms?: number;
   max_operations?: number;
   max_requests?: number;
+  /** How long one request may go unanswered (default: the run's, 10 s). */
+  timeout_ms?: number;
 }
 
 function median(values: number[]): number {
@@ -35,7 +37,7 @@ export async function timeEndpoints(
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
   const budget = options.budget_ms ?? context.target?.profile.budgets?.slow_endpoint_ms ?? 500;
   const samples = Math.min(Math.max(options.samples ?? 3, 2), 7);
-  const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 350);
+  const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 350, options.timeout_ms);
   if (typeof load === "string") return load;
   const operations = readOperations(context, options.operation).slice(0, options.max_operations ?? 40);
   const candidates: EnvelopeDraft[] = [];
@@ -70,11 +72,25 @@ async function round(
   return exchanges;
 }
 
-async function timeOperation(load: LoadRun, operation: Operation, budget: number, samples: number) {
+interface Timed {
+  summary: Record<string, unknown>;
+  candidate?: EnvelopeDraft;
+}
+
+async function timeOperation(
+  load: LoadRun,
+  operation: Operation,
+  budget: number,
+  samples: number,
+): Promise<Timed> {
   const key = operationKey(operation);
   // reach() sends the warm-up request, which is not timed. Unpaced: the slow operations are the point.
   const reached = await reach(load, operation, {}, undefined, { paced: false });
-  if (!reached) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
+  if (!reached) {
+    const stalled = await stalledTwice(load, operation, budget);
+    if (stalled) return stalled;
+    return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
+  }
   const first = await round(load, reached.user, clonePrepared(reached.prepared), samples);
   if (first.length < samples)
     return { summary: { operation: key, skipped: "not every timed request succeeded" } };
@@ -129,4 +145,50 @@ async function timeOperation(load: LoadRun, operation: Operation, budget: number
     },
   });
   return { summary: { ...summary, result: "slow-endpoint" }, candidate };
+}
+
+/**
+ * A read that got no answer within the client's timeout, once more in a row: slower than any budget. Sent
+ * once more only (a handler that runs that long may hold a single-threaded server the whole time).
+ */
+async function stalledTwice(load: LoadRun, operation: Operation, budget: number): Promise<Timed | undefined> {
+  const key = operationKey(operation);
+  const first = load.stalled.get(key);
+  if (!first) return undefined;
+  const again = await sendUnpaced(load, first.user, clonePrepared(first.prepared));
+  if (again?.error !== "timeout") return undefined;
+  const waited = [first.exchange.durationMs, again.durationMs];
+  const path = `${fillPath(operation.path, first.prepared.pathValues)}${buildQuery(first.prepared.query)}`;
+  const candidate = loadFinding(load, {
+    defectClass: "slow-endpoint",
+    operation,
+    title: `${key} gives no answer within ${waitOf(Math.min(...waited))} (twice in a row)`,
+    summary: `${key} was sent twice in a row and neither request was answered before the client gave up after ${waited.join(" and ")} ms, far over the profile's slow_endpoint_ms budget of ${budget} ms.`,
+    impact:
+      "Callers wait until their own timeouts; while the handler runs, a single-threaded server answers no one else.",
+    severity: "high",
+    confidence: 0.8,
+    exchanges: [
+      { label: "no-answer", exchange: first.exchange },
+      { label: "no-answer-again", exchange: again },
+    ],
+    measurements: { operation: key, budget_ms: budget, times_ms: waited, timed_out: true },
+    repro: {
+      title: `${key} answers within ${budget} ms`,
+      steps: [{ name: "timed", as: first.user, method: "GET", path }],
+      assertions: [
+        {
+          kind: "duration_below",
+          step: "timed",
+          ms: budget,
+          message: `${key} must answer within ${budget} ms`,
+        },
+      ],
+    },
+  });
+  return { summary: { operation: key, times_ms: waited, result: "slow-endpoint (no answer)" }, candidate };
+}
+
+function waitOf(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }

@@ -32,14 +32,17 @@ export interface LoadRun {
   users: Array<string | undefined>;
   /** Operation key → the user and path values that reached it with a 2xx. */
   reached: Map<string, { user: string | undefined; pathValues: Record<string, string> } | null>;
+  /** Operation key → the request that was sent and got no answer in time (the client's timeout). */
+  stalled: Map<string, { user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange }>;
 }
 
 export async function openLoadRun(
   context: ToolContext,
   tool: string,
   maxRequests: number,
+  timeoutMs?: number,
 ): Promise<LoadRun | string> {
-  const run = openProbeRun(context, tool, { max_requests: maxRequests });
+  const run = openProbeRun(context, tool, { max_requests: maxRequests, timeout_ms: timeoutMs });
   if (typeof run === "string") return run;
   const log = statementLogOf(context);
   if (typeof log === "string") run.notes.push(log);
@@ -53,6 +56,7 @@ export async function openLoadRun(
     creator: new RecordCreator(run),
     users: candidateUsers(await usableUsers(run)),
     reached: new Map(),
+    stalled: new Map(),
   };
 }
 
@@ -140,6 +144,7 @@ export async function reach(
   );
   if (!sent || !isSuccess(sent.exchange)) {
     if (!known) load.reached.set(key, null);
+    if (sent?.exchange.error === "timeout") load.stalled.set(key, sent);
     return undefined;
   }
   load.reached.set(key, { user: sent.user, pathValues: sent.prepared.pathValues });
