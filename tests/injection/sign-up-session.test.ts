@@ -112,5 +112,14 @@ describe("a probe that sends a sign-up form", () => {
     );
     expect(stats.tested).toBeGreaterThan(0);
     expect(await me()).toEqual({ name: "alice" });
+    // Whatever sends it with her session, the answer's new session cookie does not become hers.
+    const form = "username=someone-else&password=whatever-1";
+    await run.sessions.send(run.client, "alice", {
+      method: "POST",
+      url: `${baseUrl}/signup`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form,
+    });
+    expect(await me()).toEqual({ name: "alice" });
   });
 });

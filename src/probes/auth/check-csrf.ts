@@ -3,6 +3,7 @@ import type { Operation } from "../../map/system-map.ts";
 import { operationKey } from "../api/operation-index.ts";
 import { endpointLocation } from "../api/probe-support.ts";
 import { buildFinding } from "../evidence/finding.ts";
+import { isAccountStep } from "../http/account-guard.ts";
 import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
 import type { Credential } from "../session/credential.ts";
 import { formPostingTo, loadForm } from "../session/form-submission.ts";
@@ -57,7 +58,12 @@ export async function checkCsrf(
     return { candidates: [], stats };
   }
   const candidates: EnvelopeDraft[] = [];
-  for (const operation of byForgeryValue(operations.filter(forgeable)).slice(0, MAX_OPERATIONS)) {
+  // A forged sign-in or sign-up is login CSRF, which a marker cannot show; and it would sign the session in
+  // as another account.
+  const forgeables = operations.filter(
+    (operation) => forgeable(operation) && !isAccountStep(operation.method, operation.path),
+  );
+  for (const operation of byForgeryValue(forgeables).slice(0, MAX_OPERATIONS)) {
     const verdict = await probeOperation(run, user.name, operation);
     stats.forged[operationKey(operation)] = verdict.outcome;
     if (verdict.outcome !== "not judged") stats.operations_tried += 1;

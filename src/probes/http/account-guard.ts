@@ -45,6 +45,16 @@ export function accountGuard(profile: TargetProfile | undefined): AccountGuard |
   };
 }
 
+/**
+ * A write to a sign-in, sign-up or other account step (`POST /register`, `POST /session`): its answer may
+ * sign the session that sent it in as another account, so a profile user's session does not take its
+ * cookies.
+ */
+export function isAccountStep(method: string, url: string): boolean {
+  const last = new URL(url, "http://target.invalid").pathname.split("/").filter(Boolean).at(-1) ?? "";
+  return WRITE.has(method.toUpperCase()) && AUTH_STEP.test(last);
+}
+
 /** A path about the caller's own account: a self word, no id, and not a sign-in or sign-up step. */
 function isOwnAccount(url: string): boolean {
   const segments = new URL(url, "http://target.invalid").pathname.split("/").filter(Boolean);

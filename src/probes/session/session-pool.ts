@@ -1,6 +1,7 @@
 import { QaasError } from "../../errors.ts";
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import type { RunContext } from "../../tools/context.ts";
+import { isAccountStep } from "../http/account-guard.ts";
 import type { HttpClient } from "../http/http-client.ts";
 import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
 import { Masker } from "../http/masking.ts";
@@ -276,10 +277,13 @@ export class SessionPool {
     const exchange = await client.send(applied, { user: session.user.name });
     const response = exchange.response;
     if (!response) return exchange;
-    for (const name of credential.jar.absorb(response.setCookies, spec.url)) {
-      const value = credential.jar.get(name);
-      if (value) maskCookieValue(this.masker, name, value);
-    }
+    // A registration that signs the new account in (or a sign-in form posted by a probe) would turn this
+    // user's session into another account for the rest of the run: its cookies stay out of the session.
+    if (!isAccountStep(spec.method ?? "GET", spec.url))
+      for (const name of credential.jar.absorb(response.setCookies, spec.url)) {
+        const value = credential.jar.get(name);
+        if (value) maskCookieValue(this.masker, name, value);
+      }
     // Pages of a server-rendered application carry a fresh CSRF token for its scripts.
     if (/csrf/i.test(response.body) && isHtml(response.contentType, response.body)) {
       const parsed = parseHtmlPage(response.body, spec.url);
