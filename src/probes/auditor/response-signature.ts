@@ -39,6 +39,10 @@ function variants(text: string): string[] {
   return [...forms].filter((form) => form.length > 0).sort((a, b) => b.length - a.length);
 }
 
+/** An element that shows a one-time notice: flash, alert, toast or messages classes, or a status role. */
+const TRANSIENT_NOTICE =
+  /<(p|div|li|span|section|aside)\b[^>]*\b(class=["'][^"']*\b(flash(es)?|alerts?|toast|notices?|messages?)\b[^"']*["']|role=["'](status|alert)["'])[^>]*>[\s\S]*?<\/\1>/gi;
+
 /**
  * What an answer says, minus what the request itself put in it (the payload echoed back, the unique seed)
  * and minus noise that changes on every request (long hex ids, timestamps). Two requests that the server
@@ -76,6 +80,9 @@ export function signature(
       /(<input\b[^>]*\bvalue=)("[^"]*"|'[^']*')([^>]*\bname=["']?[\w-]*(csrf|xsrf|token|nonce))/gi,
       "$1#$3",
     )
-    .replace(/(<meta\b[^>]*\bname=["'][\w-]*(csrf|xsrf)[\w-]*["'][^>]*\bcontent=)("[^"]*"|'[^']*')/gi, "$1#");
+    .replace(/(<meta\b[^>]*\bname=["'][\w-]*(csrf|xsrf)[\w-]*["'][^>]*\bcontent=)("[^"]*"|'[^']*')/gi, "$1#")
+    // A one-time notice (a flash message, a toast) belongs to whichever page the session loads next, and
+    // the run's other probes share the session: it says nothing about this request.
+    .replace(TRANSIENT_NOTICE, "");
   return `${exchange.response.status}\n${text}`;
 }
