@@ -10,7 +10,7 @@ import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harnes
 
 let server: http.Server;
 let baseUrl: string;
-const LISTS = 40;
+let listReads = 0;
 
 beforeAll(async () => {
   server = http.createServer(async (request, response) => {
@@ -18,7 +18,11 @@ beforeAll(async () => {
       response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     const url = request.url ?? "/";
     if (url === "/zz/catalogue") return json(200, [{ sku: "SKU-7781", price: 12 }]);
-    if (url.startsWith("/lists/")) return json(200, [{ id: 1, note: "x" }]);
+    if (url === "/aa/alerts") return json(200, [{ sku: "ALERT 4", level: "high" }]);
+    if (url.startsWith("/lists/")) {
+      listReads += 1;
+      return json(200, [{ id: 1, note: "x" }]);
+    }
     if (url === "/order-lines" && request.method === "POST") {
       let text = "";
       for await (const chunk of request) text += chunk;
@@ -34,47 +38,73 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-describe("values a create must reuse", () => {
-  it("come from the application's lists, the catalogue among many", async () => {
-    const read = { get: { responses: { "200": { description: "rows" } } } };
-    const paths: Record<string, unknown> = {};
-    for (let index = 0; index < LISTS; index += 1) paths[`/lists/l${String(index).padStart(2, "0")}`] = read;
-    paths["/zz/catalogue"] = read;
-    paths["/order-lines"] = {
-      post: {
-        requestBody: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["sku", "quantity"],
-                properties: { sku: { type: "string" }, quantity: { type: "integer", minimum: 1 } },
-              },
+function ordersMap(lists: number, catalogueAnswer: Record<string, unknown>) {
+  const read = { get: { responses: { "200": { description: "rows" } } } };
+  const paths: Record<string, unknown> = {};
+  for (let index = 0; index < lists; index += 1) paths[`/lists/l${String(index).padStart(3, "0")}`] = read;
+  // Another list whose items carry a field of the same name, meaning something else.
+  paths["/aa/alerts"] = { get: { responses: { "200": catalogueAnswer } } };
+  paths["/zz/catalogue"] = { get: { responses: { "200": catalogueAnswer } } };
+  paths["/order-lines"] = {
+    post: {
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              required: ["sku", "quantity"],
+              properties: { sku: { type: "string" }, quantity: { type: "integer", minimum: 1 } },
             },
           },
         },
-        responses: { "201": { description: "created" } },
       },
-    };
-    paths["/order-lines/{id}"] = {
-      get: {
-        parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }],
-        responses: { "200": { description: "one" } },
-      },
-    };
-    const document = { openapi: "3.0.3", info: { title: "orders", version: "1" }, paths };
-    const map = systemMapFor({ target: "orders", baseUrl, document });
-    const profile = profileFor({
-      name: "orders",
-      source: {},
-      environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
-    });
-    const run = openProbeRun(probeContext({ profile, map }), "seen-values");
-    if (typeof run === "string") throw new Error(run);
-    const factory = new ResourceFactory(run);
-    const family = factory.families.find((candidate) => candidate.collection === "/order-lines")!;
-    const created = await factory.create(family, undefined);
+      responses: { "201": { description: "created" } },
+    },
+  };
+  paths["/order-lines/{id}"] = {
+    get: {
+      parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }],
+      responses: { "200": { description: "one" } },
+    },
+  };
+  const document = { openapi: "3.0.3", info: { title: "orders", version: "1" }, paths };
+  return systemMapFor({ target: "orders", baseUrl, document });
+}
+
+async function createOrderLine(lists: number, catalogueAnswer: Record<string, unknown>) {
+  const profile = profileFor({
+    name: "orders",
+    source: {},
+    environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
+  });
+  const run = openProbeRun(probeContext({ profile, map: ordersMap(lists, catalogueAnswer) }), "seen-values");
+  if (typeof run === "string") throw new Error(run);
+  const factory = new ResourceFactory(run);
+  const family = factory.families.find((candidate) => candidate.collection === "/order-lines")!;
+  return factory.create(family, undefined);
+}
+
+describe("values a create must reuse", () => {
+  it("come from the application's lists, the catalogue among many", async () => {
+    const created = await createOrderLine(40, { description: "rows" });
     expect(created?.exchange.response?.status).toBe(201);
+  });
+
+  it("come first from the lists whose documented answer names the field, past the reading cap, trying each such list", async () => {
+    listReads = 0;
+    const created = await createOrderLine(100, {
+      description: "products",
+      content: {
+        "application/json": {
+          schema: {
+            type: "array",
+            items: { type: "object", properties: { sku: { type: "string" }, price: { type: "integer" } } },
+          },
+        },
+      },
+    });
+    expect(created?.exchange.response?.status).toBe(201);
+    expect(listReads).toBe(0);
   });
 });

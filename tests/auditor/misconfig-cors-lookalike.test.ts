@@ -17,7 +17,7 @@ afterEach(async () => {
 
 const TOKEN = "cors-fixture-token";
 
-async function probe(vulnerable: boolean, quiet = false) {
+async function probe(vulnerable: boolean, quiet = false, reads = 20) {
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -42,8 +42,23 @@ async function probe(vulnerable: boolean, quiet = false) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const read = { get: { security: [{ bearer: [] }], responses: { "200": { description: "data" } } } };
-  const paths: Record<string, unknown> = { "/api/zz/profile": read };
-  for (let index = 0; index < 20; index += 1) paths[`/api/a${String(index).padStart(2, "0")}`] = read;
+  const profileRead = {
+    get: {
+      security: [{ bearer: [] }],
+      responses: {
+        "200": {
+          description: "the caller",
+          content: {
+            "application/json": {
+              schema: { type: "object", properties: { email: { type: "string" }, plan: { type: "string" } } },
+            },
+          },
+        },
+      },
+    },
+  };
+  const paths: Record<string, unknown> = { "/api/zz/profile": profileRead };
+  for (let index = 0; index < reads; index += 1) paths[`/api/a${String(index).padStart(2, "0")}`] = read;
   const document = {
     openapi: "3.0.3",
     info: { title: "cors", version: "1" },
@@ -81,6 +96,11 @@ describe("CORS allow-lists that trust look-alikes of the application's own domai
 
   it("finds it also when a refused origin gets no CORS header at all, by the personal data the route answers", async () => {
     const findings = await probe(true, true);
+    expect(findings.map((finding) => finding.location.value)).toEqual(["GET /api/zz/profile"]);
+  });
+
+  it("reaches the route among more signed-in reads than it checks, by the personal fields its document names", async () => {
+    const findings = await probe(true, true, 70);
     expect(findings.map((finding) => finding.location.value)).toEqual(["GET /api/zz/profile"]);
   });
 

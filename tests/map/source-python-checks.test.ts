@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Route } from "../../src/map/system-map.ts";
 import { scanSourceRoutes } from "../../src/probes/routes/find-source-routes.ts";
-import { bodyProperties, parametersOf, routeAt } from "../fixtures/route-apps/route-lookup.ts";
+import { bodyProperties, bodyRequired, parametersOf, routeAt } from "../fixtures/route-apps/route-lookup.ts";
 import { writeTree } from "./write-tree.ts";
 
 // A Flask app validating by hand, as small apps do: isinstance checks and refusing membership tests.
@@ -69,6 +69,11 @@ describe("a Flask app that validates by hand", () => {
       type: "string",
       enum: ["open", "closed"],
     });
+  });
+
+  it("requires the fields a refusal demands a type or a listed value of (an absent one has neither)", () => {
+    expect(bodyRequired(routeAt(routes, "POST /orders"))).toEqual(["priority", "quantity", "sku"]);
+    expect(bodyRequired(routeAt(routes, "PUT /orders/{id}"))).toEqual(["price", "state"]);
   });
 
   it("learns no enum from a membership test that does not refuse the request", () => {

@@ -5,6 +5,7 @@ import { pathOfUrl, pathParameterNames } from "../http/target-url.ts";
 import { propertiesOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send } from "../session/probe-run.ts";
+import { CatalogueValues } from "./catalogue-values.ts";
 import type { ResourceFamily } from "./operation-index.ts";
 import {
   familyForItem,
@@ -44,9 +45,6 @@ export function uniqueSeed(): string {
 const ID_KEYS = ["id", "_id", "uuid", "ID", "Id", "key", "slug"];
 
 /** Creates, caches and finds resources for stateful sequences (create → read → update → delete). */
-/** Parameterless lists read once per user for the values a create must reuse (a catalogue's codes). */
-const MAX_VALUE_LISTS = 60;
-
 export class ResourceFactory {
   readonly families: ResourceFamily[];
   readonly created: CreatedResource[] = [];
@@ -54,11 +52,12 @@ export class ResourceFactory {
   private readonly cache = new Map<string, Promise<CreatedResource | undefined>>();
   /** Families whose creation failed once and was tried again (a busy target's timeout is not a verdict). */
   private readonly retried = new Set<string>();
-  private readonly seen = new Map<string, Promise<Map<string, unknown[]>>>();
+  private readonly catalogue: CatalogueValues;
 
   constructor(private readonly run: ProbeRun) {
     this.families = resourceFamilies(run.map.operations);
     this.harvest = new IdHarvest(run, this.families);
+    this.catalogue = new CatalogueValues(run, listItems);
   }
 
   familyOf(operation: Operation): ResourceFamily | undefined {
@@ -154,13 +153,14 @@ export class ResourceFactory {
     let exchange = await attempt(request);
     if (exchange && !isSuccess(exchange) && (exchange.response?.status ?? 0) < 500) {
       // A generated code the server does not know (`sku`, `currency`): the values its own lists show.
-      const seen = withSeenValues(request, await this.seenValues(user));
-      if (seen) {
-        const retried = await attempt(seen);
+      for await (const candidate of this.catalogue.candidates(create, request, user)) {
+        const retried = await attempt(candidate);
         if (retried && isSuccess(retried)) {
-          request = seen;
+          request = candidate;
           exchange = retried;
+          break;
         }
+        if ((retried?.response?.status ?? 0) >= 500) break;
       }
     }
     const example = create.request_body?.example;
@@ -289,49 +289,6 @@ export class ResourceFactory {
   }
 
   /** Ids for body properties that name another resource (`projectId` → a project of the same user). */
-  /**
-   * Scalar values by key from the answers of `user`'s parameterless lists (a catalogue's `sku`), read once:
-   * what a create needs when the server accepts only values it already knows.
-   */
-  seenValues(user: string | undefined): Promise<Map<string, unknown[]>> {
-    const key = user ?? "";
-    let pending = this.seen.get(key);
-    if (!pending) {
-      pending = (async () => {
-        const values = new Map<string, unknown[]>();
-        const lists = this.run.map.operations
-          .filter(
-            (operation) =>
-              operation.method.toUpperCase() === "GET" &&
-              !operation.graphql &&
-              pathParameterNames(operation.path).length === 0 &&
-              !operation.parameters.some((parameter) => parameter.required && parameter.in === "query"),
-          )
-          .slice(0, MAX_VALUE_LISTS);
-        for (const list of lists) {
-          const exchange = await send(
-            this.run,
-            user,
-            toSpec(this.run.target.baseUrl, buildRequest(list, { seed: uniqueSeed() })),
-          );
-          if (!exchange || !isSuccess(exchange)) continue;
-          for (const item of listItems(exchange.response?.json).slice(0, 20)) {
-            if (!item || typeof item !== "object" || Array.isArray(item)) continue;
-            for (const [name, value] of Object.entries(item)) {
-              if (typeof value !== "string" && typeof value !== "number") continue;
-              const known = values.get(name) ?? [];
-              if (known.length < 5) known.push(value);
-              values.set(name, known);
-            }
-          }
-        }
-        return values;
-      })();
-      this.seen.set(key, pending);
-    }
-    return pending;
-  }
-
   private async references(operation: Operation, user: string | undefined): Promise<Record<string, string>> {
     const schema = requestSchema(operation);
     const result: Record<string, string> = {};
@@ -437,27 +394,4 @@ export function markersIn(body: unknown, seed: string): string[] {
   };
   walk(body);
   return markers;
-}
-
-const FREE_TEXT =
-  /^(title|name|description|body|text|content|notes?|comments?|message|summary|label|subject)$/i;
-
-/**
- * The request with each generated value of a field some list showed replaced by the first value seen
- * there (not free text, which carries the probe's markers, and not ids, which references fill); undefined
- * when nothing would change.
- */
-function withSeenValues(request: PreparedRequest, seen: Map<string, unknown[]>): PreparedRequest | undefined {
-  const body = request.body;
-  if (!body || typeof body !== "object" || Array.isArray(body)) return undefined;
-  const filled: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  let changed = false;
-  for (const [name, value] of Object.entries(filled)) {
-    if (FREE_TEXT.test(name) || /(^|_)id$|Id$/.test(name) || typeof value === "object") continue;
-    const known = seen.get(name)?.[0];
-    if (known === undefined || known === value) continue;
-    filled[name] = typeof value === "number" && typeof known === "string" ? value : known;
-    changed = true;
-  }
-  return changed ? { ...request, body: filled } : undefined;
 }

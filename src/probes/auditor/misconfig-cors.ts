@@ -19,7 +19,7 @@ import { get, locationOf } from "./misconfig-support.ts";
 // with Access-Control-Allow-Credentials: true. Each verdict is confirmed with a second origin of the same
 // kind; `*` without credentials is how public data is meant to be shared and is never reported.
 
-const MAX_TARGETS = 40;
+const MAX_TARGETS = 60;
 const MAX_RELATED = 10;
 const MAX_LOOKALIKE_TARGETS = 12;
 
@@ -115,15 +115,25 @@ function corsTargets(run: ProbeRun): MappedPath[] {
       (operation) =>
         operation.method.toUpperCase() === "GET" && pathParameterNames(operation.path).length === 0,
     )
-    // Answers that carry user data come first: they are what CORS must protect.
-    .sort(
-      (a, b) =>
-        Number(a.security === "public") - Number(b.security === "public") || a.path.localeCompare(b.path),
-    )
+    // Answers that carry user data come first: they are what CORS must protect. A documented answer with
+    // personal fields before any other signed-in read, public reads last.
+    .map((operation) => ({ operation, rank: protectionRank(operation) }))
+    .sort((a, b) => a.rank - b.rank || a.operation.path.localeCompare(b.operation.path))
+    .map(({ operation }) => operation)
     .map((operation) => ({ path: toTemplateForm(operation.path), operation }));
   const entry = run.target.profile?.ui?.entry ?? "/";
   const targets = gets.some((target) => target.path === entry) ? gets : [...gets, { path: entry }];
   return targets.slice(0, MAX_TARGETS);
+}
+
+/** Paths that by name answer the caller's own account. */
+const SELF_PATH = /\/(me|profile|account|whoami|current-?user|settings)(\/|$)/i;
+
+function protectionRank(operation: Operation): number {
+  if (operation.security === "public") return 2;
+  const personal =
+    SELF_PATH.test(operation.path) || PERSONAL_FIELDS.test(JSON.stringify(operation.responses ?? {}));
+  return personal ? 0 : 1;
 }
 
 export async function checkCors(

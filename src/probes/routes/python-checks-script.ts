@@ -65,10 +65,32 @@ def membership_test(test):
     return None
 
 
+def refused_unless_typed(test):
+    """The values a refusing test demands be of a type that excludes None: not isinstance(x, T) [or ...]."""
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    values = []
+    for item in tests:
+        if not (isinstance(item, ast.UnaryOp) and isinstance(item.op, ast.Not)):
+            continue
+        call = item.operand
+        if not (isinstance(call, ast.Call) and call_name(call) == "isinstance" and len(call.args) == 2):
+            continue
+        names = checked_type_names(call.args[1])
+        if names and all(name in CHECK_TYPES for name in names):
+            values.append(call.args[0])
+    return values
+
+
 def check_fields(reads, nodes):
-    """Types from isinstance checks and enums from refusing membership tests, recorded on the fields read."""
-    best, enums = {}, []
+    """Types from isinstance checks and enums from refusing membership tests, recorded on the fields read.
+    A field the handler refuses unless it has a type (None has none of them) is required."""
+    best, enums, required = {}, [], set()
     for node in (node for top in nodes for node in ast.walk(top)):
+        if isinstance(node, ast.If) and refuses(node.body):
+            for value in refused_unless_typed(node.test):
+                for origin in reads.classify(value):
+                    if origin[0] == "bag" and origin[2]:
+                        required.add((origin[1], origin[2], origin[3]))
         if isinstance(node, ast.Call) and call_name(node) == "isinstance" and len(node.args) == 2:
             names = [name for name in checked_type_names(node.args[1]) if name in CHECK_TYPES]
             if not names:
@@ -92,14 +114,16 @@ def check_fields(reads, nodes):
             for origin in reads.classify(found[0]):
                 if origin[0] == "bag" and origin[2]:
                     enums.append((origin, choices))
+                    # An absent value (None) is outside the set too: the refusal makes the field required.
+                    required.add((origin[1], origin[2], origin[3]))
     # Types first: a later enum of strings refines a string type, never the other way round.
-    for name, origin in best.values():
-        record_checked(reads, origin, guess({"type": CHECK_TYPES[name][0]}))
+    for key, (name, origin) in best.items():
+        record_checked(reads, origin, guess({"type": CHECK_TYPES[name][0]}), key in required)
     for origin, choices in enums:
-        record_checked(reads, origin, guess({"type": "string", "enum": choices}))
+        record_checked(reads, origin, guess({"type": "string", "enum": choices}), True)
 
 
-def record_checked(reads, origin, schema):
+def record_checked(reads, origin, schema, required):
     parent = ("bag", origin[1], origin[2][:-1], origin[3])
-    reads.record(parent, origin[2][-1], schema, False)
+    reads.record(parent, origin[2][-1], schema, required, checked=True)
 `;

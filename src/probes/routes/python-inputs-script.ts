@@ -300,7 +300,7 @@ class Reads:
         names = {name for name in self.request_names if self.file.imports.get(name, {}).get("name") == "request"}
         return names | {name for name, origins in bound.items() if any(origin[0] == "request" for origin in origins)}
 
-    def record(self, origin, key, schema, required):
+    def record(self, origin, key, schema, required, checked=False):
         bag, path, encoding = origin[1], origin[2] + (key,), origin[3]
         if encoding in ("qs", "form-qs"):
             # parse_qs answers lists: qs["x"][0] is the value.
@@ -320,7 +320,8 @@ class Reads:
             self.inputs.encoding(encoding)
             if encoding == "multipart" and schema is None:
                 schema = guess({"type": "string", "format": "binary"})
-            self.inputs.field(list(path), schema, required and len(path) == 1 and encoding != "json")
+            # A JSON field read by subscript fails with a 500, not a refusal: required only when a check says so.
+            self.inputs.field(list(path), schema, required and len(path) == 1 and (encoding != "json" or checked))
             return
         name = path[0]
         nested = None
