@@ -3,10 +3,11 @@ import type { Operation } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { operationKey } from "../api/operation-index.ts";
 import { clonePrepared } from "../api/request-builder.ts";
+import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
-import { buildQuery, fillPath } from "../http/target-url.ts";
-import { baseStats, untilBudget } from "../session/probe-run.ts";
+import { buildQuery, fillPath, joinUrl } from "../http/target-url.ts";
+import { baseStats, send, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadRun } from "./load-run.ts";
 import { cleanUp, openLoadRun, reach, readOperations, sendUnpaced } from "./load-run.ts";
@@ -39,6 +40,7 @@ export async function timeEndpoints(
   const samples = Math.min(Math.max(options.samples ?? 3, 2), 7);
   const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 350, options.timeout_ms);
   if (typeof load === "string") return load;
+  const patience = options.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   const operations = readOperations(context, options.operation).slice(0, options.max_operations ?? 40);
   const candidates: EnvelopeDraft[] = [];
   const timings: Array<Record<string, unknown>> = [];
@@ -46,7 +48,7 @@ export async function timeEndpoints(
     await untilBudget(load.run, async () => {
       for (const operation of operations) {
         if (context.signal.aborted) break;
-        const outcome = await timeOperation(load, operation, budget, samples);
+        const outcome = await timeOperation(load, operation, budget, samples, patience);
         timings.push(outcome.summary);
         if (outcome.candidate) candidates.push(outcome.candidate);
       }
@@ -82,14 +84,20 @@ async function timeOperation(
   operation: Operation,
   budget: number,
   samples: number,
+  patience: number,
 ): Promise<Timed> {
   const key = operationKey(operation);
   // reach() sends the warm-up request, which is not timed. Unpaced: the slow operations are the point.
   const reached = await reach(load, operation, {}, undefined, { paced: false });
   if (!reached) {
+    if (!load.stalled.has(key)) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
+    // The handler may still be running: on a single-threaded server every request after it waits too, so
+    // nothing is sent (and nothing else timed) until the server answers a trivial request again.
+    if (!(await answersAgain(load, patience)))
+      return { summary: { operation: key, skipped: "the server stopped answering after it" } };
     const stalled = await stalledTwice(load, operation, budget);
-    if (stalled) return stalled;
-    return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
+    await answersAgain(load, patience);
+    return stalled ?? { summary: { operation: key, skipped: "no answer once, answered when sent again" } };
   }
   const first = await round(load, reached.user, clonePrepared(reached.prepared), samples);
   if (first.length < samples)
@@ -187,6 +195,23 @@ async function stalledTwice(load: LoadRun, operation: Operation, budget: number)
     },
   });
   return { summary: { operation: key, times_ms: waited, result: "slow-endpoint (no answer)" }, candidate };
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * Whether the server answers a trivial request (a path nobody serves: its 404 costs the router nothing)
+ * promptly, asked again until it does or until a few timeouts' worth of waiting; any status counts.
+ */
+async function answersAgain(load: LoadRun, patience: number): Promise<boolean> {
+  const prompt = Math.min(Math.max(patience / 2, 200), 2000);
+  const giveUp = Date.now() + Math.max(30_000, patience * 3);
+  while (Date.now() < giveUp) {
+    const url = joinUrl(load.run.target.baseUrl, `/.well-known/qaas-ping-${uniqueSeed()}`);
+    const ping = await send(load.run, undefined, { method: "GET", url, timeoutMs: prompt });
+    if (ping?.response && !ping.error && ping.durationMs <= prompt) return true;
+  }
+  return false;
 }
 
 function waitOf(ms: number): string {
