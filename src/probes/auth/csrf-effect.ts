@@ -9,20 +9,33 @@ import { send } from "../session/probe-run.ts";
 // have renamed one of the user's records, what that record said before is found in the earlier read, so it
 // can be put back.
 
-const MAX_PLACES = 3;
+const MAX_PLACES = 4;
+/** Sibling reads looked at, at most, after the collections above and the form's page. */
+const MAX_SIBLINGS = 2;
 
-/** Where the effect of a POST to `operation` would show: GET collections above it, then the form's page. */
+/**
+ * Where the effect of a POST to `operation` would show: GET collections above it, the form's page, then
+ * reads beside it (`/orders/checkout` shows its effect on `/orders/mine`, not on a page above it).
+ */
 export function readBackPlaces(map: SystemMap, operation: Operation): string[] {
   const target = segments(operation.path);
-  const ancestors = map.operations
+  const reads = map.operations
     .filter((candidate) => candidate.method.toUpperCase() === "GET" && !candidate.graphql)
     .filter((candidate) => pathParameterNames(candidate.path).length === 0)
-    .map((candidate) => segments(candidate.path))
+    .filter((candidate) => !candidate.parameters.some((parameter) => parameter.required))
+    .map((candidate) => segments(candidate.path));
+  const ancestors = reads
     .filter((parts) => parts.length > 0 && parts.length <= target.length)
     .filter((parts) => parts.every((part, index) => part === target[index]))
     .sort((left, right) => right.length - left.length)
     .map((parts) => `/${parts.join("/")}`);
-  const places = [...ancestors, ...(operation.form ? [operation.form.page] : [])];
+  const parent = target.slice(0, -1);
+  const siblings = reads
+    .filter((parts) => parts.length === target.length && parts.join("/") !== target.join("/"))
+    .filter((parts) => parent.every((part, index) => part === parts[index]))
+    .slice(0, MAX_SIBLINGS)
+    .map((parts) => `/${parts.join("/")}`);
+  const places = [...ancestors, ...(operation.form ? [operation.form.page] : []), ...siblings];
   return [...new Set(places)].filter((place) => pathParameterNames(place).length === 0).slice(0, MAX_PLACES);
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Operation } from "../../map/system-map.ts";
 import { bodyKind, buildRequest, requestSchema } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
+import { withEveryFormField } from "../auditor/form-body.ts";
 import type { HttpRequestSpec } from "../http/http-types.ts";
 import { fillPath, joinUrl, pathParameterNames } from "../http/target-url.ts";
 import { isCsrfFieldName } from "../pages/csrf.ts";
@@ -112,7 +113,8 @@ export function templateFromForm(operation: Operation, form: HtmlForm): ForgeryT
 export function templateFromBody(baseUrl: string, operation: Operation): ForgeryTemplate | undefined {
   const kind = bodyKind(operation);
   if (kind !== "json" && kind !== "form") return undefined;
-  const prepared = buildRequest(operation, { seed: uniqueSeed() });
+  // A form is sent whole, as a browser sends it: the page's own values and an email every validator takes.
+  const prepared = withEveryFormField(buildRequest(operation, { seed: uniqueSeed() }));
   const properties = propertiesOf(requestSchema(operation) ?? {});
   if (Object.keys(properties).some((name) => SECRET_FIELD.test(name) || IDENTITY_FIELD.test(name)))
     return undefined;
@@ -124,7 +126,7 @@ export function templateFromBody(baseUrl: string, operation: Operation): Forgery
         : {},
     ).filter(([name]) => name !== csrfField),
   );
-  const textFields = Object.keys(properties).filter((name) => {
+  const freeText = Object.keys(properties).filter((name) => {
     const property = properties[name]!;
     return (
       name !== csrfField &&
@@ -134,6 +136,13 @@ export function templateFromBody(baseUrl: string, operation: Operation): Forgery
       !property.pattern
     );
   });
+  // A field the page fills in itself (a price, a product name shown beside the form) keeps that value: the
+  // handler may parse it, and the marker needs only one field that is stored as typed.
+  const prefilled = (name: string) =>
+    properties[name]!.default !== undefined || properties[name]!.example !== undefined;
+  const textFields = freeText.some((name) => !prefilled(name))
+    ? freeText.filter((name) => !prefilled(name))
+    : freeText;
   if (textFields.length === 0) return undefined;
   for (const name of textFields) body[name] ??= "";
   const fields = Object.entries(body).map(([name, value]): [string, string] => [
@@ -147,6 +156,7 @@ export function templateFromBody(baseUrl: string, operation: Operation): Forgery
     enctype: "application/x-www-form-urlencoded",
     fields,
     textFields,
+    phoneFields: textFields.filter((name) => PHONE_FIELD.test(name)),
     ...(csrfField ? { csrfField, csrfLength: 32 } : {}),
     ...(kind === "json" ? { json: body } : {}),
   };
