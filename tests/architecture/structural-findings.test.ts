@@ -128,6 +128,28 @@ describe("structural checks on a healthy tree", () => {
     }
   });
 
+  it("counts the files the profile's start and test commands run as reached (preloads, scripts)", async () => {
+    const root = writeTree({
+      "package.json": JSON.stringify({ name: "shop", scripts: { start: "node bin/www" } }),
+      "bin/www": `require("../app.js");\n`,
+      "app.js": "module.exports = {};\n",
+      "_run/loopback.js": "module.exports = {};\n",
+      "checks/smoke.js": "module.exports = {};\n",
+      "lib/unused.js": "module.exports = {};\n",
+    });
+    const environment = {
+      mode: "managed",
+      base_url: "http://127.0.0.1:3999",
+      start: { command: "node -r ./_run/loopback.js bin/www" },
+    };
+    const context = fakeRunContext({
+      target: loadedTarget(root, { environment, tests: { command: "node --test checks/smoke.js" } }),
+    });
+    expect(shape(await candidates("find_dead_code", context))).toEqual([
+      { file: "lib/unused.js", related: [], fileable: true },
+    ]);
+  });
+
   it("judges declared layers as declared: skipping allowed unless strict, upward never", async () => {
     const root = writeTree({
       "main.py": 'from web import handlers\nif __name__ == "__main__":\n    handlers.run()\n',

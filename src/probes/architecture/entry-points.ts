@@ -125,6 +125,13 @@ export function findEntryPoints(graph: ImportGraph, profile: TargetProfile | und
     }
   }
 
+  // The commands the profile starts, seeds and tests the target with run their files (`node -r ./preload.js`).
+  const environment = profile?.environment;
+  for (const command of [environment?.start, environment?.seed, environment?.reset, profile?.tests]) {
+    for (const token of command?.command.match(PATH_TOKEN) ?? [])
+      add(resolvePath(token, ""), "named in the profile's commands");
+  }
+
   const frameworkFolders: string[] = [];
   for (const manifestFile of graph.textFiles.filter((file) => /(^|\/)package\.json$/.test(file))) {
     const base = folderOf(manifestFile);
