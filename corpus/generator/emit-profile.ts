@@ -1,4 +1,5 @@
 import type { CorpusServer } from "../model/servers.ts";
+import { STATEMENT_LOG_FILE, STATEMENT_LOG_VARIABLE } from "../oracles/statement-log.ts";
 import { GENERATED_NOTICE } from "./emit-node.ts";
 import { RESET_PATH, signInEndpoint } from "./server-base.ts";
 
@@ -53,6 +54,11 @@ export function emitProfile(server: CorpusServer, options: ProfileOptions = {}):
     `    - POST ${RESET_PATH}`,
     "database:",
     `  kind: ${server.database}`,
+    // The runtime writes every statement it sends there, so queries per request can be counted.
+    "  statement_log:",
+    "    env:",
+    `      ${STATEMENT_LOG_VARIABLE}: ${STATEMENT_LOG_FILE}`,
+    `    file: ${STATEMENT_LOG_FILE}`,
     ...authLines(server),
     "users:",
     ...user(server, "user_a", "member", "northwind", "alice"),

@@ -47,7 +47,13 @@ export function generateCorpus(rows: readonly Row[] = ALL_ROWS): GeneratedCorpus
     const meta = buildMeta(model);
     metas.push(meta);
     for (const variant of model.variants) {
-      cases.push({ server, row: variant.row, location: variant.location, oracle: variant.built.oracle });
+      cases.push({
+        server,
+        row: variant.row,
+        location: variant.location,
+        oracle: variant.built.oracle,
+        alone: variant.built.alone === true,
+      });
     }
     const folder = `servers/${server.name}`;
     if (server.stack === "node") {

@@ -105,22 +105,42 @@ export function cookies(request) {
 
 // ---------------------------------------------------------------- database
 
+/**
+ * The statement log a profile's `database.statement_log` names: with CORPUS_SQL_LOG set (a path relative to
+ * the server folder), every statement the app sends is appended to that file, one line each, before it
+ * runs. Written synchronously so a reader that marks the file around a request sees all of that request's
+ * statements once the answer arrives.
+ */
+function statementLogger() {
+  const target = process.env.CORPUS_SQL_LOG;
+  if (!target) return () => {};
+  const file = path.resolve(HERE, target);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const fd = fs.openSync(file, "a");
+  return (sql) => fs.writeSync(fd, `${String(sql).replace(/\s+/g, " ").trim()}\n`);
+}
+
 /** One interface over SQLite and PostgreSQL: all/get/run with the dialect's own placeholders. */
 export async function openDatabase(kind, schema) {
+  const log = statementLogger();
   if (kind === "sqlite") {
     const sqlite = new Database(":memory:");
     return {
       kind,
       async all(sql, params = []) {
+        log(sql);
         return sqlite.prepare(sql).all(...params);
       },
       async get(sql, params = []) {
+        log(sql);
         return sqlite.prepare(sql).get(...params);
       },
       async run(sql, params = []) {
+        log(sql);
         return { changes: sqlite.prepare(sql).run(...params).changes };
       },
       async exec(sql) {
+        log(sql);
         sqlite.exec(sql);
       },
       async close() {
@@ -135,19 +155,23 @@ export async function openDatabase(kind, schema) {
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
   await admin.end();
   const pool = new pg.Pool({ connectionString: url, max: 8, options: `-c search_path=${schema}` });
+  const query = (sql, params) => {
+    log(sql);
+    return pool.query(sql, params);
+  };
   return {
     kind,
     async all(sql, params = []) {
-      return (await pool.query(sql, params)).rows;
+      return (await query(sql, params)).rows;
     },
     async get(sql, params = []) {
-      return (await pool.query(sql, params)).rows[0];
+      return (await query(sql, params)).rows[0];
     },
     async run(sql, params = []) {
-      return { changes: (await pool.query(sql, params)).rowCount };
+      return { changes: (await query(sql, params)).rowCount };
     },
     async exec(sql) {
-      await pool.query(sql);
+      await query(sql);
     },
     async close() {
       await pool.end();
@@ -159,7 +183,7 @@ export async function openDatabase(kind, schema) {
 export function schemaSql(kind) {
   const key = kind === "sqlite" ? "INTEGER PRIMARY KEY" : "SERIAL PRIMARY KEY";
   return `
-    DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS products; DROP TABLE IF EXISTS records;
+    DROP TABLE IF EXISTS tags; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS products; DROP TABLE IF EXISTS records;
     DROP TABLE IF EXISTS users; DROP TABLE IF EXISTS orgs;
     CREATE TABLE orgs (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE users (id ${key}, email TEXT UNIQUE NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL,
@@ -172,6 +196,9 @@ export function schemaSql(kind) {
       region TEXT NOT NULL, price INTEGER NOT NULL, stock INTEGER NOT NULL);
     CREATE TABLE labels (id ${key}, kind TEXT NOT NULL, name TEXT NOT NULL CHECK (length(name) <= 40),
       created_at TEXT NOT NULL);
+    CREATE TABLE tags (id ${key}, record_id INTEGER NOT NULL, name TEXT NOT NULL);
+    CREATE INDEX records_kind_owner ON records (kind, owner_id);
+    CREATE INDEX tags_record ON tags (record_id);
   `;
 }
 
@@ -215,31 +242,52 @@ export async function seed(db, placeholders, { people, records, secondOwnsData }
   }
   const users = await db.all("SELECT id, email, org_id FROM users ORDER BY id");
   const byKey = Object.fromEntries(people.map((person, index) => [person.key, users[index]]));
+  // Rows go in fifty to a statement: the performance variants seed hundreds per owner, and one round trip
+  // each would slow a PostgreSQL server's start and every reset.
+  const rows = [];
+  const tagged = [];
   let counter = 0;
   for (const record of records) {
+    if (record.tags) tagged.push(record);
     const owners = record.owners ?? ["alice", "bruno"];
     for (const key of owners) {
       if (key === "bruno" && !secondOwnsData) continue;
       const owner = byKey[key];
       for (let copy = 0; copy < (record.count ?? 2); copy += 1) {
         counter += 1;
-        await db.run(
-          `INSERT INTO records (uid, kind, owner_id, org_id, title, body, status, price, quantity, attrs, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)})`,
-          [
-            stableUid(`${record.kind}:${key}:${copy}`),
-            record.kind,
-            owner.id,
-            owner.org_id,
-            `${record.title ?? "Entry"} ${counter}`,
-            `${key}'s private note ${counter}`,
-            "open",
-            100 + counter,
-            1 + (counter % 5),
-            JSON.stringify(record.attrs ?? { colour: "teal", size: counter % 3 }),
-            "2026-02-01T10:00:00Z",
-          ],
-        );
+        rows.push([
+          stableUid(`${record.kind}:${key}:${copy}`),
+          record.kind,
+          owner.id,
+          owner.org_id,
+          `${record.title ?? "Entry"} ${counter}`,
+          `${key}'s private note ${counter}`,
+          "open",
+          100 + counter,
+          1 + (counter % 5),
+          JSON.stringify(record.attrs ?? { colour: "teal", size: counter % 3 }),
+          "2026-02-01T10:00:00Z",
+        ]);
       }
+    }
+  }
+  for (let start = 0; start < rows.length; start += 50) {
+    const chunk = rows.slice(start, start + 50);
+    const tuples = chunk.map(
+      (_row, index) =>
+        `(${Array.from({ length: 11 }, (_unused, column) => p(index * 11 + column + 1)).join(", ")})`,
+    );
+    await db.run(
+      `INSERT INTO records (uid, kind, owner_id, org_id, title, body, status, price, quantity, attrs, created_at) VALUES ${tuples.join(", ")}`,
+      chunk.flat(),
+    );
+  }
+  for (const record of tagged) {
+    for (let tag = 0; tag < record.tags; tag += 1) {
+      await db.run(
+        `INSERT INTO tags (record_id, name) SELECT id, CAST(${p(1)} AS TEXT) || CAST((id + ${tag}) - (id + ${tag}) / 7 * 7 AS TEXT) FROM records WHERE kind = ${p(2)}`,
+        [`tag-${tag}-`, record.kind],
+      );
     }
   }
 }

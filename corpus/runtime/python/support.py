@@ -136,12 +136,36 @@ def body_json():
 # ---------------------------------------------------------------- database
 
 
+class StatementLog:
+    """The statement log a profile's database.statement_log names: with CORPUS_SQL_LOG set (a path relative
+    to the server folder), every statement the app sends is appended to that file, one line each, before it
+    runs. Written unbuffered so a reader that marks the file around a request sees all of its statements
+    once the answer arrives."""
+
+    def __init__(self):
+        target = os.environ.get("CORPUS_SQL_LOG")
+        self.fd = None
+        if target:
+            file = os.path.join(HERE, target)
+            os.makedirs(os.path.dirname(file), exist_ok=True)
+            self.fd = os.open(file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.lock = threading.Lock()
+
+    def write(self, sql):
+        if self.fd is None:
+            return
+        line = (" ".join(str(sql).split()) + "\n").encode()
+        with self.lock:
+            os.write(self.fd, line)
+
+
 class Database:
     """One interface over SQLite and PostgreSQL: all/get/run with the dialect's own placeholders."""
 
     def __init__(self, kind, schema):
         self.kind = kind
         self.lock = threading.Lock()
+        self.log = StatementLog()
         if kind == "sqlite":
             import sqlite3
 
@@ -167,6 +191,7 @@ class Database:
             self.extras = psycopg2.extras
 
     def _execute(self, sql, params, fetch):
+        self.log.write(sql)
         if self.kind == "sqlite":
             with self.lock:
                 cursor = self.conn.execute(sql, params or ())
@@ -196,6 +221,7 @@ class Database:
 
     def script(self, sql):
         if self.kind == "sqlite":
+            self.log.write(sql)
             with self.lock:
                 self.conn.executescript(sql)
         else:
@@ -205,7 +231,7 @@ class Database:
 def schema_sql(kind):
     key = "INTEGER PRIMARY KEY" if kind == "sqlite" else "SERIAL PRIMARY KEY"
     return f"""
-    DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS products; DROP TABLE IF EXISTS records;
+    DROP TABLE IF EXISTS tags; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS products; DROP TABLE IF EXISTS records;
     DROP TABLE IF EXISTS users; DROP TABLE IF EXISTS orgs;
     CREATE TABLE orgs (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE users (id {key}, email TEXT UNIQUE NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL,
@@ -218,6 +244,9 @@ def schema_sql(kind):
       region TEXT NOT NULL, price INTEGER NOT NULL, stock INTEGER NOT NULL);
     CREATE TABLE labels (id {key}, kind TEXT NOT NULL, name TEXT NOT NULL CHECK (length(name) <= 40),
       created_at TEXT NOT NULL);
+    CREATE TABLE tags (id {key}, record_id INTEGER NOT NULL, name TEXT NOT NULL);
+    CREATE INDEX records_kind_owner ON records (kind, owner_id);
+    CREATE INDEX tags_record ON tags (record_id);
     """
 
 
@@ -254,23 +283,42 @@ def seed(db, p, people, records, second_owns_data):
         )
     users = db.all("SELECT id, email, org_id FROM users ORDER BY id")
     by_key = {person["key"]: users[index] for index, person in enumerate(people)}
+    # Rows go in fifty to a statement: the performance variants seed hundreds per owner, and one round trip
+    # each would slow a PostgreSQL server's start and every reset.
+    rows = []
+    tagged = []
     counter = 0
     for record in records:
+        if record.get("tags"):
+            tagged.append(record)
         for key in record.get("owners", ["alice", "bruno"]):
             if key == "bruno" and not second_owns_data:
                 continue
             owner = by_key[key]
             for copy in range(record.get("count", 2)):
                 counter += 1
-                db.run(
-                    f"INSERT INTO records (uid, kind, owner_id, org_id, title, body, status, price, quantity, attrs, "
-                    f"created_at) VALUES ({p(1)}, {p(2)}, {p(3)}, {p(4)}, {p(5)}, {p(6)}, {p(7)}, {p(8)}, {p(9)}, "
-                    f"{p(10)}, {p(11)})",
-                    (stable_uid(f"{record['kind']}:{key}:{copy}"), record["kind"], owner["id"], owner["org_id"],
-                     f"{record.get('title', 'Entry')} {counter}", f"{key}'s private note {counter}", "open",
-                     100 + counter, 1 + counter % 5, json.dumps(record.get("attrs", {"colour": "teal", "size": counter % 3})),
-                     "2026-02-01T10:00:00Z"),
-                )
+                rows.append((stable_uid(f"{record['kind']}:{key}:{copy}"), record["kind"], owner["id"], owner["org_id"],
+                             f"{record.get('title', 'Entry')} {counter}", f"{key}'s private note {counter}", "open",
+                             100 + counter, 1 + counter % 5,
+                             json.dumps(record.get("attrs", {"colour": "teal", "size": counter % 3})),
+                             "2026-02-01T10:00:00Z"))
+    for start in range(0, len(rows), 50):
+        chunk = rows[start:start + 50]
+        tuples = ", ".join(
+            "(" + ", ".join(p(index * 11 + column + 1) for column in range(11)) + ")" for index in range(len(chunk))
+        )
+        db.run(
+            "INSERT INTO records (uid, kind, owner_id, org_id, title, body, status, price, quantity, attrs, "
+            f"created_at) VALUES {tuples}",
+            tuple(value for row in chunk for value in row),
+        )
+    for record in tagged:
+        for tag in range(record["tags"]):
+            db.run(
+                f"INSERT INTO tags (record_id, name) SELECT id, CAST({p(1)} AS TEXT) || CAST((id + {tag}) - (id + {tag}) / 7 * 7 AS TEXT) "
+                f"FROM records WHERE kind = {p(2)}",
+                (f"tag-{tag}-", record["kind"]),
+            )
 
 
 def stable_uid(text):
