@@ -22,6 +22,8 @@ export const UNBOUNDED_RESULT = [
   unbounded.s("UNB-05S", PK, { shape: "list", paging: "page_size" }),
   unbounded.v("UNB-06", NP, { shape: "report", paging: "limit", flaw: "uncapped" }),
   unbounded.v("UNB-07", PS, { shape: "list", paging: "none" }),
+  unbounded.v("UNB-08", NS, { shape: "list", paging: "none", itemPath: true }),
+  unbounded.s("UNB-08S", NS, { shape: "list", paging: "none", itemPath: true }),
 ];
 
 const nPlusOne = rowMaker<NPlusOneKnobs>("n-plus-one", "medium");

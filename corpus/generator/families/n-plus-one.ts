@@ -14,10 +14,16 @@ import { rowCount } from "./unbounded-result.ts";
 // with GROUP BY, or one `IN (…)` batch over the page's ids. The lists are bounded either way (a page size
 // with a maximum, or a fixed LIMIT), so the only flaw is the per-row query.
 
+/**
+ * The fixed size of a list without a page size: far above what the seed and a run's other writes put in
+ * it (a nightly's other agents add dozens), so that creating rows still grows the answer.
+ */
+const LATEST = 200;
+
 export interface NPlusOneKnobs {
   /** What each row carries beside itself. */
   related: "tags" | "owner" | "tag-count";
-  /** limit: a documented page size (default 20, at most 100); none: a fixed LIMIT, grown by creating. */
+  /** limit: a documented page size (default 20, at most 100); none: the latest 200, grown by creating. */
   paging: "limit" | "none";
 }
 
@@ -112,8 +118,8 @@ export function buildNPlusOne(row: Row<NPlusOneKnobs>, ctx: BuildContext): Built
   const kind = JSON.stringify(place.kind);
   const param = row.knobs.paging === "limit" ? ("limit" as const) : undefined;
   const handling = param ? "capped" : "fixed";
-  const nodePage = paging("node", param, handling);
-  const pyPage = paging("python", param, handling);
+  const nodePage = paging("node", param, handling, LATEST);
+  const pyPage = paging("python", param, handling, LATEST);
   const code = related(ctx, row.knobs.related, vulnerable);
   const where = `kind = ${ph(1)} AND owner_id = ${ph(2)}`;
   const path = place.base;
@@ -128,7 +134,7 @@ export function buildNPlusOne(row: Row<NPlusOneKnobs>, ctx: BuildContext): Built
     responses: {
       "200": json(
         `a page of ${place.plural}`,
-        obj({ items: { type: "array", items: item, maxItems: MAX_PAGE } }),
+        obj({ items: { type: "array", items: item, maxItems: param ? MAX_PAGE : LATEST } }),
       ),
       ...guarded("user"),
     },

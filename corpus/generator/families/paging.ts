@@ -56,11 +56,16 @@ export function pageParameters(param: PageParam | undefined): Param[] {
   ];
 }
 
-export function paging(stack: Stack, param: PageParam | undefined, handling: PageHandling): Paging {
+export function paging(
+  stack: Stack,
+  param: PageParam | undefined,
+  handling: PageHandling,
+  fixed = FIXED_PAGE,
+): Paging {
   if (!param || handling === "fixed" || handling === "all") {
     return {
       read: "",
-      sql: () => (handling === "fixed" ? ` LIMIT ${FIXED_PAGE}` : ""),
+      sql: () => (handling === "fixed" ? ` LIMIT ${fixed}` : ""),
       values: "",
       echo: undefined,
       parameters: [],

@@ -4,7 +4,7 @@ import { nodeRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint, Param } from "../endpoint.ts";
 import { guarded, INT, json, obj, STR } from "../schemas.ts";
 import { FIXED_PAGE, MAX_PAGE, type PageHandling, type PageParam, paging } from "./paging.ts";
-import { ownedCollection, recordShape } from "./records.ts";
+import { ownedCollection, ownRecordRead, recordShape } from "./records.ts";
 
 // Results without bounds (CWE-400, CWE-770, OWASP API4:2023): a list, a search, a report or a CSV export
 // that ignores the page size it documents, takes any size it is asked for, or has none and answers every
@@ -18,6 +18,8 @@ export interface UnboundedKnobs {
   paging: PageParam | "none";
   /** Vulnerable rows with a parameter: read and never applied (default), or applied with no maximum. */
   flaw?: "ignored" | "uncapped";
+  /** The collection also reads one record by id (`GET base/{id}`), as most REST collections do. */
+  itemPath?: boolean;
 }
 
 /** Rows each owner of the variant's kind is seeded with: well past any page of 100. */
@@ -141,7 +143,15 @@ ${answer.python}`,
         : "has no page size and returns every row";
   return {
     endpoint,
-    support: [create!],
+    support: row.knobs.itemPath
+      ? [
+          create!,
+          ownRecordRead(ctx, {
+            node: 'return reply.code(404).send({ error: "not found" });',
+            python: 'return jsonify(error="not found"), 404',
+          }),
+        ]
+      : [create!],
     records: [{ kind: place.kind, title, owners: ["alice", "bruno"], count: SEEDED }],
     title: vulnerable
       ? `Unbounded result: ${summary.toLowerCase()} ${flawWords}`
