@@ -3,6 +3,7 @@ import path from "node:path";
 import { generateCorpus } from "../generator/generate.ts";
 import type { OracleCase } from "../generator/server-model.ts";
 import type { CorpusServer } from "../model/servers.ts";
+import { SQLITE_FILE, SQLITE_FILE_VARIABLE } from "../oracles/query-plan.ts";
 import { STATEMENT_LOG_FILE, STATEMENT_LOG_VARIABLE } from "../oracles/statement-log.ts";
 import { createClient } from "./client.ts";
 import { startListener } from "./listener.ts";
@@ -54,6 +55,7 @@ export async function selfCheck(options: SelfCheckOptions = {}): Promise<CheckRe
       const running = await startCorpusServer(root, server, {
         ...secrets,
         [STATEMENT_LOG_VARIABLE]: STATEMENT_LOG_FILE,
+        [SQLITE_FILE_VARIABLE]: SQLITE_FILE,
         ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
       });
       try {

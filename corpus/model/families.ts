@@ -240,6 +240,13 @@ export const FAMILIES = [
     ["CWE-1073", "CWE-1049", "N+1 selects"],
     "a list runs one more query for each row it returns (its tags, owner or counts)",
   ),
+  family(
+    "unindexed-query",
+    "performance",
+    "unindexed-query",
+    ["CWE-1067"],
+    "a lookup filters a large table on a column no index starts with, scanning it on every request",
+  ),
 ] as const satisfies readonly Family[];
 
 export type FamilyName = (typeof FAMILIES)[number]["name"];

@@ -29,7 +29,7 @@ import {
   TEMPLATE_INJECTION,
   XXE,
 } from "./injection.ts";
-import { N_PLUS_ONE, UNBOUNDED_RESULT } from "./performance.ts";
+import { N_PLUS_ONE, UNBOUNDED_RESULT, UNINDEXED_QUERY } from "./performance.ts";
 import { SQL_INJECTION } from "./sql-injection.ts";
 import {
   CORS,
@@ -81,4 +81,5 @@ export const ALL_ROWS: readonly Row[] = [
   ...HTTP_SEMANTICS,
   ...UNBOUNDED_RESULT,
   ...N_PLUS_ONE,
+  ...UNINDEXED_QUERY,
 ] as readonly Row[];

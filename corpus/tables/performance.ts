@@ -1,5 +1,6 @@
 import type { NPlusOneKnobs } from "../generator/families/n-plus-one.ts";
 import type { UnboundedKnobs } from "../generator/families/unbounded-result.ts";
+import type { UnindexedKnobs } from "../generator/families/unindexed-query.ts";
 import { rowMaker } from "../model/row.ts";
 import { NP, NS, PK, PP, PS } from "../model/servers.ts";
 
@@ -38,4 +39,17 @@ export const N_PLUS_ONE = [
   nPlusOne.v("NPO-04", PS, { related: "tags", paging: "none" }),
   nPlusOne.s("NPO-04S", PS, { related: "owner", paging: "none" }),
   nPlusOne.v("NPO-05", PK, { related: "owner", paging: "none" }),
+];
+
+// Only on the SQLite servers: their database is a file a tool can ask for a plan (see the builder).
+const unindexed = rowMaker<UnindexedKnobs>("unindexed-query", "medium");
+
+export const UNINDEXED_QUERY = [
+  unindexed.v("UNX-01", NS, { lookup: "by-reference" }),
+  unindexed.s("UNX-01S", NS, { lookup: "by-reference" }),
+  unindexed.v("UNX-02", PK, { lookup: "by-category" }),
+  unindexed.s("UNX-02S", PK, { lookup: "by-category" }),
+  unindexed.v("UNX-03", PS, { lookup: "by-reference" }),
+  unindexed.s("UNX-03S", PS, { lookup: "by-category" }),
+  unindexed.v("UNX-04", NS, { lookup: "by-category" }),
 ];

@@ -25,6 +25,7 @@ import { buildBruteForce, buildResetTokenExposure, buildUserEnumeration } from "
 import { buildSqlInjection } from "./sql-injection.ts";
 import { buildTokenForgery } from "./token-forgery.ts";
 import { buildUnboundedResult } from "./unbounded-result.ts";
+import { buildUnindexedQuery } from "./unindexed-query.ts";
 import { buildCors, buildCsrf, buildOpenRedirect, buildSecurityHeaders, buildXss } from "./web.ts";
 
 // One builder per family: the row's knobs in, the operation and its oracle out. The tables type each
@@ -70,6 +71,7 @@ const BUILDERS: Record<string, Builder> = {
   "http-semantics": buildHttpSemantics,
   "unbounded-result": buildUnboundedResult,
   "n-plus-one": buildNPlusOne,
+  "unindexed-query": buildUnindexedQuery,
 };
 
 export function buildRow(row: Row, ctx: BuildContext): Built {

@@ -120,11 +120,27 @@ function statementLogger() {
   return (sql) => fs.writeSync(fd, `${String(sql).replace(/\s+/g, " ").trim()}\n`);
 }
 
+/**
+ * In memory, or with CORPUS_SQLITE_FILE set (relative to the server folder; a profile's database.path) a
+ * fresh file, so that a tool reading the database (query plans, the schema) sees the live one.
+ */
+function sqliteTarget() {
+  const target = process.env.CORPUS_SQLITE_FILE;
+  if (!target) return ":memory:";
+  const file = path.resolve(HERE, target);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(`${file}${suffix}`, { force: true });
+  return file;
+}
+
 /** One interface over SQLite and PostgreSQL: all/get/run with the dialect's own placeholders. */
 export async function openDatabase(kind, schema) {
   const log = statementLogger();
   if (kind === "sqlite") {
-    const sqlite = new Database(":memory:");
+    const sqlite = new Database(sqliteTarget());
+    // A file only so that a reader outside the process (qaas's query plans) can open it: durability is moot.
+    if (process.env.CORPUS_SQLITE_FILE) sqlite.pragma("journal_mode = WAL");
+    if (process.env.CORPUS_SQLITE_FILE) sqlite.pragma("synchronous = OFF");
     return {
       kind,
       async all(sql, params = []) {
@@ -183,11 +199,11 @@ export async function openDatabase(kind, schema) {
 export function schemaSql(kind) {
   const key = kind === "sqlite" ? "INTEGER PRIMARY KEY" : "SERIAL PRIMARY KEY";
   return `
-    DROP TABLE IF EXISTS tags; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS products; DROP TABLE IF EXISTS records;
+    DROP TABLE IF EXISTS events; DROP TABLE IF EXISTS tags; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS products; DROP TABLE IF EXISTS records;
     DROP TABLE IF EXISTS users; DROP TABLE IF EXISTS orgs;
     CREATE TABLE orgs (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE users (id ${key}, email TEXT UNIQUE NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL,
-      org_id INTEGER NOT NULL, password_hash TEXT NOT NULL, api_key TEXT, created_at TEXT NOT NULL);
+      org_id INTEGER NOT NULL, password_hash TEXT NOT NULL, api_key TEXT UNIQUE, created_at TEXT NOT NULL);
     CREATE TABLE records (id ${key}, uid TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, owner_id INTEGER NOT NULL,
       org_id INTEGER NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL DEFAULT '', status TEXT NOT NULL DEFAULT 'open',
       role TEXT NOT NULL DEFAULT 'viewer', price INTEGER NOT NULL DEFAULT 0, quantity INTEGER NOT NULL DEFAULT 1,
@@ -199,7 +215,25 @@ export function schemaSql(kind) {
     CREATE TABLE tags (id ${key}, record_id INTEGER NOT NULL, name TEXT NOT NULL);
     CREATE INDEX records_kind_owner ON records (kind, owner_id);
     CREATE INDEX tags_record ON tags (record_id);
+    CREATE TABLE events (id ${key}, kind TEXT NOT NULL, reference TEXT NOT NULL, code TEXT NOT NULL,
+      sku TEXT NOT NULL, city TEXT NOT NULL, amount INTEGER NOT NULL, created_at TEXT NOT NULL);
+    CREATE INDEX events_code ON events (code);
+    CREATE INDEX events_sku ON events (sku);
   `;
+}
+
+/**
+ * The activity log the lookup variants search: thousands of rows, indexed on code and sku only. One
+ * statement in both dialects (a recursive count), so a reset stays quick.
+ */
+export function eventsSql() {
+  return `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
+    INSERT INTO events (kind, reference, code, sku, city, amount, created_at)
+    SELECT CASE WHEN i - i / 3 * 3 = 0 THEN 'delivery' ELSE 'pickup' END, 'REF-' || CAST(100000 + i AS TEXT),
+      'C-' || CAST(i AS TEXT), 'SKU-' || CAST(100 + i - i / 8 * 8 AS TEXT),
+      CASE i - i / 5 * 5 WHEN 0 THEN 'Lisbon' WHEN 1 THEN 'Porto' WHEN 2 THEN 'Braga' WHEN 3 THEN 'Faro' ELSE 'Evora' END,
+      i * 37 - i * 37 / 1000 * 1000, '2026-01-01T00:00:00Z'
+    FROM n`;
 }
 
 const PRODUCTS = [
@@ -240,6 +274,7 @@ export async function seed(db, placeholders, { people, records, secondOwnsData }
       product,
     );
   }
+  await db.run(eventsSql());
   const users = await db.all("SELECT id, email, org_id FROM users ORDER BY id");
   const byKey = Object.fromEntries(people.map((person, index) => [person.key, users[index]]));
   // Rows go in fifty to a statement: the performance variants seed hundreds per owner, and one round trip

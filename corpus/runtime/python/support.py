@@ -169,7 +169,19 @@ class Database:
         if kind == "sqlite":
             import sqlite3
 
-            self.conn = sqlite3.connect(":memory:", check_same_thread=False)
+            target = os.environ.get("CORPUS_SQLITE_FILE")
+            if target:
+                # A file (a profile's database.path) only so that a reader outside the process (qaas's
+                # query plans, the schema) can open the live database: durability is moot.
+                target = os.path.join(HERE, target)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                for suffix in ("", "-wal", "-shm"):
+                    if os.path.exists(target + suffix):
+                        os.remove(target + suffix)
+            self.conn = sqlite3.connect(target or ":memory:", check_same_thread=False)
+            if target:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+                self.conn.execute("PRAGMA synchronous = OFF")
             self.conn.row_factory = sqlite3.Row
             self.conn.isolation_level = None
         else:
@@ -231,11 +243,11 @@ class Database:
 def schema_sql(kind):
     key = "INTEGER PRIMARY KEY" if kind == "sqlite" else "SERIAL PRIMARY KEY"
     return f"""
-    DROP TABLE IF EXISTS tags; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS products; DROP TABLE IF EXISTS records;
+    DROP TABLE IF EXISTS events; DROP TABLE IF EXISTS tags; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS products; DROP TABLE IF EXISTS records;
     DROP TABLE IF EXISTS users; DROP TABLE IF EXISTS orgs;
     CREATE TABLE orgs (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE users (id {key}, email TEXT UNIQUE NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL,
-      org_id INTEGER NOT NULL, password_hash TEXT NOT NULL, api_key TEXT, created_at TEXT NOT NULL);
+      org_id INTEGER NOT NULL, password_hash TEXT NOT NULL, api_key TEXT UNIQUE, created_at TEXT NOT NULL);
     CREATE TABLE records (id {key}, uid TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, owner_id INTEGER NOT NULL,
       org_id INTEGER NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL DEFAULT '', status TEXT NOT NULL DEFAULT 'open',
       role TEXT NOT NULL DEFAULT 'viewer', price INTEGER NOT NULL DEFAULT 0, quantity INTEGER NOT NULL DEFAULT 1,
@@ -247,7 +259,22 @@ def schema_sql(kind):
     CREATE TABLE tags (id {key}, record_id INTEGER NOT NULL, name TEXT NOT NULL);
     CREATE INDEX records_kind_owner ON records (kind, owner_id);
     CREATE INDEX tags_record ON tags (record_id);
+    CREATE TABLE events (id {key}, kind TEXT NOT NULL, reference TEXT NOT NULL, code TEXT NOT NULL,
+      sku TEXT NOT NULL, city TEXT NOT NULL, amount INTEGER NOT NULL, created_at TEXT NOT NULL);
+    CREATE INDEX events_code ON events (code);
+    CREATE INDEX events_sku ON events (sku);
     """
+
+
+# The activity log the lookup variants search: thousands of rows, indexed on code and sku only. One
+# statement in both dialects (a recursive count), so a reset stays quick.
+EVENTS_SQL = """WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
+    INSERT INTO events (kind, reference, code, sku, city, amount, created_at)
+    SELECT CASE WHEN i - i / 3 * 3 = 0 THEN 'delivery' ELSE 'pickup' END, 'REF-' || CAST(100000 + i AS TEXT),
+      'C-' || CAST(i AS TEXT), 'SKU-' || CAST(100 + i - i / 8 * 8 AS TEXT),
+      CASE i - i / 5 * 5 WHEN 0 THEN 'Lisbon' WHEN 1 THEN 'Porto' WHEN 2 THEN 'Braga' WHEN 3 THEN 'Faro' ELSE 'Evora' END,
+      i * 37 - i * 37 / 1000 * 1000, '2026-01-01T00:00:00Z'
+    FROM n"""
 
 
 PRODUCTS = [
@@ -281,6 +308,7 @@ def seed(db, p, people, records, second_owns_data):
             f"VALUES ({p(1)}, {p(2)}, {p(3)}, {p(4)}, {p(5)}, {p(6)})",
             product,
         )
+    db.run(EVENTS_SQL)
     users = db.all("SELECT id, email, org_id FROM users ORDER BY id")
     by_key = {person["key"]: users[index] for index, person in enumerate(people)}
     # Rows go in fifty to a statement: the performance variants seed hundreds per owner, and one round trip
