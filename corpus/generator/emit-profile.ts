@@ -1,4 +1,6 @@
 import type { CorpusServer } from "../model/servers.ts";
+import { SQLITE_FILE, SQLITE_FILE_VARIABLE } from "../oracles/query-plan.ts";
+import { STATEMENT_LOG_FILE, STATEMENT_LOG_VARIABLE } from "../oracles/statement-log.ts";
 import { GENERATED_NOTICE } from "./emit-node.ts";
 import { RESET_PATH, signInEndpoint } from "./server-base.ts";
 
@@ -41,7 +43,10 @@ export function emitProfile(server: CorpusServer, options: ProfileOptions = {}):
           "      # A PostgreSQL server the bench (or you) started; the app makes its own schema in it.",
           "      DATABASE_URL: secret_ref:CORPUS_DATABASE_URL",
         ]
-      : []),
+      : [
+          "      # The database as a file (not in memory), so that query plans and the schema can be read.",
+          `      ${SQLITE_FILE_VARIABLE}: ${SQLITE_FILE}`,
+        ]),
     "  reset:",
     `    command: >-\n      ${reset}`,
     "    timeout_seconds: 20",
@@ -53,6 +58,12 @@ export function emitProfile(server: CorpusServer, options: ProfileOptions = {}):
     `    - POST ${RESET_PATH}`,
     "database:",
     `  kind: ${server.database}`,
+    ...(server.database === "sqlite" ? [`  path: ${SQLITE_FILE}`] : []),
+    // The runtime writes every statement it sends there, so queries per request can be counted.
+    "  statement_log:",
+    "    env:",
+    `      ${STATEMENT_LOG_VARIABLE}: ${STATEMENT_LOG_FILE}`,
+    `    file: ${STATEMENT_LOG_FILE}`,
     ...authLines(server),
     "users:",
     ...user(server, "user_a", "member", "northwind", "alice"),

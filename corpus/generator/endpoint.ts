@@ -51,6 +51,8 @@ export interface RecordSeed {
   attrs?: Record<string, unknown>;
   owners?: Array<"alice" | "bruno" | "dana">;
   count?: number;
+  /** Tags each record of this kind gets in the `tags` table (the related rows a nested list reads). */
+  tags?: number;
 }
 
 export interface Built {
@@ -79,6 +81,8 @@ export interface Built {
   /** Cookie-session servers: the view is exempt from the CSRF check (the csrf family's flaw). */
   csrfExempt?: boolean;
   oracle: Oracle;
+  /** The oracle counts the server's logged statements, so the self-check runs it with nothing else in flight. */
+  alone?: boolean;
 }
 
 export interface BuildContext {

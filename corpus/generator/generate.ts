@@ -47,23 +47,25 @@ export function generateCorpus(rows: readonly Row[] = ALL_ROWS): GeneratedCorpus
     const meta = buildMeta(model);
     metas.push(meta);
     for (const variant of model.variants) {
-      cases.push({ server, row: variant.row, location: variant.location, oracle: variant.built.oracle });
+      cases.push({
+        server,
+        row: variant.row,
+        location: variant.location,
+        oracle: variant.built.oracle,
+        alone: variant.built.alone === true,
+      });
     }
     const folder = `servers/${server.name}`;
     if (server.stack === "node") {
       files.set(`${folder}/app.mjs`, emitNodeApp(model));
-      files.set(
-        `${folder}/lib/support.mjs`,
-        fs.readFileSync(path.join(RUNTIME, "node", "support.mjs"), "utf8"),
-      );
+      for (const file of ["support.mjs", "database.mjs"])
+        files.set(`${folder}/lib/${file}`, fs.readFileSync(path.join(RUNTIME, "node", file), "utf8"));
       files.set(`${folder}/package.json`, nodePackage(server));
     } else {
       files.set(`${folder}/app.py`, emitPythonApp(model));
       files.set(`${folder}/lib/__init__.py`, "");
-      files.set(
-        `${folder}/lib/support.py`,
-        fs.readFileSync(path.join(RUNTIME, "python", "support.py"), "utf8"),
-      );
+      for (const file of ["support.py", "database.py"])
+        files.set(`${folder}/lib/${file}`, fs.readFileSync(path.join(RUNTIME, "python", file), "utf8"));
     }
     const document = emitOpenApi(model);
     if (document) files.set(`${folder}/openapi.yaml`, document);

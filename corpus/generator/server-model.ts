@@ -42,6 +42,7 @@ export interface OracleCase {
   row: Row;
   location: string;
   oracle: Oracle;
+  alone: boolean;
 }
 
 export function endpointKey(endpoint: Pick<Endpoint, "method" | "path">): string {

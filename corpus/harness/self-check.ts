@@ -1,7 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { generateCorpus } from "../generator/generate.ts";
+import type { OracleCase } from "../generator/server-model.ts";
 import type { CorpusServer } from "../model/servers.ts";
+import { SQLITE_FILE, SQLITE_FILE_VARIABLE } from "../oracles/query-plan.ts";
+import { STATEMENT_LOG_FILE, STATEMENT_LOG_VARIABLE } from "../oracles/statement-log.ts";
 import { createClient } from "./client.ts";
 import { startListener } from "./listener.ts";
 import { writeScratchCorpus } from "./scratch.ts";
@@ -51,36 +54,41 @@ export async function selfCheck(options: SelfCheckOptions = {}): Promise<CheckRe
       }
       const running = await startCorpusServer(root, server, {
         ...secrets,
+        [STATEMENT_LOG_VARIABLE]: STATEMENT_LOG_FILE,
+        [SQLITE_FILE_VARIABLE]: SQLITE_FILE,
         ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
       });
       try {
         const client = createClient(server, running.url, secrets, listener, root);
-        // Oracles are independent (each makes its own records); a few at a time keeps the check short.
-        const queue = [...cases];
-        const workers = Array.from({ length: Math.min(options.concurrency ?? 6, queue.length) }, async () => {
-          for (let entry = queue.shift(); entry; entry = queue.shift()) {
-            let flawed = false;
-            let evidence: string;
-            try {
-              const found = await entry.oracle(client);
-              flawed = found.flawed;
-              evidence = found.evidence;
-            } catch (error) {
-              evidence = `oracle failed: ${error instanceof Error ? error.message : String(error)}`;
-              flawed = entry.row.label === "safe";
-            }
-            results.push({
-              server: server.name,
-              id: entry.row.id,
-              family: entry.row.family,
-              label: entry.row.label,
-              flawed,
-              evidence: `${entry.location}: ${evidence}`,
-              agrees: flawed === (entry.row.label === "vulnerable"),
-            });
+        const check = async (entry: OracleCase) => {
+          let flawed = false;
+          let evidence: string;
+          try {
+            const found = await entry.oracle(client);
+            flawed = found.flawed;
+            evidence = found.evidence;
+          } catch (error) {
+            evidence = `oracle failed: ${error instanceof Error ? error.message : String(error)}`;
+            flawed = entry.row.label === "safe";
           }
+          results.push({
+            server: server.name,
+            id: entry.row.id,
+            family: entry.row.family,
+            label: entry.row.label,
+            flawed,
+            evidence: `${entry.location}: ${evidence}`,
+            agrees: flawed === (entry.row.label === "vulnerable"),
+          });
+        };
+        // Oracles are independent (each makes its own records); a few at a time keeps the check short.
+        const queue = cases.filter((entry) => !entry.alone);
+        const workers = Array.from({ length: Math.min(options.concurrency ?? 6, queue.length) }, async () => {
+          for (let entry = queue.shift(); entry; entry = queue.shift()) await check(entry);
         });
         await Promise.all(workers);
+        // Those that count the server's statements go one by one: another oracle's would land in the count.
+        for (const entry of cases.filter((candidate) => candidate.alone)) await check(entry);
       } finally {
         await running.stop();
       }

@@ -226,6 +226,27 @@ export const FAMILIES = [
     ["RFC 9110 §9.2"],
     "GET with side effects, a second DELETE answered 5xx, a PUT that is not idempotent",
   ),
+  family(
+    "unbounded-result",
+    "performance",
+    "unbounded-result",
+    ["CWE-400", "CWE-770", "OWASP API4:2023"],
+    "a list, search, report or export ignores its page size (or has none) and returns every row",
+  ),
+  family(
+    "n-plus-one",
+    "performance",
+    "n-plus-one",
+    ["CWE-1073", "CWE-1049", "N+1 selects"],
+    "a list runs one more query for each row it returns (its tags, owner or counts)",
+  ),
+  family(
+    "unindexed-query",
+    "performance",
+    "unindexed-query",
+    ["CWE-1067"],
+    "a lookup filters a large table on a column no index starts with, scanning it on every request",
+  ),
 ] as const satisfies readonly Family[];
 
 export type FamilyName = (typeof FAMILIES)[number]["name"];

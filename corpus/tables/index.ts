@@ -29,6 +29,7 @@ import {
   TEMPLATE_INJECTION,
   XXE,
 } from "./injection.ts";
+import { N_PLUS_ONE, UNBOUNDED_RESULT, UNINDEXED_QUERY } from "./performance.ts";
 import { SQL_INJECTION } from "./sql-injection.ts";
 import {
   CORS,
@@ -78,4 +79,7 @@ export const ALL_ROWS: readonly Row[] = [
   ...UNHANDLED_ERROR,
   ...VALIDATION_MISSING,
   ...HTTP_SEMANTICS,
+  ...UNBOUNDED_RESULT,
+  ...N_PLUS_ONE,
+  ...UNINDEXED_QUERY,
 ] as readonly Row[];

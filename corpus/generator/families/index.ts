@@ -19,10 +19,13 @@ import { buildFunctionAuthorization } from "./function-authorization.ts";
 import { buildMassAssignment } from "./mass-assignment.ts";
 import { buildDebugExposure, buildDirectoryListing, buildExposedFile } from "./misconfiguration.ts";
 import { buildMissingAuthentication } from "./missing-authentication.ts";
+import { buildNPlusOne } from "./n-plus-one.ts";
 import { buildObjectAuthorization } from "./object-authorization.ts";
 import { buildBruteForce, buildResetTokenExposure, buildUserEnumeration } from "./sign-in-variants.ts";
 import { buildSqlInjection } from "./sql-injection.ts";
 import { buildTokenForgery } from "./token-forgery.ts";
+import { buildUnboundedResult } from "./unbounded-result.ts";
+import { buildUnindexedQuery } from "./unindexed-query.ts";
 import { buildCors, buildCsrf, buildOpenRedirect, buildSecurityHeaders, buildXss } from "./web.ts";
 
 // One builder per family: the row's knobs in, the operation and its oracle out. The tables type each
@@ -66,6 +69,9 @@ const BUILDERS: Record<string, Builder> = {
   "unhandled-error": buildUnhandledError,
   "validation-missing": buildValidationMissing,
   "http-semantics": buildHttpSemantics,
+  "unbounded-result": buildUnboundedResult,
+  "n-plus-one": buildNPlusOne,
+  "unindexed-query": buildUnindexedQuery,
 };
 
 export function buildRow(row: Row, ctx: BuildContext): Built {

@@ -6,9 +6,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
 import Fastify from "fastify";
-import pg from "pg";
 
 export const HERE = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 /** The corpus folder: file sinks never read outside it, whatever their own checks say. */
@@ -103,157 +101,9 @@ export function cookies(request) {
   return jar;
 }
 
-// ---------------------------------------------------------------- database
+// ---------------------------------------------------------------- database (lib/database.mjs)
 
-/** One interface over SQLite and PostgreSQL: all/get/run with the dialect's own placeholders. */
-export async function openDatabase(kind, schema) {
-  if (kind === "sqlite") {
-    const sqlite = new Database(":memory:");
-    return {
-      kind,
-      async all(sql, params = []) {
-        return sqlite.prepare(sql).all(...params);
-      },
-      async get(sql, params = []) {
-        return sqlite.prepare(sql).get(...params);
-      },
-      async run(sql, params = []) {
-        return { changes: sqlite.prepare(sql).run(...params).changes };
-      },
-      async exec(sql) {
-        sqlite.exec(sql);
-      },
-      async close() {
-        sqlite.close();
-      },
-    };
-  }
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error("DATABASE_URL is not set: this server needs a PostgreSQL server");
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const pool = new pg.Pool({ connectionString: url, max: 8, options: `-c search_path=${schema}` });
-  return {
-    kind,
-    async all(sql, params = []) {
-      return (await pool.query(sql, params)).rows;
-    },
-    async get(sql, params = []) {
-      return (await pool.query(sql, params)).rows[0];
-    },
-    async run(sql, params = []) {
-      return { changes: (await pool.query(sql, params)).rowCount };
-    },
-    async exec(sql) {
-      await pool.query(sql);
-    },
-    async close() {
-      await pool.end();
-    },
-  };
-}
-
-/** The schema every server shares; the variants read and write these tables. */
-export function schemaSql(kind) {
-  const key = kind === "sqlite" ? "INTEGER PRIMARY KEY" : "SERIAL PRIMARY KEY";
-  return `
-    DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS products; DROP TABLE IF EXISTS records;
-    DROP TABLE IF EXISTS users; DROP TABLE IF EXISTS orgs;
-    CREATE TABLE orgs (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-    CREATE TABLE users (id ${key}, email TEXT UNIQUE NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL,
-      org_id INTEGER NOT NULL, password_hash TEXT NOT NULL, api_key TEXT, created_at TEXT NOT NULL);
-    CREATE TABLE records (id ${key}, uid TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, owner_id INTEGER NOT NULL,
-      org_id INTEGER NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL DEFAULT '', status TEXT NOT NULL DEFAULT 'open',
-      role TEXT NOT NULL DEFAULT 'viewer', price INTEGER NOT NULL DEFAULT 0, quantity INTEGER NOT NULL DEFAULT 1,
-      attrs TEXT NOT NULL DEFAULT '{}', views INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL);
-    CREATE TABLE products (id ${key}, sku TEXT NOT NULL, name TEXT NOT NULL, category TEXT NOT NULL,
-      region TEXT NOT NULL, price INTEGER NOT NULL, stock INTEGER NOT NULL);
-    CREATE TABLE labels (id ${key}, kind TEXT NOT NULL, name TEXT NOT NULL CHECK (length(name) <= 40),
-      created_at TEXT NOT NULL);
-  `;
-}
-
-const PRODUCTS = [
-  ["SKU-100", "anchor bolt", "hardware", "eu", 120, 40],
-  ["SKU-101", "brass hinge", "hardware", "us", 340, 12],
-  ["SKU-102", "cedar plank", "timber", "eu", 990, 7],
-  ["SKU-103", "copper wire", "electrical", "apac", 560, 0],
-  ["SKU-104", "dowel pin", "hardware", "us", 15, 300],
-  ["SKU-105", "oak beam", "timber", "apac", 4200, 3],
-  ["SKU-106", "wall plug", "electrical", "eu", 45, 88],
-  ["SKU-107", "zinc bracket", "hardware", "us", 230, 19],
-];
-
-/** Seeds people (passwords from the environment), products and each variant's records. */
-export async function seed(db, placeholders, { people, records, secondOwnsData }) {
-  const p = placeholders;
-  await db.exec(schemaSql(db.kind));
-  await db.run(`INSERT INTO orgs (id, name) VALUES (1, 'Northwind'), (2, 'Southpaw')`);
-  for (const person of people) {
-    const password = requiredEnv(`CORPUS_${person.key.toUpperCase()}_PASSWORD`);
-    const apiKey = process.env[`CORPUS_${person.key.toUpperCase()}_API_KEY`] ?? null;
-    await db.run(
-      `INSERT INTO users (email, name, role, org_id, password_hash, api_key, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)})`,
-      [
-        person.email,
-        person.name,
-        person.role,
-        person.org,
-        hashPassword(password),
-        apiKey,
-        "2026-01-05T09:00:00Z",
-      ],
-    );
-  }
-  for (const product of PRODUCTS) {
-    await db.run(
-      `INSERT INTO products (sku, name, category, region, price, stock) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)})`,
-      product,
-    );
-  }
-  const users = await db.all("SELECT id, email, org_id FROM users ORDER BY id");
-  const byKey = Object.fromEntries(people.map((person, index) => [person.key, users[index]]));
-  let counter = 0;
-  for (const record of records) {
-    const owners = record.owners ?? ["alice", "bruno"];
-    for (const key of owners) {
-      if (key === "bruno" && !secondOwnsData) continue;
-      const owner = byKey[key];
-      for (let copy = 0; copy < (record.count ?? 2); copy += 1) {
-        counter += 1;
-        await db.run(
-          `INSERT INTO records (uid, kind, owner_id, org_id, title, body, status, price, quantity, attrs, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)})`,
-          [
-            stableUid(`${record.kind}:${key}:${copy}`),
-            record.kind,
-            owner.id,
-            owner.org_id,
-            `${record.title ?? "Entry"} ${counter}`,
-            `${key}'s private note ${counter}`,
-            "open",
-            100 + counter,
-            1 + (counter % 5),
-            JSON.stringify(record.attrs ?? { colour: "teal", size: counter % 3 }),
-            "2026-02-01T10:00:00Z",
-          ],
-        );
-      }
-    }
-  }
-}
-
-export function stableUid(text) {
-  const hex = crypto.createHash("sha256").update(text).digest("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-export function requiredEnv(name) {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set (see corpus/targets/corpus.secrets.env)`);
-  return value;
-}
+export { openDatabase, requiredEnv, schemaSql, seed, stableUid } from "./database.mjs";
 
 // ---------------------------------------------------------------- passwords and tokens
 

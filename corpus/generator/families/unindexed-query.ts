@@ -1,0 +1,104 @@
+import type { Row } from "../../model/row.ts";
+import { brief, verdict } from "../../oracles/oracle.ts";
+import { sqlitePlan, sqliteRows } from "../../oracles/query-plan.ts";
+import { statementsDuring } from "../../oracles/statement-log.ts";
+import { nodeRoute, pyRoute } from "../code.ts";
+import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
+import { guarded, INT, json, obj, STR } from "../schemas.ts";
+
+// Sequential searches of a large table (CWE-1067): a lookup that filters the 4,000-row activity log on a
+// column no index starts with, so every request reads the whole table. The safe twins run the same lookup
+// on an indexed column (code, sku). Only the SQLite servers carry these: a tool reads a plan from their
+// database file, while the PostgreSQL servers keep their tables in a schema of a shared server that a
+// profile has no way to name.
+
+export interface UnindexedKnobs {
+  /** by-reference: one event by an identifier; by-category: the latest 20 of a city (or of a sku). */
+  lookup: "by-reference" | "by-category";
+}
+
+const LOOKUPS = {
+  "by-reference": {
+    vulnerable: { column: "reference", example: "REF-100042", words: "its reference" },
+    safe: { column: "code", example: "C-42", words: "its code" },
+    suffix: "lookup",
+  },
+  "by-category": {
+    vulnerable: { column: "city", example: "Porto", words: "a city" },
+    safe: { column: "sku", example: "SKU-103", words: "a sku" },
+    suffix: "recent",
+  },
+} as const;
+
+export function buildUnindexedQuery(row: Row<UnindexedKnobs>, ctx: BuildContext): Built {
+  if (ctx.server.database !== "sqlite") {
+    throw new Error(`${row.id}: unindexed-query variants need a SQLite server (a readable plan)`);
+  }
+  const vulnerable = row.label === "vulnerable";
+  const lookup = LOOKUPS[row.knobs.lookup];
+  const filter = vulnerable ? lookup.vulnerable : lookup.safe;
+  const { ph, place } = ctx;
+  const path = `${place.base}/${lookup.suffix}`;
+  const column = filter.column;
+  const sql = `SELECT id, kind, reference, code, sku, city, amount FROM events WHERE ${column} = ${ph(1)} ORDER BY id DESC LIMIT 20`;
+  const summary = `Latest ${place.plural} events by ${filter.words}`;
+  const item = obj({ id: INT, kind: STR, reference: STR, code: STR, sku: STR, city: STR, amount: INT });
+  const endpoint: Endpoint = {
+    method: "GET",
+    path,
+    summary,
+    access: "user",
+    parameters: [
+      {
+        name: column,
+        in: "query",
+        required: false,
+        schema: { ...STR, example: filter.example },
+        description: `Events whose ${column} is this value (at most 20, newest first).`,
+      },
+    ],
+    responses: {
+      "200": json("the matching events", obj({ items: { type: "array", items: item, maxItems: 20 } })),
+      ...guarded("user"),
+    },
+    node: nodeRoute(
+      "GET",
+      path,
+      `const user = await requireUser(request, reply);
+if (!user) return reply;
+const rows = await db.all("${sql}", [String(request.query[${JSON.stringify(column)}] ?? "")]);
+return { items: rows };`,
+    ),
+    python: pyRoute(
+      "GET",
+      path,
+      `require_user()
+rows = db.all("${sql}", (request.args.get(${JSON.stringify(column)}, ""),))
+return jsonify(items=rows)`,
+    ),
+  };
+  return {
+    endpoint,
+    title: vulnerable
+      ? `Unindexed query: ${summary.toLowerCase()} scans all of events (no index on ${column})`
+      : `${summary}: filters events on ${column}`,
+    ...(vulnerable ? {} : { why: `events has an index on ${column}: the plan searches it, never scans` }),
+    alone: true,
+    oracle: async (client) => {
+      await client.ask({ as: "alice", path, query: { [column]: filter.example } });
+      const { result, statements } = await statementsDuring(client, () =>
+        client.ask({ as: "alice", path, query: { [column]: filter.example } }),
+      );
+      if (result.status !== 200) throw new Error(`expected 200, got ${brief(result)}`);
+      const statement = statements.find((line) => /\bFROM events\b/.test(line));
+      if (!statement) throw new Error(`no statement on events logged (${statements.length} logged)`);
+      const plan = sqlitePlan(client, statement);
+      const rows = sqliteRows(client, "events");
+      if (rows < 1000) throw new Error(`events holds ${rows} rows: too few to matter`);
+      return verdict(
+        plan.some((line) => /^SCAN (TABLE )?events\b/.test(line)),
+        `${rows} rows; plan: ${plan.join(" / ")}`,
+      );
+    },
+  };
+}

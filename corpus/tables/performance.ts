@@ -1,0 +1,55 @@
+import type { NPlusOneKnobs } from "../generator/families/n-plus-one.ts";
+import type { UnboundedKnobs } from "../generator/families/unbounded-result.ts";
+import type { UnindexedKnobs } from "../generator/families/unindexed-query.ts";
+import { rowMaker } from "../model/row.ts";
+import { NP, NS, PK, PP, PS } from "../model/servers.ts";
+
+// Performance: answers without bounds (lists, searches, reports, CSV exports) and lists that query once
+// per row. Spread over both stacks and both databases; the safe twins page with a maximum or load the
+// related rows in one statement.
+
+const unbounded = rowMaker<UnboundedKnobs>("unbounded-result", "medium");
+
+export const UNBOUNDED_RESULT = [
+  unbounded.v("UNB-01", NS, { shape: "list", paging: "limit" }),
+  unbounded.s("UNB-01S", NS, { shape: "list", paging: "limit" }),
+  unbounded.v("UNB-02", PP, { shape: "search", paging: "per_page" }),
+  unbounded.s("UNB-02S", PP, { shape: "search", paging: "per_page" }),
+  unbounded.v("UNB-03", NP, { shape: "csv-export", paging: "none" }),
+  unbounded.s("UNB-03S", NP, { shape: "csv-export", paging: "none" }),
+  unbounded.v("UNB-04", PS, { shape: "report", paging: "none" }),
+  unbounded.s("UNB-04S", PS, { shape: "report", paging: "page_size" }),
+  unbounded.v("UNB-05", PK, { shape: "list", paging: "page_size", flaw: "uncapped" }),
+  unbounded.s("UNB-05S", PK, { shape: "list", paging: "page_size" }),
+  unbounded.v("UNB-06", NP, { shape: "report", paging: "limit", flaw: "uncapped" }),
+  unbounded.v("UNB-07", PS, { shape: "list", paging: "none" }),
+  unbounded.v("UNB-08", NS, { shape: "list", paging: "none", itemPath: true }),
+  unbounded.s("UNB-08S", NS, { shape: "list", paging: "none", itemPath: true }),
+];
+
+const nPlusOne = rowMaker<NPlusOneKnobs>("n-plus-one", "medium");
+
+export const N_PLUS_ONE = [
+  nPlusOne.v("NPO-01", NS, { related: "tags", paging: "limit" }),
+  nPlusOne.s("NPO-01S", NS, { related: "tags", paging: "limit" }),
+  nPlusOne.v("NPO-02", PP, { related: "owner", paging: "limit" }),
+  nPlusOne.s("NPO-02S", PP, { related: "owner", paging: "limit" }),
+  nPlusOne.v("NPO-03", NP, { related: "tag-count", paging: "limit" }),
+  nPlusOne.s("NPO-03S", NP, { related: "tag-count", paging: "limit" }),
+  nPlusOne.v("NPO-04", PS, { related: "tags", paging: "none" }),
+  nPlusOne.s("NPO-04S", PS, { related: "owner", paging: "none" }),
+  nPlusOne.v("NPO-05", PK, { related: "owner", paging: "none" }),
+];
+
+// Only on the SQLite servers: their database is a file a tool can ask for a plan (see the builder).
+const unindexed = rowMaker<UnindexedKnobs>("unindexed-query", "medium");
+
+export const UNINDEXED_QUERY = [
+  unindexed.v("UNX-01", NS, { lookup: "by-reference" }),
+  unindexed.s("UNX-01S", NS, { lookup: "by-reference" }),
+  unindexed.v("UNX-02", PK, { lookup: "by-category" }),
+  unindexed.s("UNX-02S", PK, { lookup: "by-category" }),
+  unindexed.v("UNX-03", PS, { lookup: "by-reference" }),
+  unindexed.s("UNX-03S", PS, { lookup: "by-category" }),
+  unindexed.v("UNX-04", NS, { lookup: "by-category" }),
+];
