@@ -1,5 +1,6 @@
 import type { Operation, Table } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
+import type { ResourceFamily } from "../api/operation-index.ts";
 import { isItemPath, operationKey, resourceFamilies, selectOperations } from "../api/operation-index.ts";
 import { candidateUsers, responseSchemaFor, sendAsRightRole, sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
@@ -242,6 +243,12 @@ export async function quietestSample(
 
 export function itemCount(exchange: HttpExchange): number | undefined {
   const json = exchange.response?.json;
+  // A CSV download: one row per line after the header.
+  if (json === undefined && /\bcsv\b/i.test(exchange.response?.headers["content-type"] ?? ""))
+    return Math.max(
+      (exchange.response?.body ?? "").split(/\r?\n/).filter((line) => line.trim()).length - 1,
+      0,
+    );
   if (Array.isArray(json)) return json.length;
   if (!json || typeof json !== "object") return undefined;
   const items = listItems(json);
@@ -260,14 +267,38 @@ export function itemsPath(exchange: HttpExchange): string | undefined {
   return key;
 }
 
-/** The family whose `create` adds items to this list (same collection path). */
-export function familyOfList(load: LoadRun, operation: Operation) {
+/**
+ * The family whose `create` adds items to this list: the same collection path, else the collection a
+ * report, export or search beside it reads (`/orders/report` lists `/orders`).
+ */
+export function familyOfList(load: LoadRun, operation: Operation): ResourceFamily | undefined {
+  const families = resourceFamilies(load.run.map.operations);
   const path = toTemplateForm(operation.path).replace(/\/+$/, "");
-  return (
-    resourceFamilies(load.run.map.operations).find(
-      (family) => family.collection === path && family.list === operation,
-    ) ?? resourceFamilies(load.run.map.operations).find((family) => family.collection === path)
-  );
+  const at = (collection: string) =>
+    families.find((family) => family.collection === collection && family.list === operation) ??
+    families.find((family) => family.collection === collection);
+  const exact = at(path);
+  if (exact?.create) return exact;
+  const segments = path.split("/");
+  const last = segments.at(-1) ?? "";
+  if (segments.length < 3 || last.startsWith("{")) return exact;
+  const parent = at(segments.slice(0, -1).join("/"));
+  return parent?.create ? parent : exact;
+}
+
+/**
+ * One more item in `family`. The factory tracks what it creates (for clean-up) but needs an item path to
+ * address it; a collection without one still grows through its create operation, untracked.
+ */
+export async function addItem(
+  load: LoadRun,
+  family: ResourceFamily,
+  user: string | undefined,
+): Promise<boolean> {
+  if (family.idParameter) return (await load.factory.create(family, user)) !== undefined;
+  if (!family.create || family.parentParameters.length > 0) return false;
+  const exchange = await sendPrepared(load.run, user, buildRequest(family.create, { seed: uniqueSeed() }));
+  return exchange !== undefined && isSuccess(exchange);
 }
 
 /** Deletes what the probe created (only that), newest first; failures are noted, not fatal. */

@@ -3,17 +3,15 @@ import type { Operation } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import type { ResourceFamily } from "../api/operation-index.ts";
 import { operationKey } from "../api/operation-index.ts";
-import { sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
-import { buildRequest, clonePrepared } from "../api/request-builder.ts";
-import { uniqueSeed } from "../api/resource-factory.ts";
+import { clonePrepared } from "../api/request-builder.ts";
 import { analyzeStatement } from "../code-access/sql-shape.ts";
-import { isSuccess } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadRun, Sample } from "./load-run.ts";
 import {
+  addItem,
   cleanUp,
   familyOfList,
   limitParameter,
@@ -153,7 +151,7 @@ export async function measureQueryGrowth(
           pending[0]!.user;
         let created = 0;
         for (let index = 0; index < perFamily; index += 1) {
-          if (!(await createItem(load, family, owner))) break;
+          if (!(await addItem(load, family, owner))) break;
           created += 1;
         }
         if (created > 0) grown.push(`${family.collection} +${created}`);
@@ -175,17 +173,6 @@ export async function measureQueryGrowth(
     await cleanUp(load);
   }
   return { candidates, stats: { ...baseStats(load.run), grown, operations: summaries } };
-}
-
-/**
- * One more item in `family`. The factory tracks what it creates (for clean-up) but needs an item path to
- * address it; a collection without one still grows through its create operation, untracked.
- */
-async function createItem(load: LoadRun, family: ResourceFamily, user: string | undefined): Promise<boolean> {
-  if (family.idParameter) return (await load.factory.create(family, user)) !== undefined;
-  if (!family.create || family.parentParameters.length > 0) return false;
-  const exchange = await sendPrepared(load.run, user, buildRequest(family.create, { seed: uniqueSeed() }));
-  return exchange !== undefined && isSuccess(exchange);
 }
 
 async function baseline(

@@ -2,6 +2,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { operationKey } from "../api/operation-index.ts";
+import type { PreparedRequest } from "../api/request-builder.ts";
 import { clonePrepared } from "../api/request-builder.ts";
 import { analyzeStatement } from "../code-access/sql-shape.ts";
 import type { ReproScript } from "../evidence/failing-test.ts";
@@ -10,6 +11,7 @@ import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadRun, Sample } from "./load-run.ts";
 import {
+  addItem,
   cleanUp,
   familyOfList,
   itemsPath,
@@ -30,6 +32,11 @@ export interface UnboundedOptions {
   create?: number;
   max_operations?: number;
   max_requests?: number;
+}
+
+interface Outcome {
+  summary: Record<string, unknown>;
+  candidate?: EnvelopeDraft;
 }
 
 /** The list's own SELECT in a window: the first one reading a table without an equality on one row. */
@@ -72,7 +79,12 @@ export async function probeUnbounded(
  * limit=1, limit=2 and no limit: a list that ignores its page size answers the same full set every time.
  * (A page size clamped to a minimum answers fewer than the full set, so it is not mistaken for one.)
  */
-async function ignoredLimit(load: LoadRun, operation: Operation, limit: string, create: number) {
+async function ignoredLimit(
+  load: LoadRun,
+  operation: Operation,
+  limit: string,
+  create: number,
+): Promise<Outcome> {
   const key = operationKey(operation);
   const reached = await reach(load, operation, { [limit]: "1" });
   if (!reached) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
@@ -87,8 +99,7 @@ async function ignoredLimit(load: LoadRun, operation: Operation, limit: string, 
     // One item proves nothing: make sure there are a few to page through.
     const family = familyOfList(load, operation);
     if (family && load.factory.canCreate(family) && create > 0) {
-      for (let index = 0; index < 3; index += 1)
-        if (!(await load.factory.create(family, reached.user))) break;
+      for (let index = 0; index < 3; index += 1) if (!(await addItem(load, family, reached.user))) break;
       one = await sample(load, reached.user, at(1));
     }
   }
@@ -107,7 +118,10 @@ async function ignoredLimit(load: LoadRun, operation: Operation, limit: string, 
   if (!one || !two || itemsOne === undefined || itemsTwo === undefined)
     return { summary: { ...summary, result: "not a list answer" } };
   const ignored = itemsOne > 1 && itemsTwo === itemsOne && (itemsAll === undefined || itemsAll === itemsOne);
-  if (!ignored) return { summary: { ...summary, result: "the page size is honoured" } };
+  if (!ignored) {
+    const uncapped = itemsOne <= 1 ? await anySize(load, operation, limit, reached.user, at) : undefined;
+    return uncapped ?? { summary: { ...summary, result: "the page size is honoured" } };
+  }
   const path = itemsPath(one.exchange);
   const prepared = at(1);
   const repro: ReproScript | undefined =
@@ -158,8 +172,55 @@ async function ignoredLimit(load: LoadRun, operation: Operation, limit: string, 
   return { summary: { ...summary, result: "unbounded-result" }, candidate };
 }
 
+/** Page sizes far past any page a client needs; two, so a random answer cannot pass for a consistent one. */
+const HUGE_PAGES = [5000, 10000];
+/** More items than this in one answer is past any usual maximum page size. */
+const USUAL_MAXIMUM = 100;
+
+/**
+ * A page size that is applied but never capped (OWASP API4): asked for thousands, the list answers more
+ * than any usual page (and more than the maximum its document declares), the same count both times.
+ */
+async function anySize(
+  load: LoadRun,
+  operation: Operation,
+  limit: string,
+  user: string | undefined,
+  at: (size: number | undefined) => PreparedRequest,
+): Promise<Outcome | undefined> {
+  const key = operationKey(operation);
+  const declared = operation.parameters.find((parameter) => parameter.name === limit)?.schema?.maximum;
+  const ceiling = Math.max(USUAL_MAXIMUM, typeof declared === "number" ? declared : 0);
+  const [first, second] = [
+    await sample(load, user, at(HUGE_PAGES[0])),
+    await sample(load, user, at(HUGE_PAGES[1])),
+  ];
+  const counts = [first?.items, second?.items];
+  if (!first || !second || counts[0] === undefined || counts[0] <= ceiling || counts[1] !== counts[0])
+    return undefined;
+  const items = counts[0];
+  const statement = listStatement(first);
+  const summary = { operation: key, limit_parameter: limit, items_at_huge_page: items, ceiling };
+  const candidate = loadFinding(load, {
+    defectClass: "unbounded-result",
+    operation,
+    title: `${key} applies any ${limit} it is asked for: ${limit}=${HUGE_PAGES[0]} returned ${items} items`,
+    summary: `${key} honours small values of \`${limit}\` but has no maximum: ${limit}=${HUGE_PAGES[0]} and ${limit}=${HUGE_PAGES[1]} both answered ${items} items, more than ${typeof declared === "number" ? `the documented maximum of ${declared}` : `any usual page (${USUAL_MAXIMUM})`}.${statement ? ` Its query: \`${statement}\`.` : ""} Fix: clamp ${limit} to a maximum in the handler.`,
+    impact: "One call can still return every row: a cheap way to load the server and the database.",
+    severity: operation.security === "public" ? "high" : "medium",
+    confidence: 0.8,
+    discriminator: `${limit}-uncapped`,
+    exchanges: [
+      { label: `${limit}-${HUGE_PAGES[0]}`, exchange: first.exchange },
+      { label: `${limit}-${HUGE_PAGES[1]}`, exchange: second.exchange },
+    ],
+    measurements: { ...summary, list_statement: statement ?? null },
+  });
+  return { summary: { ...summary, result: "unbounded-result (no maximum)" }, candidate };
+}
+
 /** No page size documented: add items and see whether all come back, and whether the SELECT has a LIMIT. */
-async function growsWithoutLimit(load: LoadRun, operation: Operation, create: number) {
+async function growsWithoutLimit(load: LoadRun, operation: Operation, create: number): Promise<Outcome> {
   const key = operationKey(operation);
   const reached = await reach(load, operation);
   if (!reached) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
@@ -183,7 +244,7 @@ async function growsWithoutLimit(load: LoadRun, operation: Operation, create: nu
   }
   let created = 0;
   for (let index = 0; index < create; index += 1) {
-    if (!(await load.factory.create(family, reached.user))) break;
+    if (!(await addItem(load, family, reached.user))) break;
     created += 1;
   }
   const after = await sample(load, reached.user, clonePrepared(reached.prepared));

@@ -1,0 +1,91 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { probeUnbounded } from "../../src/probes/load/unbounded.ts";
+import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+
+// The shapes an unbounded answer takes besides a list that ignores its limit: a page size applied but
+// never capped, a collection without an item path (created items cannot be addressed), a report and a CSV
+// export beside that collection. Look-alikes: a page size capped at 100, a report capped at 50.
+
+let server: http.Server;
+let baseUrl: string;
+const rows = Array.from({ length: 260 }, (_, index) => ({ id: index + 1, title: `row ${index + 1}` }));
+const notes = Array.from({ length: 120 }, (_, index) => ({ id: index + 1, text: `note ${index + 1}` }));
+
+beforeAll(async () => {
+  server = http.createServer(async (request, response) => {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    const json = (status: number, body: unknown) =>
+      response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const size = (fallback: number) => Number(url.searchParams.get("limit") ?? fallback) || fallback;
+    if (url.pathname === "/api/rows") return json(200, { items: rows.slice(0, size(20)) });
+    if (url.pathname === "/api/pages") return json(200, { items: rows.slice(0, Math.min(size(20), 100)) });
+    if (url.pathname === "/api/notes" && request.method === "POST") {
+      notes.push({ id: notes.length + 1, text: "added" });
+      return json(201, { ok: true });
+    }
+    if (url.pathname === "/api/notes") return json(200, notes);
+    if (url.pathname === "/api/notes/report") return json(200, { rows: notes });
+    if (url.pathname === "/api/notes/summary") return json(200, { rows: notes.slice(-50) });
+    if (url.pathname === "/api/notes/export") {
+      const csv = ["id,text", ...notes.map((note) => `${note.id},${note.text}`)].join("\n");
+      return response.writeHead(200, { "content-type": "text/csv" }).end(`${csv}\n`);
+    }
+    return json(404, { error: "not found" });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe("probe_unbounded on answers of other shapes", () => {
+  it("finds the uncapped page size, the collection without an item path, its report and its export", async () => {
+    const paged = {
+      parameters: [{ name: "limit", in: "query", schema: { type: "integer", minimum: 1 } }],
+      responses: { "200": { description: "rows" } },
+    };
+    const read = { responses: { "200": { description: "rows" } } };
+    const document = {
+      openapi: "3.0.3",
+      info: { title: "shapes", version: "1" },
+      paths: {
+        "/api/rows": { get: paged },
+        "/api/pages": { get: paged },
+        "/api/notes": {
+          get: read,
+          post: {
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": {
+                  schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+                },
+              },
+            },
+            responses: { "201": { description: "added" } },
+          },
+        },
+        "/api/notes/report": { get: read },
+        "/api/notes/summary": { get: read },
+        "/api/notes/export": { get: read },
+      },
+    };
+    const map = systemMapFor({ target: "shapes", baseUrl, document });
+    const profile = profileFor({
+      name: "shapes",
+      source: {},
+      environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
+    });
+    const outcome = await probeUnbounded(probeContext({ profile, map, agent: "LOAD" }), {});
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(outcome.candidates.map((draft) => draft.location.value).sort()).toEqual([
+      "GET /api/notes",
+      "GET /api/notes/export",
+      "GET /api/notes/report",
+      "GET /api/rows",
+    ]);
+    const uncapped = outcome.candidates.find((draft) => draft.location.value === "GET /api/rows")!;
+    expect(uncapped.title).toMatch(/applies any limit it is asked for: limit=5000 returned 260 items/);
+  });
+});
