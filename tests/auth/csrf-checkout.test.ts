@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation, SystemMap } from "../../src/map/system-map.ts";
 import { checkCsrf } from "../../src/probes/auth/check-csrf.ts";
 import { openProbeRun, usableUsers } from "../../src/probes/session/probe-run.ts";
-import { probeContext, profileFor, undocumented } from "../fixtures/probe-harness.ts";
+import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 
 // A shop whose checkout form is sent by the page's script (no action, so the map knows it from the source
 // only): the handler wants the price the page shows, an email an old "two or three letter TLD" pattern
@@ -58,26 +58,11 @@ function shopMap(): SystemMap {
       },
     },
   };
-  return {
-    map_version: 1,
-    target: "shop",
-    created_at: new Date().toISOString(),
-    commit: null,
-    base_url: baseUrl,
-    openapi: null,
-    operations: [
-      undocumented("GET", "/shop/catalogue", ["link"]),
-      undocumented("GET", "/shop/purchases", ["link"]),
-      checkout,
-    ],
-    routes: [],
-    pages: [],
-    channels: [],
-    graphql: [],
-    database: null,
-    ownership: [],
-    notes: [],
-  };
+  return undocumentedMap("shop", baseUrl, [
+    undocumented("GET", "/shop/catalogue", ["link"]),
+    undocumented("GET", "/shop/purchases", ["link"]),
+    checkout,
+  ]);
 }
 
 describe("CSRF on a checkout a script submits", () => {

@@ -3,7 +3,7 @@ import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import type { Operation, SystemMap } from "../../src/map/system-map.ts";
 import { byForgeryValue, checkCsrf } from "../../src/probes/auth/check-csrf.ts";
 import { openProbeRun, usableUsers } from "../../src/probes/session/probe-run.ts";
-import { probeContext, profileFor, undocumented } from "../fixtures/probe-harness.ts";
+import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 import type { CsrfApp } from "./csrf-app.ts";
 import { startCsrfApp } from "./csrf-app.ts";
 
@@ -28,43 +28,28 @@ function mapFor(baseUrl: string): SystemMap {
       schema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] },
     },
   };
-  return {
-    map_version: 1,
-    target: "csrf-fixture",
-    created_at: new Date().toISOString(),
-    commit: null,
-    base_url: baseUrl,
-    openapi: null,
-    operations: [
-      ...["notes", "tags", "labels", "boards", "cards"].map((name) =>
-        undocumented("GET", `/api/${name}`, ["link"]),
-      ),
-      undocumented("GET", "/profile", ["link"]),
-      { ...formAction("/profile"), form: { page: "/profile", enctype: "application/x-www-form-urlencoded" } },
-      formAction("/api/notes/rename"),
-      formAction("/api/tags/rename"),
-      formAction("/api/boards/rename"),
-      jsonRename,
-      {
-        ...undocumented("POST", "/api/cards/rename"),
-        request_body: {
-          content_type: "application/json",
-          required: true,
-          schema: {
-            type: "object",
-            properties: { title: { type: "string" }, csrf_token: { type: "string" } },
-          },
+  return undocumentedMap("csrf-fixture", baseUrl, [
+    ...["notes", "tags", "labels", "boards", "cards"].map((name) =>
+      undocumented("GET", `/api/${name}`, ["link"]),
+    ),
+    undocumented("GET", "/profile", ["link"]),
+    { ...formAction("/profile"), form: { page: "/profile", enctype: "application/x-www-form-urlencoded" } },
+    formAction("/api/notes/rename"),
+    formAction("/api/tags/rename"),
+    formAction("/api/boards/rename"),
+    jsonRename,
+    {
+      ...undocumented("POST", "/api/cards/rename"),
+      request_body: {
+        content_type: "application/json",
+        required: true,
+        schema: {
+          type: "object",
+          properties: { title: { type: "string" }, csrf_token: { type: "string" } },
         },
       },
-    ],
-    routes: [],
-    pages: [],
-    channels: [],
-    graphql: [],
-    database: null,
-    ownership: [],
-    notes: [],
-  };
+    },
+  ]);
 }
 
 async function check(app: CsrfApp, applyAs = "cookie:sid") {

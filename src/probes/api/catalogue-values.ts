@@ -17,12 +17,12 @@ import { buildRequest, toSpec } from "./request-builder.ts";
 /** Lists read per user at most, across every request for values. */
 const MAX_VALUE_LISTS = 60;
 /** Lists offering a wanted field that a create tries, at most. */
-export const MAX_CANDIDATES = 4;
+const MAX_CANDIDATES = 4;
 
 const FREE_TEXT =
   /^(title|name|description|body|text|content|notes?|comments?|message|summary|label|subject)$/i;
 
-/** The scalar values of one list's first item that has any. */
+/** What one list showed: for each field, the first scalar value among its first items. */
 interface Source {
   list: Operation;
   values: Map<string, unknown>;

@@ -1,3 +1,4 @@
+import { setTimeout } from "node:timers/promises";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
@@ -209,7 +210,11 @@ async function answersAgain(load: LoadRun, patience: number): Promise<boolean> {
   while (Date.now() < giveUp) {
     const url = joinUrl(load.run.target.baseUrl, `/.well-known/qaas-ping-${uniqueSeed()}`);
     const ping = await send(load.run, undefined, { method: "GET", url, timeoutMs: prompt });
-    if (ping?.response && !ping.error && ping.durationMs <= prompt) return true;
+    // A request the run may not send cannot tell: nothing to wait for.
+    if (!ping) return true;
+    if (ping.response && !ping.error && ping.durationMs <= prompt) return true;
+    // Refused connections answer at once: pause instead of asking again in a tight loop.
+    if (ping.error !== "timeout") await setTimeout(prompt);
   }
   return false;
 }
