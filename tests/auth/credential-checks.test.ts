@@ -3,7 +3,7 @@ import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import type { Operation, SystemMap } from "../../src/map/system-map.ts";
 import { checkAuthentication } from "../../src/probes/auth/check-authentication.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
-import { probeContext, profileFor, undocumented } from "../fixtures/probe-harness.ts";
+import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 import type { CredentialApp } from "./credential-app.ts";
 import { ACCOUNTS, startCredentialApp } from "./credential-app.ts";
 
@@ -24,32 +24,17 @@ function jsonOperation(path: string, properties: Record<string, unknown>): Opera
 }
 
 function mapFor(baseUrl: string): SystemMap {
-  return {
-    map_version: 1,
-    target: "credential-fixture",
-    created_at: new Date().toISOString(),
-    commit: null,
-    base_url: baseUrl,
-    openapi: null,
-    operations: [
-      jsonOperation("/auth/login", {
-        email: { type: "string", format: "email" },
-        password: { type: "string" },
-      }),
-      jsonOperation("/auth/token", {
-        email: { type: "string", format: "email" },
-        password: { type: "string" },
-      }),
-      jsonOperation("/auth/password/forgot", { email: { type: "string", format: "email" } }),
-    ],
-    routes: [],
-    pages: [],
-    channels: [],
-    graphql: [],
-    database: null,
-    ownership: [],
-    notes: [],
-  };
+  return undocumentedMap("credential-fixture", baseUrl, [
+    jsonOperation("/auth/login", {
+      email: { type: "string", format: "email" },
+      password: { type: "string" },
+    }),
+    jsonOperation("/auth/token", {
+      email: { type: "string", format: "email" },
+      password: { type: "string" },
+    }),
+    jsonOperation("/auth/password/forgot", { email: { type: "string", format: "email" } }),
+  ]);
 }
 
 async function check(build: "flawed" | "sound", profileKind: "json" | "api_key" = "json") {

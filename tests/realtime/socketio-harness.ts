@@ -1,5 +1,6 @@
 import type { SystemMap } from "../../src/map/system-map.ts";
 import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
+import { undocumentedMap } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
 import { fakeRunContext, testAgent } from "../support/fake-run-context.ts";
 
@@ -27,27 +28,12 @@ const operation = (method: string, path: string, extra: Record<string, unknown> 
 
 export function notesMap(baseUrl: string): SystemMap {
   const body = { request_body: { content_type: "application/json", required: true, schema: textSchema } };
-  return {
-    map_version: 1,
-    target: "socketio-fixture",
-    created_at: new Date().toISOString(),
-    commit: null,
-    base_url: baseUrl,
-    openapi: null,
-    operations: [
-      operation("POST", "/api/login", { security: "public" }),
-      operation("POST", "/api/notes", body),
-      operation("GET", "/api/notes/{id}"),
-      operation("PATCH", "/api/notes/{id}", body),
-    ],
-    routes: [],
-    pages: [],
-    channels: [],
-    graphql: [],
-    database: null,
-    ownership: [],
-    notes: [],
-  };
+  return undocumentedMap("socketio-fixture", baseUrl, [
+    operation("POST", "/api/login", { security: "public" }),
+    operation("POST", "/api/notes", body),
+    operation("GET", "/api/notes/{id}"),
+    operation("PATCH", "/api/notes/{id}", body),
+  ]);
 }
 
 export function socketIoContext(baseUrl: string, root: string): FakeRunContext {

@@ -88,6 +88,8 @@ let sequence = 0;
  * The only way probes reach a target: every request waits for a run-wide concurrency slot, is charged to a
  * budget, and respects the write policy. Node's fetch keeps connections alive, so nothing is pooled here.
  */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
 export class HttpClient {
   readonly stats: HttpClientStats = {
     sent: 0,
@@ -100,6 +102,11 @@ export class HttpClient {
   private metDownTarget = false;
 
   constructor(private readonly options: HttpClientOptions) {}
+
+  /** How long a request may go unanswered before it counts as a timeout. */
+  get timeoutMs(): number {
+    return this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
 
   get writesAllowed(): boolean {
     return this.options.writesAllowed;
@@ -175,7 +182,7 @@ export class HttpClient {
     const started = performance.now();
     let loss: ReturnType<typeof connectionLossOf>;
     try {
-      const timeout = AbortSignal.timeout(spec.timeoutMs ?? this.options.timeoutMs ?? 10_000);
+      const timeout = AbortSignal.timeout(spec.timeoutMs ?? this.timeoutMs);
       const signal = this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
       const response = await fetch(spec.url, {
         method,

@@ -10,7 +10,7 @@ import { isSuccess } from "../http/http-types.ts";
 import { buildQuery, fillPath, joinUrl } from "../http/target-url.ts";
 import { baseStats, send, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
-import type { LoadRun } from "./load-run.ts";
+import type { LoadOutcome, LoadRun } from "./load-run.ts";
 import { cleanUp, openLoadRun, reach, readOperations, sendUnpaced } from "./load-run.ts";
 
 // time_endpoints: each read operation timed a few times in a row after one discarded warm-up request; an
@@ -41,7 +41,6 @@ export async function timeEndpoints(
   const samples = Math.min(Math.max(options.samples ?? 3, 2), 7);
   const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 350, options.timeout_ms);
   if (typeof load === "string") return load;
-  const patience = options.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   const operations = readOperations(context, options.operation).slice(0, options.max_operations ?? 40);
   const candidates: EnvelopeDraft[] = [];
   const timings: Array<Record<string, unknown>> = [];
@@ -49,7 +48,7 @@ export async function timeEndpoints(
     await untilBudget(load.run, async () => {
       for (const operation of operations) {
         if (context.signal.aborted) break;
-        const outcome = await timeOperation(load, operation, budget, samples, patience);
+        const outcome = await timeOperation(load, operation, budget, samples);
         timings.push(outcome.summary);
         if (outcome.candidate) candidates.push(outcome.candidate);
       }
@@ -75,18 +74,12 @@ async function round(
   return exchanges;
 }
 
-interface Timed {
-  summary: Record<string, unknown>;
-  candidate?: EnvelopeDraft;
-}
-
 async function timeOperation(
   load: LoadRun,
   operation: Operation,
   budget: number,
   samples: number,
-  patience: number,
-): Promise<Timed> {
+): Promise<LoadOutcome> {
   const key = operationKey(operation);
   // reach() sends the warm-up request, which is not timed. Unpaced: the slow operations are the point.
   const reached = await reach(load, operation, {}, undefined, { paced: false });
@@ -94,10 +87,10 @@ async function timeOperation(
     if (!load.stalled.has(key)) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
     // The handler may still be running: on a single-threaded server every request after it waits too, so
     // nothing is sent (and nothing else timed) until the server answers a trivial request again.
-    if (!(await answersAgain(load, patience)))
+    if (!(await answersAgain(load)))
       return { summary: { operation: key, skipped: "the server stopped answering after it" } };
     const stalled = await stalledTwice(load, operation, budget);
-    await answersAgain(load, patience);
+    await answersAgain(load);
     return stalled ?? { summary: { operation: key, skipped: "no answer once, answered when sent again" } };
   }
   const first = await round(load, reached.user, clonePrepared(reached.prepared), samples);
@@ -160,7 +153,11 @@ async function timeOperation(
  * A read that got no answer within the client's timeout, once more in a row: slower than any budget. Sent
  * once more only (a handler that runs that long may hold a single-threaded server the whole time).
  */
-async function stalledTwice(load: LoadRun, operation: Operation, budget: number): Promise<Timed | undefined> {
+async function stalledTwice(
+  load: LoadRun,
+  operation: Operation,
+  budget: number,
+): Promise<LoadOutcome | undefined> {
   const key = operationKey(operation);
   const first = load.stalled.get(key);
   if (!first) return undefined;
@@ -198,13 +195,12 @@ async function stalledTwice(load: LoadRun, operation: Operation, budget: number)
   return { summary: { operation: key, times_ms: waited, result: "slow-endpoint (no answer)" }, candidate };
 }
 
-const DEFAULT_TIMEOUT_MS = 10_000;
-
 /**
  * Whether the server answers a trivial request (a path nobody serves: its 404 costs the router nothing)
  * promptly, asked again until it does or until a few timeouts' worth of waiting; any status counts.
  */
-async function answersAgain(load: LoadRun, patience: number): Promise<boolean> {
+async function answersAgain(load: LoadRun): Promise<boolean> {
+  const patience = load.run.client.timeoutMs;
   const prompt = Math.min(Math.max(patience / 2, 200), 2000);
   const giveUp = Date.now() + Math.max(30_000, patience * 3);
   while (Date.now() < giveUp) {

@@ -1,7 +1,8 @@
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation, Table } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import type { ResourceFamily } from "../api/operation-index.ts";
-import { isItemPath, operationKey, resourceFamilies, selectOperations } from "../api/operation-index.ts";
+import { isItemPath, operationKey, selectOperations } from "../api/operation-index.ts";
 import { candidateUsers, responseSchemaFor, sendAsRightRole, sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
@@ -35,6 +36,12 @@ export interface LoadRun {
   reached: Map<string, { user: string | undefined; pathValues: Record<string, string> } | null>;
   /** Operation key → the request that was sent and got no answer in time (the client's timeout). */
   stalled: Map<string, { user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange }>;
+}
+
+/** What a LOAD probe concluded about one operation: a summary for its stats, a finding when there is one. */
+export interface LoadOutcome {
+  summary: Record<string, unknown>;
+  candidate?: EnvelopeDraft;
 }
 
 export async function openLoadRun(
@@ -272,7 +279,7 @@ export function itemsPath(exchange: HttpExchange): string | undefined {
  * report, export or search beside it reads (`/orders/report` lists `/orders`).
  */
 export function familyOfList(load: LoadRun, operation: Operation): ResourceFamily | undefined {
-  const families = resourceFamilies(load.run.map.operations);
+  const families = load.factory.families;
   const path = toTemplateForm(operation.path).replace(/\/+$/, "");
   const at = (collection: string) =>
     families.find((family) => family.collection === collection && family.list === operation) ??

@@ -9,7 +9,7 @@ import type { ReproScript } from "../evidence/failing-test.ts";
 import { buildQuery, fillPath } from "../http/target-url.ts";
 import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
-import type { LoadRun, Sample } from "./load-run.ts";
+import type { LoadOutcome, LoadRun, Sample } from "./load-run.ts";
 import {
   addItem,
   cleanUp,
@@ -32,11 +32,6 @@ export interface UnboundedOptions {
   create?: number;
   max_operations?: number;
   max_requests?: number;
-}
-
-interface Outcome {
-  summary: Record<string, unknown>;
-  candidate?: EnvelopeDraft;
 }
 
 /** The list's own SELECT in a window: the first one reading a table without an equality on one row. */
@@ -84,7 +79,7 @@ async function ignoredLimit(
   operation: Operation,
   limit: string,
   create: number,
-): Promise<Outcome> {
+): Promise<LoadOutcome> {
   const key = operationKey(operation);
   const reached = await reach(load, operation, { [limit]: "1" });
   if (!reached) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
@@ -187,7 +182,7 @@ async function anySize(
   limit: string,
   user: string | undefined,
   at: (size: number | undefined) => PreparedRequest,
-): Promise<Outcome | undefined> {
+): Promise<LoadOutcome | undefined> {
   const key = operationKey(operation);
   const declared = operation.parameters.find((parameter) => parameter.name === limit)?.schema?.maximum;
   const ceiling = Math.max(USUAL_MAXIMUM, typeof declared === "number" ? declared : 0);
@@ -220,7 +215,7 @@ async function anySize(
 }
 
 /** No page size documented: add items and see whether all come back, and whether the SELECT has a LIMIT. */
-async function growsWithoutLimit(load: LoadRun, operation: Operation, create: number): Promise<Outcome> {
+async function growsWithoutLimit(load: LoadRun, operation: Operation, create: number): Promise<LoadOutcome> {
   const key = operationKey(operation);
   const reached = await reach(load, operation);
   if (!reached) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
