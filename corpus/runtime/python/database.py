@@ -70,7 +70,9 @@ class Database:
             with admin.cursor() as cursor:
                 cursor.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
             admin.close()
-            self.pool = psycopg2.pool.ThreadedConnectionPool(1, 16, url, options=f"-c search_path={schema}")
+            # psycopg2's pool closes every returned connection beyond `minconn`, so a low minimum would
+            # open a new PostgreSQL backend for nearly every statement under a prober's concurrency (8).
+            self.pool = psycopg2.pool.ThreadedConnectionPool(8, 16, url, options=f"-c search_path={schema}")
             # The pool raises when empty; a semaphore makes a busy moment wait instead of answering 500.
             self.slots = threading.BoundedSemaphore(16)
             self.extras = psycopg2.extras
