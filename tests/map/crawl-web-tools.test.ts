@@ -164,4 +164,18 @@ describe("map_frontend and map_traffic", () => {
     expect(spa.requests.some((request) => request.line.startsWith("POST"))).toBe(false);
     expect(mapDraft(context).notes.get("traffic")?.[0]).toMatch(/recorded but not sent/);
   }, 120_000);
+
+  it("open no browser when no crawled page loads a script", async () => {
+    const context = fakeRunContext({
+      target: target({ name: "shop", environment: { mode: "external", base_url: shop.baseUrl } }),
+    });
+    expect((await callTool(tool("map_pages"), {}, context)).ok).toBe(true);
+    const before = shop.requests.length;
+    const traffic = await callTool(tool("map_traffic"), {}, context);
+    expect(traffic).toMatchObject({
+      ok: true,
+      data: { skipped: true, reason: expect.stringMatching(/no crawled page loads a script/) },
+    });
+    expect(shop.requests.length).toBe(before);
+  });
 });

@@ -35,6 +35,8 @@ export interface CrawledPage extends Page {
   /** The page's `<meta>` anti-forgery token, when it carries one. */
   csrf?: CsrfMeta;
   inline_scripts?: string[];
+  /** Answered as HTML: a document a browser renders (not JSON, a file or a redirect). */
+  html?: boolean;
 }
 
 export type CrawlStop = "max_pages" | "time" | "aborted" | "budget" | "sign_in";
@@ -193,6 +195,7 @@ async function crawlRole(
     }
     if (!/html/i.test(response.headers["content-type"] ?? "")) continue;
     htmlPages += 1;
+    page.html = true;
     const parsed = parsePage(response.body, url, origin);
     if (parsed.title !== undefined) page.title = parsed.title;
     page.links = parsed.links;

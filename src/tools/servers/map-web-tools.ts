@@ -180,18 +180,19 @@ export async function runMapTraffic(
   const entryPath = new URL(joinEntry(target.baseUrl, entry)).pathname;
   try {
     const { roles, users } = webRoles(context, target, input.roles);
-    const result = await recordTraffic(
-      target.baseUrl,
-      roles.map((role) => ({ ...role, paths: pagesServedTo(crawl, role.role, entryPath) })),
-      {
-        maxPagesPerRole: input.max_pages,
-        settleMs: input.settle_ms,
-        maxTotalMs: (input.max_seconds ?? 120) * 1000,
-        allowWrites: target.writesAllowed,
-        refuse: excludedBy(target.profile?.api?.exclude),
-        signal: context.signal,
-      },
-    );
+    const scripted = roles
+      .map((role) => ({ ...role, paths: pagesServedTo(crawl, role.role, entryPath) }))
+      .filter((role) => role.paths.length > 0);
+    if (scripted.length === 0)
+      return skipped(context, "traffic", "no crawled page loads a script: no page makes requests of its own");
+    const result = await recordTraffic(target.baseUrl, scripted, {
+      maxPagesPerRole: input.max_pages,
+      settleMs: input.settle_ms,
+      maxTotalMs: (input.max_seconds ?? 120) * 1000,
+      allowWrites: target.writesAllowed,
+      refuse: excludedBy(target.profile?.api?.exclude),
+      signal: context.signal,
+    });
     const candidates = candidatesFromTraffic(result.requests);
     mapDraft(context).candidates.set("traffic", candidates);
     const notes = result.roles.flatMap((role) =>
@@ -278,16 +279,28 @@ async function pagesToRead(
 }
 
 /** The pages a role was served (2xx), or the entry page when nothing was crawled. */
+/**
+ * The pages worth loading in a browser as the role: HTML it was served that loads a script, since a page
+ * without one makes no request of its own (JSON answers and plain server-rendered pages would each cost a
+ * load and a settle for nothing). Without a crawl, the entry page.
+ */
 function pagesServedTo(crawl: CrawlResult | undefined, role: string, entry: string): string[] {
-  const served = (crawl?.visits ?? [])
-    .filter((visit) => visit.roles?.includes(role) && visit.status !== undefined && visit.status < 300)
+  if (!crawl) return [entry];
+  return crawl.visits
+    .filter(
+      (visit) =>
+        visit.roles?.includes(role) &&
+        visit.status !== undefined &&
+        visit.status < 300 &&
+        visit.html &&
+        ((visit.scripts?.length ?? 0) > 0 || (visit.inline_scripts?.length ?? 0) > 0),
+    )
     .map((visit) => visit.path);
-  return served.length > 0 ? served : [entry];
 }
 
 /** The page as the map keeps it: what only the frontend reader wants stays in the crawl. */
 function mapPage(page: CrawledPage): Page {
-  const { csrf: _csrf, inline_scripts: _inline, forms, ...rest } = page;
+  const { csrf: _csrf, inline_scripts: _inline, html: _html, forms, ...rest } = page;
   return { ...rest, forms: forms.map(({ id: _id, ...form }) => form) };
 }
 
