@@ -72,7 +72,7 @@ function ordersMap(lists: number, catalogueAnswer: Record<string, unknown>) {
   return systemMapFor({ target: "orders", baseUrl, document });
 }
 
-async function createOrderLine(lists: number, catalogueAnswer: Record<string, unknown>) {
+function openOrdersRun(lists: number, catalogueAnswer: Record<string, unknown>) {
   const profile = profileFor({
     name: "orders",
     source: {},
@@ -80,9 +80,17 @@ async function createOrderLine(lists: number, catalogueAnswer: Record<string, un
   });
   const run = openProbeRun(probeContext({ profile, map: ordersMap(lists, catalogueAnswer) }), "seen-values");
   if (typeof run === "string") throw new Error(run);
+  return run;
+}
+
+function createOrderLineIn(run: Exclude<ReturnType<typeof openOrdersRun>, string>) {
   const factory = new ResourceFactory(run);
   const family = factory.families.find((candidate) => candidate.collection === "/order-lines")!;
   return factory.create(family, undefined);
+}
+
+function createOrderLine(lists: number, catalogueAnswer: Record<string, unknown>) {
+  return createOrderLineIn(openOrdersRun(lists, catalogueAnswer));
 }
 
 describe("values a create must reuse", () => {
@@ -106,5 +114,15 @@ describe("values a create must reuse", () => {
     });
     expect(created?.exchange.response?.status).toBe(201);
     expect(listReads).toBe(0);
+  });
+
+  it("are read once per run, however many probes (each with its own factory) create", async () => {
+    const run = openOrdersRun(10, { description: "rows" });
+    listReads = 0;
+    expect((await createOrderLineIn(run))?.exchange.response?.status).toBe(201);
+    const firstReads = listReads;
+    expect(firstReads).toBeGreaterThan(0);
+    expect((await createOrderLineIn(run))?.exchange.response?.status).toBe(201);
+    expect(listReads).toBe(firstReads);
   });
 });

@@ -136,6 +136,32 @@ describe("slow-operation pacing and intended delays", () => {
     expect(pacing.report()).toEqual({});
   });
 
+  it("doubles the ban each time a re-test is slow again, and a normal answer restores half a minute", async () => {
+    let now = 10_000;
+    const pacing = new SlowOperations(() => now);
+    const retest = async (afterMs: number, answerMs: number) => {
+      now += afterMs - 1;
+      expect(await pacing.enter("GET /forecast")).toBe(false);
+      now += 1;
+      expect(await pacing.enter("GET /forecast")).toBe(true);
+      now += answerMs;
+      pacing.leave("GET /forecast", answerMs);
+      await settle();
+    };
+    expect(await pacing.enter("GET /forecast")).toBe(true);
+    now += 6000;
+    pacing.leave("GET /forecast", 6000);
+    await settle();
+    await retest(30_000, 6000);
+    await retest(60_000, 6000);
+    await retest(120_000, 50);
+    expect(await pacing.enter("GET /forecast")).toBe(true);
+    now += 6000;
+    pacing.leave("GET /forecast", 6000);
+    await settle();
+    await retest(30_000, 6000);
+  });
+
   it("does not blame a request that waited behind an intended sleep", async () => {
     let now = 10_000;
     const pacing = new SlowOperations(() => now);

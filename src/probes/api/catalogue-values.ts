@@ -2,9 +2,10 @@ import type { Operation } from "../../map/system-map.ts";
 import { isSuccess } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
-import { send } from "../session/probe-run.ts";
+import { operationKey } from "./operation-index.ts";
+import { sendPrepared } from "./probe-support.ts";
 import type { PreparedRequest } from "./request-builder.ts";
-import { buildRequest, toSpec } from "./request-builder.ts";
+import { buildRequest } from "./request-builder.ts";
 
 // Values a create must reuse because the server accepts only codes it already knows (a catalogue's `sku`,
 // a `currency`): read from the target's own parameterless lists, for each user, on demand. Several lists
@@ -13,6 +14,9 @@ import { buildRequest, toSpec } from "./request-builder.ts";
 // answer names a wanted field are read first, then those sharing words with the create, and a list is read
 // only when the candidates so far were refused: on an application with a hundred lists the catalogue is
 // rarely among the first few.
+
+const READINGS_KEY = "api:catalogue-readings";
+type Readings = Map<string, Promise<Map<string, unknown> | undefined>>;
 
 /** Lists read per user at most, across every request for values. */
 const MAX_VALUE_LISTS = 60;
@@ -98,22 +102,40 @@ export class CatalogueValues {
       if (found() || state.read.size >= MAX_VALUE_LISTS) return;
       if (state.read.has(list)) continue;
       state.read.add(list);
-      const exchange = await send(
-        this.run,
-        user,
-        toSpec(this.run.target.baseUrl, buildRequest(list, { seed: `v${state.read.size}` })),
-      );
-      if (!exchange || !isSuccess(exchange)) continue;
-      const values = new Map<string, unknown>();
-      for (const item of this.listItems(exchange.response?.json).slice(0, 20)) {
-        if (!item || typeof item !== "object" || Array.isArray(item)) continue;
-        for (const [name, value] of Object.entries(item)) {
-          if ((typeof value === "string" || typeof value === "number") && !values.has(name))
-            values.set(name, value);
-        }
-      }
-      if (values.size > 0) state.sources.push({ list, values });
+      const values = await this.valuesOf(user, list);
+      if (values && values.size > 0) state.sources.push({ list, values });
     }
+  }
+
+  /** The list as the user saw it, read once per run whichever probe asks (each probe has its own factory). */
+  private valuesOf(user: string | undefined, list: Operation): Promise<Map<string, unknown> | undefined> {
+    let readings = this.run.context.shared.get(READINGS_KEY) as Readings | undefined;
+    if (!readings) {
+      readings = new Map();
+      this.run.context.shared.set(READINGS_KEY, readings);
+    }
+    const key = `${user ?? ""}\n${operationKey(list)}`;
+    let reading = readings.get(key);
+    if (!reading) {
+      reading = this.read(user, list);
+      readings.set(key, reading);
+    }
+    return reading;
+  }
+
+  /** For each field, the first scalar value among the list's first items; paced like any probe request. */
+  private async read(user: string | undefined, list: Operation): Promise<Map<string, unknown> | undefined> {
+    const exchange = await sendPrepared(this.run, user, buildRequest(list, { seed: "v" }));
+    if (!exchange || !isSuccess(exchange)) return undefined;
+    const values = new Map<string, unknown>();
+    for (const item of this.listItems(exchange.response?.json).slice(0, 20)) {
+      if (!item || typeof item !== "object" || Array.isArray(item)) continue;
+      for (const [name, value] of Object.entries(item)) {
+        if ((typeof value === "string" || typeof value === "number") && !values.has(name))
+          values.set(name, value);
+      }
+    }
+    return values;
   }
 
   /** Parameterless GET lists: those whose documented answer names a wanted field, then related ones. */

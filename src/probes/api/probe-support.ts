@@ -24,19 +24,30 @@ export async function sendPrepared(
   user: string | undefined,
   prepared: PreparedRequest,
 ): Promise<HttpExchange | undefined> {
-  const key = pacingKey(prepared.operation);
-  const pacing = slowOperationsFor(run.context);
-  if (!(await pacing.enter(key))) return undefined;
-  let durationMs: number | undefined;
-  try {
-    const exchange = asBrowserForm(prepared)
+  return sendPaced(run, prepared.operation, async () =>
+    asBrowserForm(prepared)
       ? (
           await submitForm(run, user, prepared.operation, formFields(prepared.body), {
             pathValues: prepared.pathValues,
             followRedirects: false,
           })
         )?.chain[0]
-      : await send(run, user, toSpec(run.target.baseUrl, prepared));
+      : await send(run, user, toSpec(run.target.baseUrl, prepared)),
+  );
+}
+
+/** Sends a request to `operation` under the run's pacing: undefined, unsent, while the operation is known slow. */
+export async function sendPaced(
+  run: ProbeRun,
+  operation: Operation,
+  sendRequest: () => Promise<HttpExchange | undefined>,
+): Promise<HttpExchange | undefined> {
+  const key = pacingKey(operation);
+  const pacing = slowOperationsFor(run.context);
+  if (!(await pacing.enter(key))) return undefined;
+  let durationMs: number | undefined;
+  try {
+    const exchange = await sendRequest();
     durationMs = exchange?.durationMs;
     return exchange;
   } finally {

@@ -1,5 +1,6 @@
 import type { Operation } from "../../map/system-map.ts";
 import { isAuthOperation, lastStaticSegment } from "../api/operation-index.ts";
+import { sendPaced } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
@@ -9,6 +10,7 @@ import type { TokenForgery } from "../evidence/failing-test.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
+import { slowOperationsFor } from "../http/slow-operations.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send } from "../session/probe-run.ts";
@@ -99,9 +101,12 @@ export async function probeOperation(
   const { run, owner } = context;
   const prepared = buildRequest(operation, { seed: uniqueSeed() });
   const spec = toSpec(run.target.baseUrl, prepared);
-  const ownerAnswer = await send(run, owner.user.name, spec);
+  const ownerAnswer = await sendPaced(run, operation, () => send(run, owner.user.name, spec));
+  // A read that takes seconds would take them again for each of the dozen forgeries sent to it, and on a
+  // single-threaded target every other probe would wait as long: its identity is read elsewhere.
   if (
     !ownerAnswer ||
+    slowOperationsFor(run.context).isSlowAnswer(ownerAnswer.durationMs) ||
     !accepted(run, ownerAnswer) ||
     !carriesData(answer(ownerAnswer).json, answer(ownerAnswer).text)
   )

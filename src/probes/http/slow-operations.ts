@@ -13,7 +13,8 @@ import type { RunContext } from "../../tools/context.ts";
 //     busy machine or a remote target does not make every operation look slow.
 //   - One slow answer makes an operation suspect; a second in a row (or one very slow answer) makes it
 //     slow, and it gets no further request, from any probe, for half a minute; then one request re-tests it
-//     and a normal answer lifts the ban. A normal answer always clears suspicion: a single slow answer on a
+//     and a normal answer lifts the ban. A re-test that is slow again doubles the ban (up to eight minutes):
+//     each re-test of a handler that takes seconds freezes a single-threaded target for every probe. A normal answer always clears suspicion: a single slow answer on a
 //     loaded machine must not take an operation away from every probe for the rest of the run.
 // A probe that measures time asks for its delay (a bounded `sleep 1` in a payload): inside
 // `withIntendedDelay` that delay is not the operation's slowness, and neither is a stall it explains in a
@@ -26,8 +27,9 @@ const PACE_FACTOR = 10;
 /** An answer this many times the threshold is slow on its own, without a second strike. */
 const VERY_SLOW_FACTOR = 3;
 const STRIKES = 2;
-/** How long a slow operation is left alone before one request re-tests it. */
+/** How long a slow operation is left alone before one request re-tests it; doubled per slow re-test. */
 const BAN_MS = 30_000;
+const MAX_BAN_MS = 480_000;
 /** How many recent answers the run's pace is the median of. */
 const PACE_WINDOW = 101;
 /** Slow answers this close together belong to one stall. */
@@ -43,6 +45,7 @@ interface Entry {
   strikes: number;
   slow: boolean;
   bannedAt: number;
+  banMs: number;
   retesting: boolean;
   skipped: number;
 }
@@ -93,6 +96,7 @@ export class SlowOperations {
         strikes: 0,
         slow: false,
         bannedAt: 0,
+        banMs: BAN_MS,
         retesting: false,
         skipped: 0,
       };
@@ -100,7 +104,7 @@ export class SlowOperations {
     }
     for (;;) {
       if (entry.slow) {
-        if (entry.retesting || this.now() - entry.bannedAt < BAN_MS) {
+        if (entry.retesting || this.now() - entry.bannedAt < entry.banMs) {
           entry.skipped += 1;
           return false;
         }
@@ -147,11 +151,15 @@ export class SlowOperations {
       this.judging ??= new Promise<void>((resolve) =>
         setTimeout(() => resolve(this.judge()), STALL_WINDOW_MS),
       );
-      if (entry.retesting) entry.bannedAt = endedAt;
+      if (entry.retesting) {
+        entry.bannedAt = endedAt;
+        entry.banMs = Math.min(MAX_BAN_MS, entry.banMs * 2);
+      }
     } else {
       entry.strikes = 0;
       entry.solo = false;
       entry.slow = false;
+      entry.banMs = BAN_MS;
     }
     this.pass(entry);
   }
@@ -163,6 +171,11 @@ export class SlowOperations {
     entry.inFlight = undefined;
     entry.release = () => {};
     release();
+  }
+
+  /** Whether an answer this long is slow by the run's pace (what makes an operation suspect). */
+  isSlowAnswer(durationMs: number): boolean {
+    return durationMs >= this.threshold();
   }
 
   private threshold(): number {
