@@ -55,6 +55,7 @@ describe("crawlPages", () => {
         path: "/",
         status: 200,
         title: "Home page",
+        html: true,
         links: ["/about", "/missing", "/account/logout", "/static/app.css", "/search?q=next"],
         forms: [
           {
@@ -79,9 +80,33 @@ describe("crawlPages", () => {
         scripts: ["/static/app.js"],
         inline_scripts: [`fetch("/api/ping")`],
       },
-      { path: "/about", status: 200, title: "About", links: ["/", "/old"], forms: [], roles: anonymous },
-      { path: "/missing", status: 404, title: "Not found", links: [], forms: [], roles: anonymous },
-      { path: "/search?q=next", status: 200, title: "Search 2", links: [], forms: [], roles: anonymous },
+      {
+        path: "/about",
+        status: 200,
+        title: "About",
+        html: true,
+        links: ["/", "/old"],
+        forms: [],
+        roles: anonymous,
+      },
+      {
+        path: "/missing",
+        status: 404,
+        title: "Not found",
+        html: true,
+        links: [],
+        forms: [],
+        roles: anonymous,
+      },
+      {
+        path: "/search?q=next",
+        status: 200,
+        title: "Search 2",
+        html: true,
+        links: [],
+        forms: [],
+        roles: anonymous,
+      },
       { path: "/old", status: 301, links: ["/about"], forms: [], roles: anonymous },
     ]);
     // Never signs out, never fetches assets, never leaves the origin, never submits a form (not even GET).

@@ -102,7 +102,28 @@ describe("recordTraffic", () => {
         settleMs: 500,
       },
     );
-    expect(result.roles[0]).toMatchObject({ pages: 8, requests: 0, stopped: "no_api_calls" });
+    expect(result.roles[0]).toMatchObject({ pages: 5, requests: 0, stopped: "no_api_calls" });
+  }, 60_000);
+
+  it("loads one page per template: other ids and other query values run the same scripts", async () => {
+    const before = spa.requests.length;
+    const result = await recordTraffic(
+      spa.baseUrl,
+      [
+        {
+          role: "anonymous",
+          headers: async () => ({}),
+          paths: ["/items/17", "/items/18?tab=a", "/items/19", "/guide?topic=a", "/guide?topic=b", "/about"],
+        },
+      ],
+      { followRenderedLinks: false, settleMs: 500 },
+    );
+    expect(result.roles[0]?.pages).toBe(3);
+    expect(spa.requests.slice(before).map((request) => request.line)).toEqual([
+      "GET /items/17",
+      "GET /guide?topic=a",
+      "GET /about",
+    ]);
   }, 60_000);
 
   it("lets a page's writes through when the target allows them", async () => {

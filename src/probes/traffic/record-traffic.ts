@@ -1,4 +1,6 @@
-import type { Browser, BrowserContext, Route } from "playwright-core";
+import type { Browser, BrowserContext, Page, Route } from "playwright-core";
+import { templateOfConcrete } from "../../map/inventory.ts";
+import { mapConcurrent } from "../http/concurrency.ts";
 import { parseCookieHeader } from "../pages/cookie-jar.ts";
 import { mayFollow, NEVER_FOLLOW } from "../pages/urls.ts";
 import { CHROMIUM_ARGS, findChromium } from "./chromium.ts";
@@ -6,7 +8,8 @@ import { CHROMIUM_ARGS, findChromium } from "./chromium.ts";
 // What pages ask the server for when a real browser loads them: each page is opened as each role in
 // Chromium, left to settle, and every same-origin XHR/fetch it makes is recorded (method, URL, content
 // type, body). Nothing is clicked or typed. One browser per call, one context per role, each page closed
-// when done, everything closed on error or abort.
+// when the role is done, everything closed on error or abort. Roles are recorded side by side: a page costs mostly the
+// wait for the network to go quiet, and the roles' contexts share nothing.
 
 export interface TrafficRole {
   role: string;
@@ -65,10 +68,12 @@ export interface TrafficResult {
 }
 
 const API_TYPES = new Set(["xhr", "fetch", "eventsource"]);
-// A server-rendered site makes no API call from its pages: after this many quiet pages a role's
-// recording ends, since each further page costs a load and a settle and would add nothing.
-const QUIET_PAGES = 8;
+// A server-rendered site makes no API call from its pages: after this many quiet pages (each of another
+// template) a role's recording ends, since each further page costs a load and a settle and would add
+// nothing. A client-rendered app calls its API from its first page.
+const QUIET_PAGES = 5;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const ROLES_AT_ONCE = 4;
 const MAX_POST_DATA = 64 * 1024;
 
 export async function recordTraffic(
@@ -86,9 +91,16 @@ export async function recordTraffic(
   const closeOnAbort = (): void => void browser.close().catch(() => {});
   options.signal?.addEventListener("abort", closeOnAbort, { once: true });
   try {
-    for (const role of roles) {
-      if (options.signal?.aborted) break;
-      result.roles.push(await recordRole(browser, role, origin, deadline, options, result.requests));
+    const recorded = await mapConcurrent(roles, ROLES_AT_ONCE, async (role) => {
+      const requests: ObservedRequest[] = [];
+      if (options.signal?.aborted) return undefined;
+      return { summary: await recordRole(browser, role, origin, deadline, options, requests), requests };
+    });
+    // In the roles' order, whichever finished first: the map built from them must not depend on timing.
+    for (const role of recorded) {
+      if (!role) continue;
+      result.roles.push(role.summary);
+      result.requests.push(...role.requests);
     }
   } finally {
     options.signal?.removeEventListener("abort", closeOnAbort);
@@ -123,8 +135,12 @@ async function recordRole(
       handle(route, { role: role.role, page: () => currentPage, origin, extra, options, requests, summary }),
     );
     const maxPages = options.maxPagesPerRole ?? 20;
+    // One page per template: `/tasks/33` and `/tasks/51`, or `/help?topic=a` and `?topic=b`, run the same
+    // scripts and ask for the same endpoints; a second load costs a settle and adds nothing.
+    const templates = new Set<string>();
     const queue = [...new Set(role.paths)];
     const queued = new Set(queue);
+    let page: Page | undefined;
     while (queue.length > 0) {
       if (summary.pages >= maxPages) {
         summary.stopped = "max_pages";
@@ -144,14 +160,22 @@ async function recordRole(
         break;
       }
       const path = queue.shift() as string;
+      const template = pageTemplate(path);
+      if (templates.has(template)) continue;
+      templates.add(template);
       currentPage = path;
       summary.pages += 1;
-      const page = await context.newPage();
+      // One tab per role, navigated from page to page: a new tab costs a renderer process of its own,
+      // which on a small machine takes longer than the page itself.
+      page ??= await context.newPage();
       try {
-        await page.goto(new URL(path, origin).href, {
-          waitUntil: "load",
-          timeout: Math.min(options.pageTimeoutMs ?? 15_000, left),
-        });
+        const url = new URL(path, origin).href;
+        const timeout = Math.min(options.pageTimeoutMs ?? 15_000, left);
+        // Another hash route of the document already open would only change the hash: reloaded, the page
+        // boots at that route and makes the calls a visitor arriving there would see.
+        const sameDocument = url.includes("#") && page.url().split("#")[0] === url.split("#")[0];
+        await page.goto(url, { waitUntil: "load", timeout });
+        if (sameDocument) await page.reload({ waitUntil: "load", timeout });
         await page
           .waitForLoadState("networkidle", {
             timeout: Math.min(options.settleMs ?? 3000, Math.max(1, deadline - Date.now())),
@@ -174,8 +198,9 @@ async function recordRole(
           summary.failures.push(
             `${path}: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`,
           );
-      } finally {
+        // A tab that failed may still be loading or may have crashed: the next page gets a fresh one.
         await page.close().catch(() => {});
+        page = undefined;
       }
     }
   } catch (error) {
@@ -184,6 +209,14 @@ async function recordRole(
     await context?.close().catch(() => {});
   }
   return summary;
+}
+
+/** `/tasks/33` and `/tasks/51?tab=a` share one; each hash route (`/#/basket`) is a page of its own. */
+function pageTemplate(path: string): string {
+  const [document = "", route] = path.split("#", 2);
+  return route === undefined
+    ? templateOfConcrete(document, [])
+    : `${templateOfConcrete(document, [])}#${templateOfConcrete(route, [])}`;
 }
 
 interface RouteState {
