@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkSecurityHeaders } from "../../src/probes/auditor/misconfig-headers.ts";
+import { slowOperationsFor } from "../../src/probes/http/slow-operations.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 
@@ -10,9 +11,11 @@ import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harnes
 
 let server: http.Server;
 let baseUrl: string;
+const requested: string[] = [];
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
+    requested.push(request.url ?? "");
     if (request.url === "/reports/overview")
       response.writeHead(200, { "content-type": "text/html" }).end("<title>Overview</title><p>ok</p>");
     else if (request.url?.startsWith("/api/"))
@@ -51,5 +54,29 @@ describe("the security-headers check", () => {
     const findings = await checkSecurityHeaders(run, undefined, stats);
     expect(findings.map((finding) => finding.location.value)).toEqual(["GET /reports/overview"]);
     expect(findings[0]!.title).toMatch(/content-security-policy, x-content-type-options, x-frame-options/);
+  });
+
+  it("leaves alone an operation the run already found slow", async () => {
+    const document = {
+      openapi: "3.0.3",
+      info: { title: "api", version: "1" },
+      paths: { "/reports/overview": { get: { responses: { "200": { description: "page" } } } } },
+    };
+    const map = systemMapFor({ target: "fixture-api", baseUrl, document });
+    const profile = profileFor({
+      name: "fixture-api",
+      source: {},
+      environment: { mode: "external", base_url: baseUrl },
+    });
+    const context = probeContext({ profile, map, agent: "AUDITOR" });
+    const pacing = slowOperationsFor(context);
+    await pacing.enter("GET /reports/overview");
+    pacing.leave("GET /reports/overview", 9000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const run = openProbeRun(context, "check_misconfiguration");
+    if (typeof run === "string") throw new Error(run);
+    requested.length = 0;
+    expect(await checkSecurityHeaders(run, undefined, { pages_checked: 0 })).toEqual([]);
+    expect(requested).not.toContain("/reports/overview");
   });
 });

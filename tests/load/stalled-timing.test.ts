@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { slowOperationsFor } from "../../src/probes/http/slow-operations.ts";
 import { timeEndpoints } from "../../src/probes/load/endpoint-timing.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 
@@ -11,14 +12,17 @@ import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harnes
 let server: http.Server;
 let baseUrl: string;
 let flakyCalls = 0;
+let reportCalls = 0;
 let serialServer: http.Server;
 let serialUrl: string;
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
     const answer = () => response.writeHead(200, { "content-type": "application/json" }).end("{}");
-    if (request.url === "/api/report") setTimeout(answer, 1500);
-    else if (request.url === "/api/flaky") {
+    if (request.url === "/api/report") {
+      reportCalls += 1;
+      setTimeout(answer, 1500);
+    } else if (request.url === "/api/flaky") {
       flakyCalls += 1;
       if (flakyCalls === 1) setTimeout(answer, 1500);
       else answer();
@@ -77,6 +81,24 @@ describe("time_endpoints on a read that never answers in time", () => {
     expect(outcome.candidates[0]!.title).toMatch(
       /^GET \/api\/report gives no answer within \d+ ms \(twice in a row\)$/,
     );
+  }, 20_000);
+
+  it("counts the run's earlier slow answers as the second signal, and sends the read once", async () => {
+    const context = readsAt(baseUrl, ["/api/report"]);
+    // Another probe of the run met the report taking 9 s: the pacing stopped sending it.
+    const pacing = slowOperationsFor(context);
+    await pacing.enter("GET /api/report");
+    pacing.leave("GET /api/report", 9000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    reportCalls = 0;
+    const outcome = await timeEndpoints(context, { timeout_ms: 400 });
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(outcome.candidates.map((draft) => draft.title)).toEqual([
+      expect.stringMatching(
+        /^GET \/api\/report gives no answer within \d+ ms, and took 9 s for other probes$/,
+      ),
+    ]);
+    expect(reportCalls).toBe(1);
   }, 20_000);
 
   it("blames only the slow read on a single-threaded server, not the reads queued behind it", async () => {

@@ -10,7 +10,7 @@ import { joinUrl, pathParameterNames, toTemplateForm } from "../http/target-url.
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send } from "../session/probe-run.ts";
 import type { MappedPath } from "./misconfig-support.ts";
-import { get, locationOf } from "./misconfig-support.ts";
+import { getMapped, locationOf } from "./misconfig-support.ts";
 
 // CORS that lets another site read credentialed answers (CWE-942): an answer carrying the caller's data
 // whose Access-Control-Allow-Origin echoes an origin the application cannot trust — any origin, `null`
@@ -164,14 +164,14 @@ export async function checkCors(
             .slice(0, MAX_LOOKALIKE_TARGETS);
     await mapConcurrent(pool, 6, async (target) => {
       stats.cors_checked += 1;
-      const first = await get(run, user, target.path, { origin: trick.first });
+      const first = await getMapped(run, user, target, { origin: trick.first });
       if (!first || !isSuccess(first)) return;
       answered.add(target);
       if (speaksCors(first)) corsAware.add(target);
       if (PERSONAL_FIELDS.test(first.response?.body ?? "")) personal.add(target);
       if (!grantsCredentialed(first, trick.first)) return;
       reflected.add(target);
-      const second = await get(run, user, target.path, { origin: trick.second });
+      const second = await getMapped(run, user, target, { origin: trick.second });
       if (!second || !grantsCredentialed(second, trick.second)) return;
       if (!(await carriesUserData(run, user, target, first))) return;
       granted.push({ target, trick, first, second });
@@ -206,7 +206,7 @@ async function carriesUserData(
 ): Promise<boolean> {
   if (user === undefined) return false;
   if (target.operation && target.operation.security === "required") return true;
-  const anonymous = await get(run, undefined, target.path);
+  const anonymous = await getMapped(run, undefined, target);
   if (!anonymous?.response) return false;
   return !isSuccess(anonymous) || anonymous.response.body !== answer.response?.body;
 }

@@ -6,7 +6,7 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { MappedPath } from "./misconfig-support.ts";
-import { get, isHtmlAnswer, locationOf, mappedGetPaths } from "./misconfig-support.ts";
+import { getMapped, isHtmlAnswer, locationOf, mappedGetPaths } from "./misconfig-support.ts";
 
 // Missing protective headers on HTML pages (low severity): Content-Security-Policy, X-Content-Type-Options:
 // nosniff, frame protection (X-Frame-Options or CSP frame-ancestors), and HSTS when served over HTTPS.
@@ -49,7 +49,7 @@ export async function checkSecurityHeaders(
   const pages: Page[] = [];
   await mapConcurrent(targets, 6, async (target) => {
     const asUser = target.operation?.security === "public" || target.path === entry ? undefined : user;
-    const exchange = await get(run, asUser, target.path, { accept: "text/html" });
+    const exchange = await getMapped(run, asUser, target, { accept: "text/html" });
     stats.pages_checked += 1;
     if (!exchange?.response || !isSuccess(exchange) || !isHtmlAnswer(exchange)) return;
     pages.push({ target, exchange, missing: missingHeaders(exchange, https), entry: target.path === entry });

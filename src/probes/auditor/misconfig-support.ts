@@ -1,5 +1,6 @@
 import type { Operation } from "../../map/system-map.ts";
 import { operationKey } from "../api/operation-index.ts";
+import { sendPaced } from "../api/probe-support.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { joinUrl, pathParameterNames, toTemplateForm } from "../http/target-url.ts";
@@ -21,6 +22,17 @@ export function get(
     url: joinUrl(run.target.baseUrl, path),
     headers: { accept: "text/html, application/json;q=0.9, */*;q=0.8", ...headers },
   });
+}
+
+/** `get` of a mapped path, paced like any probe request when it is an operation (a slow one is left alone). */
+export function getMapped(
+  run: ProbeRun,
+  user: string | undefined,
+  target: MappedPath,
+  headers: Record<string, string> = {},
+): Promise<HttpExchange | undefined> {
+  const sendIt = () => get(run, user, target.path, headers);
+  return target.operation ? sendPaced(run, target.operation, sendIt) : sendIt();
 }
 
 /** A path the map lists as a GET without parameters, with the operation when there is one. */

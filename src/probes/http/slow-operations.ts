@@ -48,6 +48,8 @@ interface Entry {
   banMs: number;
   retesting: boolean;
   skipped: number;
+  /** How long the answers that made it slow (or kept it so) took, first few. */
+  slowAnswersMs: number[];
 }
 
 interface Answer {
@@ -99,6 +101,7 @@ export class SlowOperations {
         banMs: BAN_MS,
         retesting: false,
         skipped: 0,
+        slowAnswersMs: [],
       };
       this.entries.set(key, entry);
     }
@@ -153,6 +156,7 @@ export class SlowOperations {
       );
       if (entry.retesting) {
         entry.bannedAt = endedAt;
+        remember(entry, ownMs);
         entry.banMs = Math.min(MAX_BAN_MS, entry.banMs * 2);
       }
     } else {
@@ -199,6 +203,7 @@ export class SlowOperations {
       if (entry.strikes >= STRIKES || ownMs >= VERY_SLOW_FACTOR * culprit.thresholdMs) {
         entry.slow = true;
         entry.bannedAt = culprit.endedAt;
+        remember(entry, ownMs);
       }
     }
     this.cohort = [];
@@ -224,12 +229,25 @@ export class SlowOperations {
     return this.intended.find((item) => item.answer === answer)?.delayMs ?? 0;
   }
 
+  /**
+   * How long the answers took that made the operation slow, while it is: what the run's other probes saw,
+   * a measurement a timing probe can count beside its own.
+   */
+  slowAnswersOf(key: string): number[] {
+    const entry = this.entries.get(key);
+    return entry?.slow ? [...entry.slowAnswersMs] : [];
+  }
+
   /** Operations found slow, with the requests to each that were skipped. */
   report(): Record<string, number> {
     return Object.fromEntries(
       [...this.entries].filter(([, entry]) => entry.slow).map(([key, entry]) => [key, entry.skipped]),
     );
   }
+}
+
+function remember(entry: Entry, ms: number): void {
+  if (entry.slowAnswersMs.length < 5) entry.slowAnswersMs.push(Math.round(ms));
 }
 
 export function slowOperationsFor(context: RunContext): SlowOperations {

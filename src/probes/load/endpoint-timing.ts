@@ -7,6 +7,7 @@ import { clonePrepared } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
+import { slowOperationsFor } from "../http/slow-operations.ts";
 import { buildQuery, fillPath, joinUrl } from "../http/target-url.ts";
 import { baseStats, send, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
@@ -150,8 +151,10 @@ async function timeOperation(
 }
 
 /**
- * A read that got no answer within the client's timeout, once more in a row: slower than any budget. Sent
- * once more only (a handler that runs that long may hold a single-threaded server the whole time).
+ * A read that got no answer within the client's timeout, and either the run's pacing had already found it
+ * slow (other probes' requests, earlier in the run) or it gets no answer once more in a row: slower than
+ * any budget. Sent once more at most: a handler that runs that long may hold a single-threaded server the
+ * whole time.
  */
 async function stalledTwice(
   load: LoadRun,
@@ -161,24 +164,38 @@ async function stalledTwice(
   const key = operationKey(operation);
   const first = load.stalled.get(key);
   if (!first) return undefined;
-  const again = await sendUnpaced(load, first.user, clonePrepared(first.prepared));
-  if (again?.error !== "timeout") return undefined;
-  const waited = [first.exchange.durationMs, again.durationMs];
+  const earlier = slowOperationsFor(load.run.context).slowAnswersOf(key);
+  let again: HttpExchange | undefined;
+  if (earlier.length === 0) {
+    again = await sendUnpaced(load, first.user, clonePrepared(first.prepared));
+    if (again?.error !== "timeout") return undefined;
+  }
+  const waited = again ? [first.exchange.durationMs, again.durationMs] : [first.exchange.durationMs];
   const path = `${fillPath(operation.path, first.prepared.pathValues)}${buildQuery(first.prepared.query)}`;
   const candidate = loadFinding(load, {
     defectClass: "slow-endpoint",
     operation,
-    title: `${key} gives no answer within ${waitOf(Math.min(...waited))} (twice in a row)`,
-    summary: `${key} was sent twice in a row and neither request was answered before the client gave up after ${waited.join(" and ")} ms, far over the profile's slow_endpoint_ms budget of ${budget} ms.`,
+    title: again
+      ? `${key} gives no answer within ${waitOf(Math.min(...waited))} (twice in a row)`
+      : `${key} gives no answer within ${waitOf(waited[0]!)}, and took ${waitOf(Math.max(...earlier))} for other probes`,
+    summary: again
+      ? `${key} was sent twice in a row and neither request was answered before the client gave up after ${waited.join(" and ")} ms, far over the profile's slow_endpoint_ms budget of ${budget} ms.`
+      : `${key} was not answered before the client gave up after ${waited[0]} ms; earlier in the run the requests other probes sent it took ${earlier.join(", ")} ms, so the run had already stopped sending it. Both far over the profile's slow_endpoint_ms budget of ${budget} ms.`,
     impact:
       "Callers wait until their own timeouts; while the handler runs, a single-threaded server answers no one else.",
     severity: "high",
     confidence: 0.8,
     exchanges: [
       { label: "no-answer", exchange: first.exchange },
-      { label: "no-answer-again", exchange: again },
+      ...(again ? [{ label: "no-answer-again", exchange: again }] : []),
     ],
-    measurements: { operation: key, budget_ms: budget, times_ms: waited, timed_out: true },
+    measurements: {
+      operation: key,
+      budget_ms: budget,
+      times_ms: waited,
+      timed_out: true,
+      ...(again ? {} : { earlier_slow_answers_ms: earlier }),
+    },
     repro: {
       title: `${key} answers within ${budget} ms`,
       steps: [{ name: "timed", as: first.user, method: "GET", path }],
