@@ -7,9 +7,9 @@ import { CHROMIUM_ARGS, findChromium } from "./chromium.ts";
 
 // What pages ask the server for when a real browser loads them: each page is opened as each role in
 // Chromium, left to settle, and every same-origin XHR/fetch it makes is recorded (method, URL, content
-// type, body). Nothing is clicked or typed. One browser per call, one context per role, each page closed
-// when the role is done, everything closed on error or abort. Roles are recorded side by side: a page costs mostly the
-// wait for the network to go quiet, and the roles' contexts share nothing.
+// type, body). Nothing is clicked or typed. One browser per call, one context and one tab per role, closed
+// when the role is done, everything closed on error or abort. Roles are recorded side by side (their
+// contexts share nothing), so the recording takes about as long as its longest role.
 
 export interface TrafficRole {
   role: string;

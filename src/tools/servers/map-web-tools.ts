@@ -278,7 +278,6 @@ async function pagesToRead(
   return single.pages;
 }
 
-/** The pages a role was served (2xx), or the entry page when nothing was crawled. */
 /**
  * The pages worth loading in a browser as the role: HTML it was served that loads a script, since a page
  * without one makes no request of its own (JSON answers and plain server-rendered pages would each cost a
