@@ -6,7 +6,8 @@ import { NP, NS, PK, PP, PS } from "../model/servers.ts";
 
 // Performance: answers without bounds (lists, searches, reports, CSV exports) and lists that query once
 // per row. Spread over both stacks and both databases; the safe twins page with a maximum or load the
-// related rows in one statement.
+// related rows in one statement. A safe N+1 twin pages as well: unpaged, it would be a real unbounded
+// result at the very place its ledger entry calls correct.
 
 const unbounded = rowMaker<UnboundedKnobs>("unbounded-result", "medium");
 
@@ -37,7 +38,7 @@ export const N_PLUS_ONE = [
   nPlusOne.v("NPO-03", NP, { related: "tag-count", paging: "limit" }),
   nPlusOne.s("NPO-03S", NP, { related: "tag-count", paging: "limit" }),
   nPlusOne.v("NPO-04", PS, { related: "tags", paging: "none" }),
-  nPlusOne.s("NPO-04S", PS, { related: "owner", paging: "none" }),
+  nPlusOne.s("NPO-04S", PS, { related: "owner", paging: "limit" }),
   nPlusOne.v("NPO-05", PK, { related: "owner", paging: "none" }),
 ];
 

@@ -47,9 +47,9 @@ export async function probeUnbounded(
   context: ToolContext,
   options: UnboundedOptions,
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
-  const load = await openLoadRun(context, "probe_unbounded", options.max_requests ?? 300);
+  const load = await openLoadRun(context, "probe_unbounded", options.max_requests ?? 900);
   if (typeof load === "string") return load;
-  const operations = listOperations(context, options.operation).slice(0, options.max_operations ?? 30);
+  const operations = listOperations(context, options.operation).slice(0, options.max_operations ?? 80);
   const candidates: EnvelopeDraft[] = [];
   const results: Array<Record<string, unknown>> = [];
   try {

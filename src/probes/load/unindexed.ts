@@ -43,7 +43,7 @@ export async function findUnindexed(
   const handle = databaseOf(context);
   if (typeof handle === "string") return `query plans need the database: ${handle}`;
   const { tables } = await loadTables(context, handle);
-  const load = await openLoadRun(context, "find_unindexed", options.max_requests ?? 200);
+  const load = await openLoadRun(context, "find_unindexed", options.max_requests ?? 500);
   if (typeof load === "string") return load;
   if (!load.log)
     return {
@@ -54,7 +54,7 @@ export async function findUnindexed(
       },
     };
   const shapes = new Map<string, SeenShape>();
-  const operations = readOperations(context, options.operation).slice(0, options.max_operations ?? 40);
+  const operations = readOperations(context, options.operation).slice(0, options.max_operations ?? 100);
   let observed = 0;
   try {
     await untilBudget(load.run, async () => {
