@@ -44,6 +44,16 @@ export function nodeRoute(method: Method, path: string, body: string, options?: 
   return `app.${method.toLowerCase()}(${JSON.stringify(fastifyPath(path))}, ${opts}async (request, reply) => {\n${indent(body, 2)}\n});`;
 }
 
+/** A Fastify route for signed-in callers: `user` is the caller, and anyone else is answered 401 first. */
+export function nodeUserRoute(method: Method, path: string, body: string, options?: string): string {
+  return nodeRoute(
+    method,
+    path,
+    `const user = await requireUser(request, reply);\nif (!user) return reply;\n${body}`,
+    options,
+  );
+}
+
 /** A Flask view; path parameters become the function's arguments. */
 export function pyRoute(method: Method, path: string, body: string): string {
   const args = pathParams(path).join(", ");

@@ -1,5 +1,5 @@
 import type { CorpusServer } from "../model/servers.ts";
-import { nodeRoute, pyRoute } from "./code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "./code.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { err, htmlAnswer, INT, json, obj, STR } from "./schemas.ts";
 import type { SupportOperation } from "./server-model.ts";
@@ -42,10 +42,10 @@ export function baseOperations(server: CorpusServer): SupportOperation[] {
       "200": json("the caller", obj({ id: INT, email: STR, name: STR, role: STR, org_id: INT })),
       "401": err("no or invalid credentials"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       "/api/me",
-      "const user = await requireUser(request, reply);\nif (!user) return reply;\nreturn { id: user.id, email: user.email, name: user.name, role: user.role, org_id: user.org_id };",
+      "return { id: user.id, email: user.email, name: user.name, role: user.role, org_id: user.org_id };",
     ),
     python: pyRoute(
       "GET",

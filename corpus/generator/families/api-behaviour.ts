@@ -1,6 +1,6 @@
 import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, PRODUCT, STR } from "../schemas.ts";
 import { createAs, ownedCollection, ownRecord, recordShape } from "./records.ts";
@@ -237,10 +237,10 @@ return jsonify(items=db.all("SELECT id, sku, name, price FROM products ORDER BY 
       "400": err("the input is not acceptable"),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       spec.method,
       path,
-      `const user = await requireUser(request, reply);\nif (!user) return reply;\n${vulnerable ? spec.node.vulnerable : spec.node.safe}${listNode}`,
+      `${vulnerable ? spec.node.vulnerable : spec.node.safe}${listNode}`,
     ),
     python: pyRoute(
       spec.method,
@@ -302,12 +302,10 @@ export function buildValidationMissing(row: Row<ValidationKnobs>, ctx: BuildCont
       "400": err("invalid line"),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "POST",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const body = request.body ?? {};
+      `const body = request.body ?? {};
 if (typeof body.sku !== "string" || body.sku.length === 0 || body.sku.length > 40) return reply.code(400).send({ error: "sku must be a string" });
 ${active.map((name) => checks[name].node).join("\n")}
 const line = { sku: body.sku, quantity: body.quantity, priority: body.priority };
@@ -388,10 +386,10 @@ if (!/^[0-9]{1,9}$/.test(id)) return reply.code(404).send({ error: "not found" }
         "404": err("not one of the caller's"),
         ...guarded("user"),
       },
-      node: nodeRoute(
+      node: nodeUserRoute(
         "GET",
         path,
-        `const user = await requireUser(request, reply);\nif (!user) return reply;\n${find.node}\n${effect.node}\nif (!row) return reply.code(404).send({ error: "not found" });\nreturn row;`,
+        `${find.node}\n${effect.node}\nif (!row) return reply.code(404).send({ error: "not found" });\nreturn row;`,
       ),
       python: pyRoute(
         "GET",
@@ -435,11 +433,7 @@ return "", 204`;
         "404": err("not one of the caller's"),
         ...guarded("user"),
       },
-      node: nodeRoute(
-        "DELETE",
-        path,
-        `const user = await requireUser(request, reply);\nif (!user) return reply;\n${find.node}\n${node}`,
-      ),
+      node: nodeUserRoute("DELETE", path, `${find.node}\n${node}`),
       python: pyRoute("DELETE", path, `user = require_user()\n${find.python}\n${python}`),
     };
     oracle = async (client) => {
@@ -473,12 +467,10 @@ return "", 204`;
         "404": err("not one of the caller's"),
         ...guarded("user"),
       },
-      node: nodeRoute(
+      node: nodeUserRoute(
         "PUT",
         path,
-        `const user = await requireUser(request, reply);
-if (!user) return reply;
-${find.node}
+        `${find.node}
 const body = request.body ?? {};
 if (typeof body.title !== "string" || body.title.length === 0 || body.title.length > 80 || !Number.isInteger(body.quantity) || body.quantity < 1 || body.quantity > 1000) {
   return reply.code(400).send({ error: "title (1 to 80 characters) and quantity (1 to 1000) are required" });

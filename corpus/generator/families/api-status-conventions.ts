@@ -1,6 +1,6 @@
 import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, obj, STR } from "../schemas.ts";
 import type { WrongStatusKnobs } from "./api-status.ts";
@@ -98,12 +98,10 @@ function emptySearch(ctx: BuildContext): Built {
       "200": json("the matches, possibly none", { type: "array", items: shape.schema }),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const q = String(request.query["q"] ?? "");
+      `const q = String(request.query["q"] ?? "");
 const rows = await db.all("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND owner_id = ${ph(2)} ORDER BY id", [${kind}, user.id]);
 return rows.filter((row) => q.length > 0 && row.title.toLowerCase().includes(q.toLowerCase()));`,
     ),
@@ -173,12 +171,10 @@ function settingsUpsert(ctx: BuildContext): Built {
       "400": err("theme missing"),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "POST",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const theme = (request.body ?? {}).theme;
+      `const theme = (request.body ?? {}).theme;
 if (typeof theme !== "string" || theme.length === 0 || theme.length > 40) return reply.code(400).send({ error: "theme must be 1 to 40 characters" });
 const found = await db.get("${select}", [${kind}, user.id]);
 if (found) await db.run("UPDATE records SET title = ${ph(1)} WHERE id = ${ph(2)}", [theme, found.id]);
@@ -206,12 +202,10 @@ return jsonify(db.get("${select}", (${kind}, user["id"])))`,
     summary: `My ${place.singular} preferences`,
     access: "user",
     responses: { "200": json("the preferences", answer), "404": err("none saved yet"), ...guarded("user") },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const found = await db.get("${select}", [${kind}, user.id]);
+      `const found = await db.get("${select}", [${kind}, user.id]);
 return found ?? reply.code(404).send({ error: "no preferences saved yet" });`,
     ),
     python: pyRoute(

@@ -1,7 +1,7 @@
 import AjvModule from "ajv";
 import type { Row } from "../../model/row.ts";
 import { brief, itemsOf, verdict } from "../../oracles/oracle.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint, JsonSchema } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, STR } from "../schemas.ts";
 import { buildConventionStatus, isConventionFlaw } from "./api-status-conventions.ts";
@@ -80,12 +80,10 @@ export function buildWrongStatus(row: Row<WrongStatusKnobs>, ctx: BuildContext):
         "400": err("title missing or too long"),
         ...guarded("user"),
       },
-      node: nodeRoute(
+      node: nodeUserRoute(
         "POST",
         path,
-        `const user = await requireUser(request, reply);
-if (!user) return reply;
-const title = (request.body ?? {}).title;
+        `const title = (request.body ?? {}).title;
 if (typeof title !== "string" || title.length === 0 || title.length > 80) {
   return reply.code(${status}).send({ error: "title is required (1 to 80 characters)" });
 }
@@ -188,12 +186,10 @@ export function buildUndocumentedStatus(row: Row<UndocumentedStatusKnobs>, ctx: 
       required: true,
     },
     responses,
-    node: nodeRoute(
+    node: nodeUserRoute(
       "POST",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const code = (request.body ?? {}).code;
+      `const code = (request.body ?? {}).code;
 if (typeof code !== "string" || !/^[A-Z0-9-]{3,20}$/.test(code)) return reply.code(400).send({ error: "code must be 3 to 20 of A-Z, 0-9 and -" });
 const taken = await db.get("SELECT id FROM records WHERE kind = ${ph(1)} AND title = ${ph(2)}", [${kind}, code]);
 if (taken) return reply.code(409).send({ error: "the code is taken" });
@@ -276,12 +272,10 @@ export function buildContractDrift(row: Row<ContractDriftKnobs>, ctx: BuildConte
     access: "user",
     alwaysDocumented: true,
     responses: { "200": json("prices", listOf(item)), ...guarded("user") },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const rows = await db.all("SELECT id, title, price, status FROM records WHERE kind = ${ph(1)} ORDER BY id", [${kind}]);
+      `const rows = await db.all("SELECT id, title, price, status FROM records WHERE kind = ${ph(1)} ORDER BY id", [${kind}]);
 return { items: rows.map((row) => ({ ${fields("node")} })) };`,
     ),
     python: pyRoute(

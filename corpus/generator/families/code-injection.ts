@@ -1,7 +1,15 @@
 import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
 import { methodFor, placed } from "../../oracles/placing.ts";
-import { type InputLocation, inputBody, inputParam, nodeRoute, pyRoute, readInput } from "../code.ts";
+import {
+  type InputLocation,
+  inputBody,
+  inputParam,
+  nodeRoute,
+  nodeUserRoute,
+  pyRoute,
+  readInput,
+} from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, obj, STR } from "../schemas.ts";
 
@@ -73,11 +81,7 @@ export function buildCommandInjection(row: Row<CommandInjectionKnobs>, ctx: Buil
       ...(!vulnerable && guard === "allow-list" ? { "400": err("characters outside the allowed set") } : {}),
       ...guarded("user"),
     },
-    node: nodeRoute(
-      method,
-      path,
-      `const user = await requireUser(request, reply);\nif (!user) return reply;\nconst name = ${read.node};\n${node}`,
-    ),
+    node: nodeUserRoute(method, path, `const name = ${read.node};\n${node}`),
     python: pyRoute(method, path, `require_user()\nname = ${read.python}\n${python}`),
   };
   return {
@@ -127,12 +131,10 @@ export function buildTemplateInjection(row: Row<TemplateInjectionKnobs>, ctx: Bu
       "400": err("the message cannot be rendered"),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       method,
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const name = ${read.node};
+      `const name = ${read.node};
 let greeting;
 try {
   ${node}
@@ -270,12 +272,10 @@ export function buildInsecureDeserialization(row: Row<DeserializationKnobs>, ctx
       "400": err("the draft cannot be read"),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "POST",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const state = String((request.body ?? {}).state ?? "");
+      `const state = String((request.body ?? {}).state ?? "");
 if (!state) return reply.code(400).send({ error: "state is required" });
 let value;
 try {

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { Row } from "../../model/row.ts";
 import { brief, itemsOf, verdict } from "../../oracles/oracle.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, STR } from "../schemas.ts";
 
@@ -82,12 +82,10 @@ function profileList(
     summary,
     access: "user",
     responses: { "200": json("the list", listOf(itemSchema)), ...guarded("user") },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const rows = await db.all("${select}", [${kind}]);
+      `const rows = await db.all("${select}", [${kind}]);
 return { items: rows.map((row) => ${spread ? "({ id: row.id, name: row.title, ...JSON.parse(row.attrs) })" : "({ id: row.id, name: row.title })"}) };`,
     ),
     python: pyRoute(
@@ -285,12 +283,10 @@ export function buildErrorDisclosure(row: Row<ErrorDisclosureKnobs>, ctx: BuildC
       ...(vulnerable ? {} : { "400": err("from is not a date") }),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const from = String(request.query["from"] ?? "");
+      `const from = String(request.query["from"] ?? "");
 try {
   if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(from) || Number.isNaN(Date.parse(from))) throw new RangeError("invalid date: " + from);
   const count = await db.get("SELECT COUNT(*) AS n FROM records WHERE kind = ${ph(1)} AND created_at >= ${ph(2)}", [${kind}, from]);

@@ -1,7 +1,7 @@
 import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
 import { methodFor, placed } from "../../oracles/placing.ts";
-import { inputBody, inputParam, nodeRoute, pyRoute, readInput } from "../code.ts";
+import { inputBody, inputParam, nodeRoute, nodeUserRoute, pyRoute, readInput } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, json, obj, STR } from "../schemas.ts";
 
@@ -90,12 +90,10 @@ content = read_inside_corpus(target)`;
       "404": err("no such document"),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-let name = ${read.node};
+      `let name = ${read.node};
 ${node}
 if (content === undefined) return reply.code(404).send({ error: "not found" });
 return reply.type("text/plain; charset=utf-8").send(content);`,
@@ -163,12 +161,10 @@ export function buildXxe(row: Row<XxeKnobs>, ctx: BuildContext): Built {
       "400": err("not readable XML"),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "POST",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-let fields;
+      `let fields;
 try {
   fields = parseXml(String(request.body ?? ""), { resolveExternal: ${vulnerable} });
 } catch {
@@ -257,11 +253,7 @@ return jsonify(queued=True)`;
       "400": err("the URL is not acceptable"),
       ...guarded("user"),
     },
-    node: nodeRoute(
-      method,
-      path,
-      `const user = await requireUser(request, reply);\nif (!user) return reply;\nconst url = ${read.node};\n${node}`,
-    ),
+    node: nodeUserRoute(method, path, `const url = ${read.node};\n${node}`),
     python: pyRoute(method, path, `require_user()\nurl = ${read.python}\n${python}`),
   };
   return {
@@ -334,10 +326,10 @@ function buildSsrfFromParts(row: Row<SsrfKnobs>, ctx: BuildContext): Built {
       "400": err("the server is not acceptable"),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       method,
       path,
-      `const user = await requireUser(request, reply);\nif (!user) return reply;\n${reads("node")
+      `${reads("node")
         .map((line) => `const ${line};`)
         .join("\n")}\n${node}`,
     ),

@@ -1,6 +1,6 @@
 import type { Row } from "../../model/row.ts";
 import { brief, type OracleClient, verdict } from "../../oracles/oracle.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, obj, STR } from "../schemas.ts";
 import { createAs } from "./records.ts";
@@ -98,12 +98,10 @@ if not isinstance(title, str) or not 0 < len(title) <= 80:
       access: "user",
       body: { contentType: "application/json", schema: inputSchema, required: true },
       responses: { "201": json("created", SCHEMA), "400": err("invalid input"), ...guarded("user") },
-      node: nodeRoute(
+      node: nodeUserRoute(
         "POST",
         createPath,
-        `const user = await requireUser(request, reply);
-if (!user) return reply;
-const body = request.body ?? {};
+        `const body = request.body ?? {};
 ${nodeProduct}${take.node}
 const row = await db.get("${insert}", ${values.node});
 return reply.code(201).send(row);`,
@@ -143,12 +141,10 @@ return jsonify(row), 201`,
         "404": err("not one of the caller's"),
         ...guarded("user"),
       },
-      node: nodeRoute(
+      node: nodeUserRoute(
         "PATCH",
         path,
-        `const user = await requireUser(request, reply);
-if (!user) return reply;
-const id = String(request.params["id"]);
+        `const id = String(request.params["id"]);
 if (!/^[0-9]{1,9}$/.test(id)) return reply.code(404).send({ error: "not found" });
 const current = await db.get("SELECT ${COLUMNS} FROM records WHERE kind = ${ph(1)} AND id = ${ph(2)} AND owner_id = ${ph(3)}", [${kind}, Number(id), user.id]);
 if (!current) return reply.code(404).send({ error: "not found" });
@@ -215,12 +211,10 @@ function correctCreate(ctx: BuildContext): Endpoint {
       required: true,
     },
     responses: { "201": json("created", SCHEMA), "400": err("invalid input"), ...guarded("user") },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "POST",
       place.base,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const title = (request.body ?? {}).title;
+      `const title = (request.body ?? {}).title;
 if (typeof title !== "string" || title.length === 0 || title.length > 80) return reply.code(400).send({ error: "title must be a string of 1 to 80 characters" });
 const row = await db.get("${insert}", [crypto.randomUUID(), ${kind}, user.id, user.org_id, title, new Date().toISOString()]);
 return reply.code(201).send(row);`,

@@ -1,7 +1,7 @@
 import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
 import { statementsDuring } from "../../oracles/statement-log.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { guarded, INT, json, obj, STR } from "../schemas.ts";
 import { MAX_PAGE, paging } from "./paging.ts";
@@ -138,12 +138,10 @@ export function buildNPlusOne(row: Row<NPlusOneKnobs>, ctx: BuildContext): Built
       ),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-${nodePage.read ? `${nodePage.read}\n` : ""}const rows = await db.all("${code.select(where, nodePage.sql(ph, 3))}", [${[kind, "user.id", nodePage.values].filter(Boolean).join(", ")}]);
+      `${nodePage.read ? `${nodePage.read}\n` : ""}const rows = await db.all("${code.select(where, nodePage.sql(ph, 3))}", [${[kind, "user.id", nodePage.values].filter(Boolean).join(", ")}]);
 ${code.node}
 return { items: rows };`,
     ),

@@ -1,5 +1,5 @@
 import { brief, type OracleClient, type Person } from "../../oracles/oracle.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, DocResponse, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, STR } from "../schemas.ts";
 
@@ -78,12 +78,10 @@ export function ownedCollection(
       ...notMember,
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "POST",
       base,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-${guard.node}const title = (request.body ?? {}).title;
+      `${guard.node}const title = (request.body ?? {}).title;
 if (typeof title !== "string" || title.length === 0 || title.length > 80) {
   return reply.code(400).send({ error: "title must be a string of 1 to 80 characters" });
 }
@@ -118,12 +116,10 @@ return jsonify(row), 201`,
       ...notMember,
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       base,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-${guard.node}const rows = await db.all("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND ${column} = ${ph(2)} ORDER BY id", [${kind}, ${who.node}]);
+      `${guard.node}const rows = await db.all("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND ${column} = ${ph(2)} ORDER BY id", [${kind}, ${who.node}]);
 return { items: rows };`,
     ),
     python: pyRoute(
@@ -191,12 +187,10 @@ export function ownRecordRead(ctx: BuildContext, missing: MissingAnswer): Endpoi
       "404": err("no such record of the caller's"),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const id = String(request.params["id"]);
+      `const id = String(request.params["id"]);
 const row = /^[0-9]{1,9}$/.test(id)
   ? await db.get("SELECT ${shape.columns} FROM records WHERE kind = ${ph(1)} AND id = ${ph(2)} AND owner_id = ${ph(3)}", [${kind}, Number(id), user.id])
   : undefined;

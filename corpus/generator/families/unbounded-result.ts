@@ -1,6 +1,6 @@
 import type { Row } from "../../model/row.ts";
 import { type Answer, brief } from "../../oracles/oracle.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint, Param } from "../endpoint.ts";
 import { guarded, INT, json, obj, STR } from "../schemas.ts";
 import { FIXED_PAGE, MAX_PAGE, type PageHandling, type PageParam, paging } from "./paging.ts";
@@ -116,12 +116,10 @@ return "\\n".join(lines) + "\\n", 200, {"Content-Type": "text/csv; charset=utf-8
           : json(`a page of ${place.plural}`, body),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-${search ? `${needle.node}\n` : ""}${nodePage.read ? `${nodePage.read}\n` : ""}const rows = await db.all("${sql(nodePage)}", [${nodeValues.join(", ")}]);
+      `${search ? `${needle.node}\n` : ""}${nodePage.read ? `${nodePage.read}\n` : ""}const rows = await db.all("${sql(nodePage)}", [${nodeValues.join(", ")}]);
 ${answer.node}`,
     ),
     python: pyRoute(

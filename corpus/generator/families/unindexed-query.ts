@@ -2,7 +2,7 @@ import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
 import { sqlitePlan, sqliteRows } from "../../oracles/query-plan.ts";
 import { statementsDuring } from "../../oracles/statement-log.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { guarded, INT, json, obj, STR } from "../schemas.ts";
 
@@ -61,12 +61,10 @@ export function buildUnindexedQuery(row: Row<UnindexedKnobs>, ctx: BuildContext)
       "200": json("the matching events", obj({ items: { type: "array", items: item, maxItems: 20 } })),
       ...guarded("user"),
     },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       path,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const rows = await db.all("${sql}", [String(request.query[${JSON.stringify(column)}] ?? "")]);
+      `const rows = await db.all("${sql}", [String(request.query[${JSON.stringify(column)}] ?? "")]);
 return { items: rows };`,
     ),
     python: pyRoute(

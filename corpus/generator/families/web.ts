@@ -1,6 +1,6 @@
 import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
-import { nodeRoute, pyRoute } from "../code.ts";
+import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, htmlAnswer, INT, json, obj, STR } from "../schemas.ts";
 import { ownedCollection, recordShape } from "./records.ts";
@@ -140,12 +140,10 @@ export function buildXss(row: Row<XssKnobs>, ctx: BuildContext): Built {
     access: "user",
     parameters: [{ name: "id", in: "path", required: true, schema: STR }],
     responses: { "200": answerDoc, "404": err("not one of the caller's"), ...guarded("user") },
-    node: nodeRoute(
+    node: nodeUserRoute(
       "GET",
       page,
-      `const user = await requireUser(request, reply);
-if (!user) return reply;
-const id = String(request.params["id"]);
+      `const id = String(request.params["id"]);
 if (!/^[0-9]{1,9}$/.test(id)) return reply.code(404).send({ error: "not found" });
 const row = await db.get("SELECT title FROM records WHERE kind = ${ph(1)} AND id = ${ph(2)} AND owner_id = ${ph(3)}", [${kindName}, Number(id), user.id]);
 if (!row) return reply.code(404).send({ error: "not found" });
