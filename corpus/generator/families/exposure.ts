@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { Row } from "../../model/row.ts";
 import { brief, itemsOf, verdict } from "../../oracles/oracle.ts";
-import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
+import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, STR } from "../schemas.ts";
 

@@ -1,7 +1,7 @@
 import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
 import { methodFor, placed } from "../../oracles/placing.ts";
-import { inputBody, inputParam, nodeRoute, nodeUserRoute, pyRoute, readInput } from "../code.ts";
+import { inputBody, inputParam, nodeUserRoute, pyRoute, readInput } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, json, obj, STR } from "../schemas.ts";
 

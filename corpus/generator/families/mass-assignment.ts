@@ -1,6 +1,6 @@
 import type { Row } from "../../model/row.ts";
 import { brief, type OracleClient, verdict } from "../../oracles/oracle.ts";
-import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
+import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, obj, STR } from "../schemas.ts";
 import { createAs } from "./records.ts";

@@ -1,7 +1,7 @@
 import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
 import { statementsDuring } from "../../oracles/statement-log.ts";
-import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
+import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { guarded, INT, json, obj, STR } from "../schemas.ts";
 import { MAX_PAGE, paging } from "./paging.ts";

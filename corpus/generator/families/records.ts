@@ -1,5 +1,5 @@
 import { brief, type OracleClient, type Person } from "../../oracles/oracle.ts";
-import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
+import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, DocResponse, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, STR } from "../schemas.ts";
 

@@ -1,6 +1,6 @@
 import type { Row } from "../../model/row.ts";
 import { type Answer, brief } from "../../oracles/oracle.ts";
-import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
+import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint, Param } from "../endpoint.ts";
 import { guarded, INT, json, obj, STR } from "../schemas.ts";
 import { FIXED_PAGE, MAX_PAGE, type PageHandling, type PageParam, paging } from "./paging.ts";

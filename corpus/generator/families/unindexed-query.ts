@@ -2,7 +2,7 @@ import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
 import { sqlitePlan, sqliteRows } from "../../oracles/query-plan.ts";
 import { statementsDuring } from "../../oracles/statement-log.ts";
-import { nodeRoute, nodeUserRoute, pyRoute } from "../code.ts";
+import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { guarded, INT, json, obj, STR } from "../schemas.ts";
 
