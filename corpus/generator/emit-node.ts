@@ -67,8 +67,9 @@ const AUTH = ${JSON.stringify(server.auth)};
 const p = ${placeholder};
 const PEOPLE = ${JSON.stringify(PEOPLE)};
 const RECORDS = ${JSON.stringify(model.records)};
+const TABLES = ${JSON.stringify(model.tables)};
 const db = await openDatabase(${JSON.stringify(server.database)}, ${JSON.stringify(schemaName(server.name))});
-const reseed = () => seed(db, p, { people: PEOPLE, records: RECORDS, secondOwnsData: ${server.secondUserOwnsData} });
+const reseed = () => seed(db, p, { people: PEOPLE, records: RECORDS, tables: TABLES, secondOwnsData: ${server.secondUserOwnsData} });
 await reseed();
 
 const app = createApp();

@@ -54,6 +54,7 @@ from lib.support import (
 AUTH = ${JSON.stringify(server.auth)}
 PEOPLE = json.loads(${pyString(JSON.stringify(PEOPLE))})
 RECORDS = json.loads(${pyString(JSON.stringify(model.records))})
+TABLES = json.loads(${pyString(JSON.stringify(model.tables))})
 db = Database(${JSON.stringify(server.database)}, ${JSON.stringify(schemaName(server.name))})
 
 
@@ -62,7 +63,7 @@ def p(index):
 
 
 def reseed():
-    seed(db, p, PEOPLE, RECORDS, ${server.secondUserOwnsData ? "True" : "False"})
+    seed(db, p, PEOPLE, RECORDS, ${server.secondUserOwnsData ? "True" : "False"}, TABLES)
 
 
 reseed()

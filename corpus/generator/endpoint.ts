@@ -55,6 +55,16 @@ export interface RecordSeed {
   tags?: number;
 }
 
+/**
+ * A table of the variant's own, created after the shared schema at every start and reset. `ddl` holds
+ * its CREATE TABLE and any CREATE INDEX statements in SQL both dialects read, with `{key}` where the
+ * primary key's type goes (`INTEGER PRIMARY KEY` in SQLite, `SERIAL PRIMARY KEY` in PostgreSQL).
+ */
+export interface TableSchema {
+  name: string;
+  ddl: string;
+}
+
 export interface Built {
   /** The variant's own operation: the ledger location. */
   endpoint: Endpoint;
@@ -63,6 +73,8 @@ export interface Built {
   /** Further operations that are also the flaw's location (the write half of stored XSS). */
   alsoAt?: Endpoint[];
   records?: RecordSeed[];
+  /** Tables the variant owns, beside the shared schema (the data families' tables and constraints). */
+  tables?: TableSchema[];
   /** Files written beside the generated app, relative to the server folder. */
   files?: Record<string, string>;
   /** Top-level declarations the handler needs, per stack. */

@@ -84,6 +84,7 @@ function buildServer(server: CorpusServer, rows: readonly Row[], namer: Namer): 
     variants: [],
     support: baseOperations(server),
     records: [],
+    tables: [],
     files: {},
     csrfExempt: [],
   };
@@ -118,6 +119,10 @@ function buildServer(server: CorpusServer, rows: readonly Row[], namer: Namer): 
       model.support.push({ id, endpoint, variantId: row.id, documented: server.doc !== "none" });
     }
     model.records.push(...(built.records ?? []));
+    for (const table of built.tables ?? []) {
+      claim(`table ${table.name}`, row.id);
+      model.tables.push(table);
+    }
     for (const [file, content] of Object.entries(built.files ?? {})) {
       if (model.files[file] !== undefined && model.files[file] !== content) {
         throw new Error(

@@ -2,7 +2,7 @@ import type { FamilyName } from "../model/families.ts";
 import type { Row } from "../model/row.ts";
 import type { CorpusServer } from "../model/servers.ts";
 import type { Oracle } from "../oracles/oracle.ts";
-import type { Built, Endpoint, RecordSeed } from "./endpoint.ts";
+import type { Built, Endpoint, RecordSeed, TableSchema } from "./endpoint.ts";
 
 // What the generator knows about one server once every row is built: the operations in order, the
 // records to seed, the files to write. The emitters (app, document, ledger, profile) read only this.
@@ -32,6 +32,8 @@ export interface ServerModel {
   variants: BuiltVariant[];
   support: SupportOperation[];
   records: RecordSeed[];
+  /** The variants' own tables, in table order (dropped in reverse on a reset). */
+  tables: TableSchema[];
   files: Record<string, string>;
   /** Python view names exempt from the cookie server's CSRF check. */
   csrfExempt: string[];

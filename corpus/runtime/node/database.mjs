@@ -128,6 +128,13 @@ export function schemaSql(kind) {
   `;
 }
 
+/** The variants' own tables: dropped (newest first) and made anew, so a reset starts them empty. */
+export function variantTablesSql(kind, tables) {
+  const key = kind === "sqlite" ? "INTEGER PRIMARY KEY" : "SERIAL PRIMARY KEY";
+  const drops = [...tables].reverse().map((table) => `DROP TABLE IF EXISTS ${table.name};`);
+  return [...drops, ...tables.map((table) => table.ddl.replaceAll("{key}", key))].join("\n");
+}
+
 /**
  * The activity log the lookup variants search: thousands of rows, indexed on code and sku only. One
  * statement in both dialects (a recursive count), so a reset stays quick.
@@ -154,9 +161,10 @@ const PRODUCTS = [
 ];
 
 /** Seeds people (passwords from the environment), products and each variant's records. */
-export async function seed(db, placeholders, { people, records, secondOwnsData }) {
+export async function seed(db, placeholders, { people, records, tables = [], secondOwnsData }) {
   const p = placeholders;
   await db.exec(schemaSql(db.kind));
+  if (tables.length > 0) await db.exec(variantTablesSql(db.kind, tables));
   await db.run(`INSERT INTO orgs (id, name) VALUES (1, 'Northwind'), (2, 'Southpaw')`);
   for (const person of people) {
     const password = requiredEnv(`CORPUS_${person.key.toUpperCase()}_PASSWORD`);

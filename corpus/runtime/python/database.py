@@ -164,12 +164,21 @@ PRODUCTS = [
 ]
 
 
-def seed(db, p, people, records, second_owns_data):
+def variant_tables_sql(kind, tables):
+    """The variants' own tables: dropped (newest first) and made anew, so a reset starts them empty."""
+    key = "INTEGER PRIMARY KEY" if kind == "sqlite" else "SERIAL PRIMARY KEY"
+    drops = [f"DROP TABLE IF EXISTS {table['name']};" for table in reversed(tables)]
+    return "\n".join(drops + [table["ddl"].replace("{key}", key) for table in tables])
+
+
+def seed(db, p, people, records, second_owns_data, tables=()):
     """Seeds people (passwords from the environment), products and each variant's records."""
     # Imported here: support.py imports this module while it loads, so a top-level import would be a cycle.
     from .support import hash_password
 
     db.script(schema_sql(db.kind))
+    if tables:
+        db.script(variant_tables_sql(db.kind, list(tables)))
     db.run("INSERT INTO orgs (id, name) VALUES (1, 'Northwind'), (2, 'Southpaw')")
     for person in people:
         password = required_env(f"CORPUS_{person['key'].upper()}_PASSWORD")
