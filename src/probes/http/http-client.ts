@@ -5,6 +5,7 @@ import { isGraphqlRead } from "./graphql-read.ts";
 import type { HttpExchange, HttpRequestSpec, HttpResponseRecord } from "./http-types.ts";
 import { isWriteMethod } from "./http-types.ts";
 import type { DeathReporter, TargetLiveness } from "./liveness.ts";
+import type { QuietWindows } from "./quiet-window.ts";
 import { signOutReason, signOutRefusal } from "./sign-out.ts";
 import { stateResetReason } from "./state-reset.ts";
 
@@ -80,6 +81,8 @@ export interface HttpClientOptions {
   liveness?: TargetLiveness;
   /** Reports a death this client's request was the first to notice (a finding and a run note). */
   reportDeath?: DeathReporter;
+  /** The run's measurement windows: requests wait while another client measures (see quiet-window.ts). */
+  quiet?: QuietWindows;
 }
 
 let sequence = 0;
@@ -114,6 +117,14 @@ export class HttpClient {
 
   remaining(): number {
     return this.options.budget.remaining();
+  }
+
+  /**
+   * Runs `measure` with the target to this client alone: other clients' requests wait until it is done
+   * (see quiet-window.ts). For timings and statement-log readings, not for probing.
+   */
+  quietly<Result>(measure: () => Promise<Result>): Promise<Result> {
+    return this.options.quiet ? this.options.quiet.hold(this, measure) : measure();
   }
 
   /**
@@ -159,7 +170,12 @@ export class HttpClient {
     if (!this.options.budget.take()) {
       throw new BudgetExhaustedError(`request budget of ${this.options.budget.max} spent`);
     }
-    const release = await this.options.limiter.acquire();
+    const leaveWindow = await this.options.quiet?.enter(this, { bypass: extra.signIn });
+    const slot = await this.options.limiter.acquire();
+    const release = () => {
+      slot();
+      leaveWindow?.();
+    };
     if (liveness) {
       // The target may have died while this request waited for a slot.
       try {

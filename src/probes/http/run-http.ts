@@ -6,6 +6,7 @@ import { reportTargetDeath } from "./crash-finding.ts";
 import { HttpClient, RequestBudget } from "./http-client.ts";
 import { TargetLiveness } from "./liveness.ts";
 import { excludedBy, profileEndpoints } from "./profile-endpoints.ts";
+import { quietWindowsOf } from "./quiet-window.ts";
 
 const DEFAULT_CONCURRENCY = 8;
 const DEFAULT_MAX_REQUESTS = 12000;
@@ -97,5 +98,6 @@ export function openHttpClient(
     signal: context.signal,
     liveness: targetLiveness(context, target),
     reportDeath: (death, liveness) => reportTargetDeath(context, target.baseUrl, death, liveness),
+    quiet: quietWindowsOf(context),
   });
 }

@@ -215,7 +215,7 @@ export interface Sample {
   window: StatementWindow | undefined;
 }
 
-/** Sends a prepared request inside the statement log's window. */
+/** Sends a prepared request inside the statement log's window, with the target to itself. */
 export async function sample(
   load: LoadRun,
   user: string | undefined,
@@ -225,7 +225,11 @@ export async function sample(
     const exchange = await sendPrepared(load.run, user, prepared);
     return exchange ? { exchange, items: itemCount(exchange), window: undefined } : undefined;
   }
-  const { result, window } = await load.log.around(() => sendPrepared(load.run, user, prepared));
+  const log = load.log;
+  // In a measurement window: statements of other agents' requests would otherwise land in this one's.
+  const { result, window } = await load.run.client.quietly(() =>
+    log.around(() => sendPrepared(load.run, user, prepared)),
+  );
   return result ? { exchange: result, items: itemCount(result), window } : undefined;
 }
 
