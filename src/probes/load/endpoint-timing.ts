@@ -14,9 +14,11 @@ import { loadFinding } from "./load-findings.ts";
 import type { LoadOutcome, LoadRun } from "./load-run.ts";
 import { cleanUp, openLoadRun, reach, readOperations, sendUnpaced } from "./load-run.ts";
 
-// time_endpoints: each read operation timed a few times in a row after one discarded warm-up request; an
-// operation whose median is over the profile's budget is timed again, and reported only when the second
-// round agrees. Medians, never maxima: a shared machine has noisy moments.
+// time_endpoints: each read operation timed after one discarded warm-up request, as often as it takes to
+// tell (once when clearly fast, up to `samples` times when close to the budget); an operation whose median
+// is over the profile's budget is timed again after pauses, and reported only when the confirmation agrees.
+// Medians, never maxima: a shared machine has noisy moments. Each timed request is sent in a measurement
+// window, so the other agents running beside LOAD are never timed with it.
 
 export interface TimingOptions {
   operation?: string;
@@ -27,6 +29,9 @@ export interface TimingOptions {
   /** How long one request may go unanswered (default: the run's, 10 s). */
   timeout_ms?: number;
 }
+
+/** Requests that confirm a slow first round. */
+const CONFIRMATIONS = 2;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
@@ -60,17 +65,58 @@ export async function timeEndpoints(
   return { candidates, stats: { ...baseStats(load.run), budget_ms: budget, samples, operations: timings } };
 }
 
-async function round(
+/** One timed request, alone on the target: another agent's request in flight would be timed with it. */
+async function timedOnce(
   load: LoadRun,
   user: string | undefined,
   prepared: ReturnType<typeof clonePrepared>,
-  count: number,
-) {
+): Promise<HttpExchange | undefined> {
+  const exchange = await load.run.client.quietly(() => sendUnpaced(load, user, clonePrepared(prepared)));
+  return exchange && isSuccess(exchange) ? exchange : undefined;
+}
+
+/**
+ * The first round, sampled adaptively: one timed request settles a clearly fast operation (under half the
+ * budget), two settle a clearly slow one (both over twice the budget), and anything in between gets all
+ * `samples`. Answers undefined when a timed request failed.
+ */
+async function firstRound(
+  load: LoadRun,
+  user: string | undefined,
+  prepared: ReturnType<typeof clonePrepared>,
+  budget: number,
+  samples: number,
+): Promise<HttpExchange[] | undefined> {
   const exchanges: HttpExchange[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const exchange = await sendUnpaced(load, user, prepared);
-    if (!exchange || !isSuccess(exchange)) break;
+  while (exchanges.length < samples) {
+    const exchange = await timedOnce(load, user, prepared);
+    if (!exchange) return undefined;
     exchanges.push(exchange);
+    const times = exchanges.map((timed) => timed.durationMs);
+    if (times.every((time) => time <= budget / 2)) break;
+    if (times.length >= 2 && times.every((time) => time > budget * 2)) break;
+  }
+  return exchanges;
+}
+
+/**
+ * The confirmation of a slow first round: a few more requests, each after a pause as long as the last one
+ * took (at most a second), so a handler that holds the server does not hold it back to back.
+ */
+async function confirmationRound(
+  load: LoadRun,
+  user: string | undefined,
+  prepared: ReturnType<typeof clonePrepared>,
+  last: number,
+): Promise<HttpExchange[]> {
+  const exchanges: HttpExchange[] = [];
+  let pause = last;
+  for (let index = 0; index < CONFIRMATIONS; index += 1) {
+    await setTimeout(Math.min(pause, 1000));
+    const exchange = await timedOnce(load, user, prepared);
+    if (!exchange) break;
+    exchanges.push(exchange);
+    pause = exchange.durationMs;
   }
   return exchanges;
 }
@@ -94,20 +140,23 @@ async function timeOperation(
     await answersAgain(load);
     return stalled ?? { summary: { operation: key, skipped: "no answer once, answered when sent again" } };
   }
-  const first = await round(load, reached.user, clonePrepared(reached.prepared), samples);
-  if (first.length < samples)
-    return { summary: { operation: key, skipped: "not every timed request succeeded" } };
+  const first = await firstRound(load, reached.user, reached.prepared, budget, samples);
+  if (!first) return { summary: { operation: key, skipped: "not every timed request succeeded" } };
   const firstTimes = first.map((exchange) => exchange.durationMs);
   const firstMedian = median(firstTimes);
   if (firstMedian <= budget)
     return { summary: { operation: key, median_ms: firstMedian, times_ms: firstTimes } };
-  const second = await round(load, reached.user, clonePrepared(reached.prepared), samples);
+  const second = await confirmationRound(load, reached.user, reached.prepared, firstTimes.at(-1)!);
   const secondTimes = second.map((exchange) => exchange.durationMs);
   const all = [...firstTimes, ...secondTimes];
   const overall = median(all);
   const over = all.filter((time) => time > budget).length;
   const summary = { operation: key, median_ms: overall, times_ms: all, budget_ms: budget };
-  if (second.length < samples || median(secondTimes) <= budget || over < Math.ceil(all.length * 0.66)) {
+  if (
+    second.length < CONFIRMATIONS ||
+    median(secondTimes) <= budget ||
+    over < Math.ceil(all.length * 0.66)
+  ) {
     return { summary: { ...summary, result: "over budget once, not when timed again" } };
   }
   const slowest = [...first, ...second].sort((left, right) => right.durationMs - left.durationMs);
@@ -116,7 +165,7 @@ async function timeOperation(
     defectClass: "slow-endpoint",
     operation,
     title: `${key} takes ${Math.round(overall)} ms (median of ${all.length}), over the ${budget} ms budget`,
-    summary: `${key} was timed ${all.length} times in two rounds after a discarded warm-up request: median ${Math.round(overall)} ms, fastest ${Math.min(...all)} ms, slowest ${Math.max(...all)} ms; ${over} of ${all.length} over the profile's slow_endpoint_ms budget of ${budget} ms, with ordinary data and no other load from this probe.`,
+    summary: `${key} was timed ${all.length} times in two rounds (the second after pauses) after a discarded warm-up request: median ${Math.round(overall)} ms, fastest ${Math.min(...all)} ms, slowest ${Math.max(...all)} ms; ${over} of ${all.length} over the profile's slow_endpoint_ms budget of ${budget} ms, with ordinary data and no other load from this probe.`,
     impact: `Every caller waits ${Math.round(overall)} ms or more; under load the delay compounds and ties up workers.`,
     severity: overall > budget * 4 ? "high" : "medium",
     confidence: overall > budget * 2 ? 0.85 : 0.8,
@@ -167,7 +216,7 @@ async function stalledTwice(
   const earlier = slowOperationsFor(load.run.context).slowAnswersOf(key);
   let again: HttpExchange | undefined;
   if (earlier.length === 0) {
-    again = await sendUnpaced(load, first.user, clonePrepared(first.prepared));
+    again = await load.run.client.quietly(() => sendUnpaced(load, first.user, clonePrepared(first.prepared)));
     if (again?.error !== "timeout") return undefined;
   }
   const waited = again ? [first.exchange.durationMs, again.durationMs] : [first.exchange.durationMs];
