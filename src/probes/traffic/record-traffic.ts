@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page, Route } from "playwright-core";
+import type { Browser, BrowserContext, Page, Request as PlaywrightRequest, Route } from "playwright-core";
 import { templateOfConcrete } from "../../map/inventory.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import { parseCookieHeader } from "../pages/cookie-jar.ts";
@@ -167,7 +167,7 @@ async function recordRole(
       summary.pages += 1;
       // One tab per role, navigated from page to page: a new tab costs a renderer process of its own,
       // which on a small machine takes longer than the page itself.
-      page ??= await context.newPage();
+      page ??= watchedPage(await context.newPage());
       try {
         const url = new URL(path, origin).href;
         const timeout = Math.min(options.pageTimeoutMs ?? 15_000, left);
@@ -176,11 +176,7 @@ async function recordRole(
         const sameDocument = url.includes("#") && page.url().split("#")[0] === url.split("#")[0];
         await page.goto(url, { waitUntil: "load", timeout });
         if (sameDocument) await page.reload({ waitUntil: "load", timeout });
-        await page
-          .waitForLoadState("networkidle", {
-            timeout: Math.min(options.settleMs ?? 3000, Math.max(1, deadline - Date.now())),
-          })
-          .catch(() => {});
+        await apiCallsSettled(page, Math.min(options.settleMs ?? 3000, Math.max(1, deadline - Date.now())));
         if (options.followRenderedLinks ?? true) {
           const hrefs = await page.$$eval("a[href]", (anchors) =>
             anchors.map((anchor) => (anchor as HTMLAnchorElement).href),
@@ -209,6 +205,53 @@ async function recordRole(
     await context?.close().catch(() => {});
   }
   return summary;
+}
+
+/**
+ * How long a page's API calls and scripts must have been quiet before it counts as settled. A script that
+ * calls its API once it has rendered does so within a few frames, and a lazily loaded chunk that will call
+ * it is a script request in flight; Playwright's `networkidle` also waits on images, fonts and analytics,
+ * 500 ms after the last of them, which on a page of many assets is seconds per page.
+ */
+const API_QUIET_MS = 250;
+/** What can still lead to an API call: the calls themselves, and scripts (lazily loaded chunks, frames). */
+const SETTLING_TYPES = new Set([...API_TYPES, "script", "document"]);
+const pendingCalls = new WeakMap<Page, { inFlight: number; lastActivity: number }>();
+
+/** A tab whose own API calls (fetch, XHR) are counted as they start and end. */
+function watchedPage(page: Page): Page {
+  const state = { inFlight: 0, lastActivity: Date.now() };
+  pendingCalls.set(page, state);
+  const isCall = (request: PlaywrightRequest) => SETTLING_TYPES.has(request.resourceType());
+  page.on("request", (request) => {
+    if (!isCall(request)) return;
+    state.lastActivity = Date.now();
+    // An event stream stays open as long as the page does: its start is activity, never a pending call.
+    if (request.resourceType() !== "eventsource") state.inFlight += 1;
+  });
+  const ended = (request: PlaywrightRequest) => {
+    if (!isCall(request) || request.resourceType() === "eventsource") return;
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    state.lastActivity = Date.now();
+  };
+  page.on("requestfinished", ended);
+  page.on("requestfailed", ended);
+  return page;
+}
+
+/**
+ * Waits (from now: the page has loaded) until no API call or script is in flight and none has started for
+ * API_QUIET_MS, or `maxMs` at most.
+ */
+async function apiCallsSettled(page: Page, maxMs: number): Promise<void> {
+  const state = pendingCalls.get(page);
+  const loaded = Date.now();
+  const giveUp = loaded + maxMs;
+  while (state && Date.now() < giveUp) {
+    const quietSince = Math.max(state.lastActivity, loaded);
+    if (state.inFlight === 0 && Date.now() - quietSince >= API_QUIET_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** `/tasks/33` and `/tasks/51?tab=a` share one; each hash route (`/#/basket`) is a page of its own. */
