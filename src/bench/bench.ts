@@ -64,6 +64,8 @@ const countStatements = (): number => {
 const statementsBefore = countStatements();
 
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
+const childCpuBefore = childrenCpuSeconds();
 const { runId, report } = await startRun({
   home,
   mode: values.mode!,
@@ -72,6 +74,12 @@ const { runId, report } = await startRun({
   json: values.json,
 });
 const wallSeconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuBefore);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+// The target's processes, counted once the run has stopped them (a child's time is added when it ends).
+const childCpu = childrenCpuSeconds();
+const targetCpuSeconds =
+  childCpu !== undefined && childCpuBefore !== undefined ? childCpu - childCpuBefore : undefined;
 const peakRssMib = process.resourceUsage().maxRSS / 1024;
 const queries = statementLog ? Math.max(0, countStatements() - statementsBefore) : null;
 
@@ -136,6 +144,10 @@ const result = {
   wall_seconds: round(wallSeconds),
   agents_seconds: round(probingSeconds),
   per_agent_seconds: Object.fromEntries([...agentSeconds].map(([agent, seconds]) => [agent, round(seconds)])),
+  cpu_seconds: round(cpuSeconds),
+  target_cpu_seconds: targetCpuSeconds === undefined ? null : round(targetCpuSeconds),
+  /** The share of the run's wall time qaas spent not computing: waiting on the target, sockets, timers. */
+  waiting_share: round(Math.max(0, 1 - cpuSeconds / wallSeconds)),
   requests,
   requests_per_second: round(requests / probingSeconds),
   queries,
@@ -157,6 +169,7 @@ if (values.json) {
     ...Object.entries(result.per_agent_seconds).map(
       ([agent, seconds]) => `  ${agent.padEnd(18)} ${seconds}s`,
     ),
+    `CPU time             qaas ${result.cpu_seconds}s, target ${result.target_cpu_seconds ?? "—"}s; qaas waited ${Math.round(result.waiting_share * 100)}% of the wall time`,
     `requests sent        ${requests} (${result.requests_per_second}/s while agents ran)`,
     `SQL statements run   ${queries ?? "— (the profile names no statement log)"}`,
     `peak memory (RSS)    ${result.peak_rss_mib} MiB`,
@@ -182,6 +195,19 @@ if (values.json) {
 function provenance(bySource: Record<string, number>): string {
   const parts = Object.entries(bySource).map(([source, count]) => `${count} ${source}`);
   return parts.length > 0 ? `(${parts.join(", ")})` : "";
+}
+
+/** CPU seconds of this process's ended children (Linux: /proc/self/stat cutime + cstime), if readable. */
+function childrenCpuSeconds(): number | undefined {
+  try {
+    const stat = fs.readFileSync("/proc/self/stat", "utf8");
+    // Fields after the command name (which may hold spaces) start at field 3; cutime and cstime are 16, 17.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? ticks / 100 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function round(value: number): number {
