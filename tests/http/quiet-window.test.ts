@@ -103,3 +103,22 @@ describe("measurement windows", () => {
     expect(order).toEqual(["first", "waiting", "second"]);
   });
 });
+
+describe("bursts", () => {
+  it("are never split by a window: the window waits until the whole burst has answered", async () => {
+    seen.length = 0;
+    const quiet = new QuietWindows();
+    const [racer, measurer] = [client(quiet), client(quiet)];
+    const burst = racer.together(async () => {
+      await racer.send(get("race-1", 100));
+      // The window is asked for while the burst is under way, between two of its requests.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await racer.send(get("race-2", 100));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const window = measurer.quietly(() => measurer.send(get("measured")));
+    await Promise.all([burst, window]);
+    const order = seen.filter((each) => each.event === "start").map((each) => each.who);
+    expect(order).toEqual(["race-1", "race-2", "measured"]);
+  });
+});

@@ -157,7 +157,9 @@ async function raceUnique(
     );
     const ready = prepared.filter((request) => request !== undefined);
     const exchanges = (
-      await Promise.all(ready.map((request) => sendPrepared(trial.run, user, request!)))
+      await trial.run.client.together(() =>
+        Promise.all(ready.map((request) => sendPrepared(trial.run, user, request!))),
+      )
     ).filter((exchange): exchange is HttpExchange => exchange !== undefined);
     const accepted = exchanges.filter(isSuccess);
     const stored = await countRows(trial.handle, assumption.table, column, value);
@@ -302,7 +304,9 @@ async function raceCounters(
         continue;
       const unit = second - first;
       const exchanges = (
-        await Promise.all(Array.from({ length: concurrency }, () => sendPrepared(trial.run, user, prepared)))
+        await trial.run.client.together(() =>
+          Promise.all(Array.from({ length: concurrency }, () => sendPrepared(trial.run, user, prepared))),
+        )
       ).filter((exchange): exchange is HttpExchange => exchange !== undefined);
       const accepted = exchanges.filter(isSuccess);
       const after = await read();

@@ -208,11 +208,14 @@ export class RecordCreator {
     const prepared = await Promise.all(
       Array.from({ length: count }, () => this.prepare(createFamily, user, options)),
     );
-    const exchanges = await Promise.all(
-      prepared.map((entry) =>
-        typeof entry === "string"
-          ? undefined
-          : send(this.run, user, toSpec(this.run.target.baseUrl, entry.request)),
+    // Together: a measurement window of another agent must not split the race this is for.
+    const exchanges = await this.run.client.together(() =>
+      Promise.all(
+        prepared.map((entry) =>
+          typeof entry === "string"
+            ? undefined
+            : send(this.run, user, toSpec(this.run.target.baseUrl, entry.request)),
+        ),
       ),
     );
     return prepared.map((entry, index) =>

@@ -128,6 +128,14 @@ export class HttpClient {
   }
 
   /**
+   * Runs `burst`, requests that must reach the target at the same moment (a race), so that no other
+   * client's measurement window splits it (see quiet-window.ts).
+   */
+  together<Result>(burst: () => Promise<Result>): Promise<Result> {
+    return this.options.quiet ? this.options.quiet.together(this, burst) : burst();
+  }
+
+  /**
    * Sends one request. `signIn` marks the sign-in layer's own exchanges (sign-in, sign-up of a throw-away
    * user, their pages and redirects): exempt from the write policy and the sign-out guard, since they change
    * no data a probe cares about and nothing else can be probed without them.

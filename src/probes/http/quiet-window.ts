@@ -22,6 +22,8 @@ const MAX_DRAIN_MS = 12_000;
 
 export class QuietWindows {
   private readonly inFlight = new Map<Sender, number>();
+  /** Senders inside `together`: their requests pass every window, and no window opens until they end. */
+  private readonly bursting = new Map<Sender, number>();
   private holder: Sender | undefined;
   private closed: Promise<void> = Promise.resolve();
   private drained: (() => void) | undefined;
@@ -32,15 +34,7 @@ export class QuietWindows {
 
   /** Called before a request is sent; answers the function to call once it has been answered. */
   async enter(sender: Sender, options: { bypass?: boolean } = {}): Promise<() => void> {
-    if (!options.bypass && this.holder !== undefined && this.holder !== sender) {
-      const started = Date.now();
-      const { maxWaitMs } = this.bounds;
-      while (this.holder !== undefined && this.holder !== sender && Date.now() - started < maxWaitMs) {
-        await atMost(this.closed, maxWaitMs - (Date.now() - started));
-      }
-      this.stats.waited_requests += 1;
-      this.stats.waited_ms += Date.now() - started;
-    }
+    if (!options.bypass && !this.bursting.has(sender)) await this.outsideWindows(sender);
     this.inFlight.set(sender, (this.inFlight.get(sender) ?? 0) + 1);
     let left = false;
     return () => {
@@ -49,8 +43,25 @@ export class QuietWindows {
       const count = (this.inFlight.get(sender) ?? 1) - 1;
       if (count > 0) this.inFlight.set(sender, count);
       else this.inFlight.delete(sender);
-      if (this.drained && this.othersInFlight(this.holder) === 0) this.drained();
+      this.checkDrained();
     };
+  }
+
+  /**
+   * Runs `burst` (requests that must reach the target at the same moment: a race, a concurrent burst) so
+   * that no window splits it: it starts outside any window, and a window waits until it has ended.
+   */
+  async together<Result>(sender: Sender, burst: () => Promise<Result>): Promise<Result> {
+    if (!this.bursting.has(sender)) await this.outsideWindows(sender);
+    this.bursting.set(sender, (this.bursting.get(sender) ?? 0) + 1);
+    try {
+      return await burst();
+    } finally {
+      const count = (this.bursting.get(sender) ?? 1) - 1;
+      if (count > 0) this.bursting.set(sender, count);
+      else this.bursting.delete(sender);
+      this.checkDrained();
+    }
   }
 
   /**
@@ -70,7 +81,7 @@ export class QuietWindows {
       close = resolve;
     });
     try {
-      if (this.othersInFlight(sender) > 0) {
+      if (this.othersBusy(sender)) {
         await atMost(
           new Promise<void>((resolve) => {
             this.drained = resolve;
@@ -87,10 +98,27 @@ export class QuietWindows {
     }
   }
 
-  private othersInFlight(sender: Sender | undefined): number {
-    let count = 0;
-    for (const [other, requests] of this.inFlight) if (other !== sender) count += requests;
-    return count;
+  /** Waits while another sender's window is open, `maxWaitMs` at most. */
+  private async outsideWindows(sender: Sender): Promise<void> {
+    if (this.holder === undefined || this.holder === sender) return;
+    const started = Date.now();
+    const { maxWaitMs } = this.bounds;
+    while (this.holder !== undefined && this.holder !== sender && Date.now() - started < maxWaitMs) {
+      await atMost(this.closed, maxWaitMs - (Date.now() - started));
+    }
+    this.stats.waited_requests += 1;
+    this.stats.waited_ms += Date.now() - started;
+  }
+
+  private checkDrained(): void {
+    if (this.drained && !this.othersBusy(this.holder)) this.drained();
+  }
+
+  /** Whether a sender other than `sender` has a request in flight or a burst under way. */
+  private othersBusy(sender: Sender | undefined): boolean {
+    for (const [other, requests] of this.inFlight) if (other !== sender && requests > 0) return true;
+    for (const other of this.bursting.keys()) if (other !== sender) return true;
+    return false;
   }
 }
 
