@@ -42,6 +42,23 @@ describe("StatementLog", () => {
     expect(window.queries).toEqual(["SELECT late FROM t"]);
   });
 
+  it("learns a short settle for an app that logs before it answers, and keeps the long one after a late line", async () => {
+    const log = logIn();
+    const readOnce = (late: boolean) =>
+      log.around(async () => {
+        fs.appendFileSync(log.file, "SELECT now FROM t\n");
+        if (late) setTimeout(() => fs.appendFileSync(log.file, "SELECT late FROM t\n"), 5);
+      });
+    for (let reading = 0; reading < 9; reading += 1) await readOnce(false);
+    expect(log.settleSpellMs).toBe(80);
+    await readOnce(false);
+    expect(log.settleSpellMs).toBe(20);
+    const { window } = await readOnce(true);
+    expect(window.queries).toEqual(["SELECT now FROM t", "SELECT late FROM t"]);
+    for (let reading = 0; reading < 12; reading += 1) await readOnce(false);
+    expect(log.settleSpellMs).toBe(80);
+  });
+
   it("reads a log truncated since the mark from its start, and a missing log as empty", () => {
     const log = logIn();
     expect(log.mark()).toBe(0);
@@ -65,10 +82,13 @@ describe("StatementLog", () => {
         statement_log: { env: { SQL_LOG: "log/sql.log" }, file: "log/sql.log" },
       },
     });
-    const found = statementLogOf(
-      fakeRunContext({ target: { profile, file: path.join(root, "t.yaml"), root, goldenLedger: undefined } }),
-    );
+    const context = fakeRunContext({
+      target: { profile, file: path.join(root, "t.yaml"), root, goldenLedger: undefined },
+    });
+    const found = statementLogOf(context);
     expect(typeof found !== "string" && found.file).toBe(path.join(root, "log/sql.log"));
+    // One per agent of a run: what one tool's readings taught it serves the agent's next tool.
+    expect(statementLogOf(context)).toBe(found);
     delete profile.database!.statement_log;
     const missing = statementLogOf(
       fakeRunContext({ target: { profile, file: path.join(root, "t.yaml"), root, goldenLedger: undefined } }),
