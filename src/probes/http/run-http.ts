@@ -63,13 +63,28 @@ export function targetLiveness(context: ToolContext, target: ProbeTarget): Targe
   return liveness;
 }
 
+/**
+ * The operations a tool's default request budget is sized for. A larger map gets a proportionally larger
+ * default (up to four times), so that a probe reaches the last operation of a big application too rather
+ * than spending its budget on the first hundred; a budget the caller or the profile names is kept as is.
+ */
+const BUDGET_REFERENCE_OPERATIONS = 100;
+const MAX_BUDGET_SCALE = 4;
+
+/** A default request budget sized to the map's surface (see BUDGET_REFERENCE_OPERATIONS). */
+export function surfaceBudget(context: ToolContext, base: number): number {
+  const operations = context.systemMap()?.operations.length ?? 0;
+  const scale = Math.min(MAX_BUDGET_SCALE, Math.max(1, operations / BUDGET_REFERENCE_OPERATIONS));
+  return Math.round(base * scale);
+}
+
 /** The agent's request budget (profile.budgets.max_requests_per_agent), shared by all its tool calls. */
 export function agentBudget(context: ToolContext): RequestBudget {
   const key = `http:budget:${context.agent.name}`;
   let budget = context.shared.get(key) as RequestBudget | undefined;
   if (!budget) {
     budget = new RequestBudget(
-      context.target?.profile.budgets?.max_requests_per_agent ?? DEFAULT_MAX_REQUESTS,
+      context.target?.profile.budgets?.max_requests_per_agent ?? surfaceBudget(context, DEFAULT_MAX_REQUESTS),
     );
     context.shared.set(key, budget);
   }

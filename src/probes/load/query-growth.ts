@@ -6,6 +6,7 @@ import { operationKey } from "../api/operation-index.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { clonePrepared } from "../api/request-builder.ts";
 import { analyzeStatement } from "../code-access/sql-shape.ts";
+import { surfaceBudget } from "../http/run-http.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
@@ -92,7 +93,11 @@ export async function measureQueryGrowth(
   context: ToolContext,
   options: GrowthOptions,
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
-  const load = await openLoadRun(context, "measure_query_growth", options.max_requests ?? 1200);
+  const load = await openLoadRun(
+    context,
+    "measure_query_growth",
+    options.max_requests ?? surfaceBudget(context, 1200),
+  );
   if (typeof load === "string") return load;
   if (!load.log)
     return {
@@ -106,7 +111,10 @@ export async function measureQueryGrowth(
   const small = Math.max(options.small ?? 2, 1);
   const large = Math.max(options.large ?? 20, small + MIN_ITEM_GROWTH);
   const perFamily = Math.min(Math.max(options.create ?? 10, 0), 25);
-  const operations = listOperations(context, options.operation).slice(0, options.max_operations ?? 60);
+  const operations = listOperations(context, options.operation).slice(
+    0,
+    options.max_operations ?? surfaceBudget(context, 60),
+  );
   const candidates: EnvelopeDraft[] = [];
   const summaries: Array<Record<string, unknown>> = [];
   const grown: string[] = [];

@@ -6,6 +6,7 @@ import type { PreparedRequest } from "../api/request-builder.ts";
 import { clonePrepared } from "../api/request-builder.ts";
 import { analyzeStatement } from "../code-access/sql-shape.ts";
 import type { ReproScript } from "../evidence/failing-test.ts";
+import { surfaceBudget } from "../http/run-http.ts";
 import { buildQuery, fillPath } from "../http/target-url.ts";
 import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
@@ -47,9 +48,16 @@ export async function probeUnbounded(
   context: ToolContext,
   options: UnboundedOptions,
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
-  const load = await openLoadRun(context, "probe_unbounded", options.max_requests ?? 900);
+  const load = await openLoadRun(
+    context,
+    "probe_unbounded",
+    options.max_requests ?? surfaceBudget(context, 900),
+  );
   if (typeof load === "string") return load;
-  const operations = listOperations(context, options.operation).slice(0, options.max_operations ?? 80);
+  const operations = listOperations(context, options.operation).slice(
+    0,
+    options.max_operations ?? surfaceBudget(context, 80),
+  );
   const candidates: EnvelopeDraft[] = [];
   const results: Array<Record<string, unknown>> = [];
   try {

@@ -7,6 +7,7 @@ import { analyzeStatement } from "../code-access/sql-shape.ts";
 import { normalizeStatement } from "../code-access/sql-tokens.ts";
 import { databaseOf, loadTables, quoteName, readOnly } from "../data/target-database.ts";
 import type { HttpExchange } from "../http/http-types.ts";
+import { surfaceBudget } from "../http/run-http.ts";
 import { asSchema } from "../schema-values/json-schema.ts";
 import { validValue } from "../schema-values/valid-value.ts";
 import { baseStats, untilBudget } from "../session/probe-run.ts";
@@ -43,7 +44,11 @@ export async function findUnindexed(
   const handle = databaseOf(context);
   if (typeof handle === "string") return `query plans need the database: ${handle}`;
   const { tables } = await loadTables(context, handle);
-  const load = await openLoadRun(context, "find_unindexed", options.max_requests ?? 500);
+  const load = await openLoadRun(
+    context,
+    "find_unindexed",
+    options.max_requests ?? surfaceBudget(context, 500),
+  );
   if (typeof load === "string") return load;
   if (!load.log)
     return {
@@ -54,7 +59,10 @@ export async function findUnindexed(
       },
     };
   const shapes = new Map<string, SeenShape>();
-  const operations = readOperations(context, options.operation).slice(0, options.max_operations ?? 100);
+  const operations = readOperations(context, options.operation).slice(
+    0,
+    options.max_operations ?? surfaceBudget(context, 100),
+  );
   let observed = 0;
   try {
     await untilBudget(load.run, async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AUTH_CHECKS, checkAuthentication } from "../../probes/auth/check-authentication.ts";
+import { surfaceBudget } from "../../probes/http/run-http.ts";
 import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
 import { defineTool } from "../tool.ts";
 import { ProbeFilter } from "./contract-server.ts";
@@ -16,7 +17,10 @@ export const checkAuthenticationTool = defineTool({
   }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "check_authentication", { max_requests: input.max_requests ?? 1500 }, (run) =>
-      checkAuthentication(run, input),
+    runProbeTool(
+      context,
+      "check_authentication",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 1500) },
+      (run) => checkAuthentication(run, input),
     ),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { authzMatrix } from "../../probes/auditor/authz-matrix.ts";
+import { surfaceBudget } from "../../probes/http/run-http.ts";
 import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
 import type { ToolDefinition } from "../tool.ts";
 import { defineTool } from "../tool.ts";
@@ -18,8 +19,11 @@ export const authzMatrixTool = defineTool({
   }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "authz_matrix", { max_requests: input.max_requests ?? 1500 }, (run) =>
-      authzMatrix(run, input),
+    runProbeTool(
+      context,
+      "authz_matrix",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 1500) },
+      (run) => authzMatrix(run, input),
     ),
 });
 

@@ -6,7 +6,7 @@ import { operationKey, selectOperations } from "../../probes/api/operation-index
 import { probeSemantics } from "../../probes/api/semantics-probe.ts";
 import { findUndocumented } from "../../probes/api/undocumented-probe.ts";
 import { REPRO_TEST_FOLDER } from "../../probes/evidence/finding.ts";
-import { probeTargetOf } from "../../probes/http/run-http.ts";
+import { probeTargetOf, surfaceBudget } from "../../probes/http/run-http.ts";
 import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
 import { err, ok } from "../result.ts";
 import type { ToolDefinition } from "../tool.ts";
@@ -32,8 +32,11 @@ export const checkContractTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "check_contract", { max_requests: input.max_requests ?? 1500 }, (run) =>
-      checkContract(run, input),
+    runProbeTool(
+      context,
+      "check_contract",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 1500) },
+      (run) => checkContract(run, input),
     ),
 });
 
@@ -45,8 +48,11 @@ export const fuzzOperationTool = defineTool({
   input: z.strictObject({ ...ProbeFilter, property_runs: z.number().int().min(0).max(100).optional() }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "fuzz_operation", { max_requests: input.max_requests ?? 2500 }, (run) =>
-      fuzzOperations(run, input),
+    runProbeTool(
+      context,
+      "fuzz_operation",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 2500) },
+      (run) => fuzzOperations(run, input),
     ),
 });
 
@@ -58,8 +64,11 @@ export const probeSemanticsTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "probe_semantics", { max_requests: input.max_requests ?? 800 }, (run) =>
-      probeSemantics(run, input),
+    runProbeTool(
+      context,
+      "probe_semantics",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 800) },
+      (run) => probeSemantics(run, input),
     ),
 });
 
@@ -71,8 +80,11 @@ export const findUndocumentedTool = defineTool({
   input: z.strictObject({ operation: ProbeFilter.operation, max_requests: ProbeFilter.max_requests }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "find_undocumented", { max_requests: input.max_requests ?? 300 }, (run) =>
-      findUndocumented(run, input),
+    runProbeTool(
+      context,
+      "find_undocumented",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 300) },
+      (run) => findUndocumented(run, input),
     ),
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { surfaceBudget } from "../../probes/http/run-http.ts";
 import { probeCommandInjection } from "../../probes/injection/command-injection.ts";
 import { probeInsecureDeserialization } from "../../probes/injection/insecure-deserialization.ts";
 import { probeNoSqlInjection } from "../../probes/injection/nosql-injection.ts";
@@ -29,7 +30,7 @@ export const probeCommandInjectionTool = defineTool({
     runProbeTool(
       context,
       "probe_command_injection",
-      { max_requests: input.max_requests ?? 900, timeout_ms: 15_000 },
+      { max_requests: input.max_requests ?? surfaceBudget(context, 900), timeout_ms: 15_000 },
       (run) => probeCommandInjection(run, input),
     ),
 });
@@ -42,8 +43,11 @@ export const probeTemplateInjectionTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "probe_template_injection", { max_requests: input.max_requests ?? 600 }, (run) =>
-      probeTemplateInjection(run, input),
+    runProbeTool(
+      context,
+      "probe_template_injection",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 600) },
+      (run) => probeTemplateInjection(run, input),
     ),
 });
 
@@ -55,8 +59,11 @@ export const probePathTraversalTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "probe_path_traversal", { max_requests: input.max_requests ?? 1200 }, (run) =>
-      probePathTraversal(run, input),
+    runProbeTool(
+      context,
+      "probe_path_traversal",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 1200) },
+      (run) => probePathTraversal(run, input),
     ),
 });
 
@@ -68,8 +75,11 @@ export const probeXxeTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "probe_xxe", { max_requests: input.max_requests ?? 300 }, (run) =>
-      probeXxe(run, input),
+    runProbeTool(
+      context,
+      "probe_xxe",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 300) },
+      (run) => probeXxe(run, input),
     ),
 });
 
@@ -81,8 +91,11 @@ export const probeSsrfTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "probe_ssrf", { max_requests: input.max_requests ?? 400 }, (run) =>
-      probeSsrf(run, input),
+    runProbeTool(
+      context,
+      "probe_ssrf",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 400) },
+      (run) => probeSsrf(run, input),
     ),
 });
 
@@ -94,8 +107,11 @@ export const probeNoSqlInjectionTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "probe_nosql_injection", { max_requests: input.max_requests ?? 600 }, (run) =>
-      probeNoSqlInjection(run, input),
+    runProbeTool(
+      context,
+      "probe_nosql_injection",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 600) },
+      (run) => probeNoSqlInjection(run, input),
     ),
 });
 
@@ -107,8 +123,11 @@ export const probeOpenRedirectTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "probe_open_redirect", { max_requests: input.max_requests ?? 600 }, (run) =>
-      probeOpenRedirect(run, input),
+    runProbeTool(
+      context,
+      "probe_open_redirect",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 600) },
+      (run) => probeOpenRedirect(run, input),
     ),
 });
 
@@ -123,7 +142,7 @@ export const probeInsecureDeserializationTool = defineTool({
     runProbeTool(
       context,
       "probe_insecure_deserialization",
-      { max_requests: input.max_requests ?? 400 },
+      { max_requests: input.max_requests ?? surfaceBudget(context, 400) },
       (run) => probeInsecureDeserialization(run, input),
     ),
 });

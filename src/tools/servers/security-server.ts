@@ -4,6 +4,7 @@ import { checkMisconfiguration } from "../../probes/auditor/misconfiguration.ts"
 import { probeInjection } from "../../probes/auditor/sql-injection.ts";
 import { probeXss } from "../../probes/auditor/xss.ts";
 import { checkGraphql, GRAPHQL_CHECKS } from "../../probes/graphql/check-graphql.ts";
+import { surfaceBudget } from "../../probes/http/run-http.ts";
 import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
 import type { ToolDefinition } from "../tool.ts";
 import { defineTool } from "../tool.ts";
@@ -24,7 +25,7 @@ export const probeInjectionTool = defineTool({
     runProbeTool(
       context,
       "probe_injection",
-      { max_requests: input.max_requests ?? 1500, timeout_ms: 5000 },
+      { max_requests: input.max_requests ?? surfaceBudget(context, 1500), timeout_ms: 5000 },
       (run) => probeInjection(run, input),
     ),
 });
@@ -37,8 +38,11 @@ export const probeXssTool = defineTool({
   input: z.strictObject({ ...ProbeFilter, max_pages: z.number().int().positive().max(200).optional() }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "probe_xss", { max_requests: input.max_requests ?? 1000 }, (run) =>
-      probeXss(run, input),
+    runProbeTool(
+      context,
+      "probe_xss",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 1000) },
+      (run) => probeXss(run, input),
     ),
 });
 
@@ -50,8 +54,11 @@ export const scanExposureTool = defineTool({
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "scan_exposure", { max_requests: input.max_requests ?? 800 }, (run) =>
-      scanExposure(run, input),
+    runProbeTool(
+      context,
+      "scan_exposure",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 800) },
+      (run) => scanExposure(run, input),
     ),
 });
 
@@ -63,8 +70,11 @@ export const checkMisconfigurationTool = defineTool({
   input: z.strictObject({ max_requests: ProbeFilter.max_requests, guess_paths: z.boolean().optional() }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "check_misconfiguration", { max_requests: input.max_requests ?? 600 }, (run) =>
-      checkMisconfiguration(run, input),
+    runProbeTool(
+      context,
+      "check_misconfiguration",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 600) },
+      (run) => checkMisconfiguration(run, input),
     ),
 });
 
@@ -80,8 +90,11 @@ export const checkGraphqlTool = defineTool({
   }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
-    runProbeTool(context, "check_graphql", { max_requests: input.max_requests ?? 100 }, (run) =>
-      checkGraphql(run, { ...input, api_public: context.target?.profile.api?.public ?? false }),
+    runProbeTool(
+      context,
+      "check_graphql",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 100) },
+      (run) => checkGraphql(run, { ...input, api_public: context.target?.profile.api?.public ?? false }),
     ),
 });
 
