@@ -35,6 +35,20 @@ def update_order(id):
     return jsonify(body)
 
 
+@app.route("/notes", methods=["POST"])
+def create_note():
+    data = request.get_json(silent=True) or {}
+    title = data.get("title")
+    text = data.get("note", "")
+    tone = data.get("tone") or "plain"
+    # An absent note is "" and an absent tone "plain": both pass, so only the title is required.
+    if not isinstance(title, str) or not isinstance(text, str):
+        return jsonify(error="title and note must be text"), 400
+    if tone not in ("plain", "loud"):
+        return jsonify(error="tone"), 400
+    return jsonify(data), 201
+
+
 @app.route("/search", methods=["GET"])
 def search():
     kind = request.args.get("kind", "all")
@@ -74,6 +88,13 @@ describe("a Flask app that validates by hand", () => {
   it("requires the fields a refusal demands a type or a listed value of (an absent one has neither)", () => {
     expect(bodyRequired(routeAt(routes, "POST /orders"))).toEqual(["priority", "quantity", "sku"]);
     expect(bodyRequired(routeAt(routes, "PUT /orders/{id}"))).toEqual(["price", "state"]);
+  });
+
+  it("does not require a checked field the handler reads with a default of its own", () => {
+    const notes = routeAt(routes, "POST /notes");
+    expect(bodyRequired(notes)).toEqual(["title"]);
+    expect(bodyProperties(notes).note).toEqual({ type: "string" });
+    expect(bodyProperties(notes).tone).toEqual({ type: "string", enum: ["plain", "loud"] });
   });
 
   it("learns no enum from a membership test that does not refuse the request", () => {

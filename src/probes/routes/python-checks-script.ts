@@ -81,6 +81,30 @@ def refused_unless_typed(test):
     return values
 
 
+def falls_back(expr):
+    """A read that answers a value of its own when the field is absent: .get("k", "") or (x or 0)."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" and len(expr.args) >= 2:
+        return not (isinstance(expr.args[1], ast.Constant) and expr.args[1].value is None)
+    if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):
+        last = expr.values[-1]
+        return not (isinstance(last, ast.Constant) and last.value is None)
+    return False
+
+
+def defaulted(nodes, value):
+    """Whether a checked value falls back to a default when the field is absent, itself or where the name
+    it is read through was assigned: an absent field then passes the check, so it is not required."""
+    if falls_back(value):
+        return True
+    if not isinstance(value, ast.Name):
+        return False
+    for node in (node for top in nodes for node in ast.walk(top)):
+        if isinstance(node, ast.Assign) and falls_back(node.value):
+            if any(isinstance(target, ast.Name) and target.id == value.id for target in node.targets):
+                return True
+    return False
+
+
 def check_fields(reads, nodes):
     """Types from isinstance checks and enums from refusing membership tests, recorded on the fields read.
     A field the handler refuses unless it has a type (None has none of them) is required."""
@@ -88,6 +112,8 @@ def check_fields(reads, nodes):
     for node in (node for top in nodes for node in ast.walk(top)):
         if isinstance(node, ast.If) and refuses(node.body):
             for value in refused_unless_typed(node.test):
+                if defaulted(nodes, value):
+                    continue
                 for origin in reads.classify(value):
                     if origin[0] == "bag" and origin[2]:
                         required.add((origin[1], origin[2], origin[3]))
@@ -114,13 +140,16 @@ def check_fields(reads, nodes):
             for origin in reads.classify(found[0]):
                 if origin[0] == "bag" and origin[2]:
                     enums.append((origin, choices))
-                    # An absent value (None) is outside the set too: the refusal makes the field required.
-                    required.add((origin[1], origin[2], origin[3]))
+                    # An absent value (None) is outside the set too: the refusal makes the field required,
+                    # unless the handler reads it with a default of its own.
+                    if not defaulted(nodes, found[0]):
+                        required.add((origin[1], origin[2], origin[3]))
     # Types first: a later enum of strings refines a string type, never the other way round.
     for key, (name, origin) in best.items():
         record_checked(reads, origin, guess({"type": CHECK_TYPES[name][0]}), key in required)
     for origin, choices in enums:
-        record_checked(reads, origin, guess({"type": "string", "enum": choices}), True)
+        key = (origin[1], origin[2], origin[3])
+        record_checked(reads, origin, guess({"type": "string", "enum": choices}), key in required)
 
 
 def record_checked(reads, origin, schema, required):
