@@ -152,11 +152,7 @@ async function timeOperation(
   const overall = median(all);
   const over = all.filter((time) => time > budget).length;
   const summary = { operation: key, median_ms: overall, times_ms: all, budget_ms: budget };
-  if (
-    second.length < CONFIRMATIONS ||
-    median(secondTimes) <= budget ||
-    over < Math.ceil(all.length * 0.66)
-  ) {
+  if (second.length < CONFIRMATIONS || median(secondTimes) <= budget || over < Math.ceil(all.length * 0.66)) {
     return { summary: { ...summary, result: "over budget once, not when timed again" } };
   }
   const slowest = [...first, ...second].sort((left, right) => right.durationMs - left.durationMs);
