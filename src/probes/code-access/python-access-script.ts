@@ -9,8 +9,11 @@ SQL_START = re.compile(r"^\s*\(?\s*(select|insert|update|delete|with|replace)\b"
 FETCH_SINGLE = {"fetchone", "fetchrow", "fetchval", "fetch_one", "fetch_val", "first", "one", "one_or_none",
                 "scalar", "scalar_one", "scalar_one_or_none", "mappings_one"}
 FETCH_MANY = {"fetchall", "fetchmany", "fetch", "fetch_all", "all", "scalars", "mappings"}
-CALLEE_SINGLE = {"fetchrow", "fetchval", "fetch_one", "fetch_val"}
-CALLEE_MANY = {"fetch", "fetch_all"}
+# Helpers that take the SQL and answer one row or all of them (asyncpg, databases, records, and the
+# wrappers a project writes the way better-sqlite3 names them: db.get(sql, args), db.all(sql, args)).
+CALLEE_SINGLE = {"fetchrow", "fetchval", "fetch_one", "fetch_val", "get", "one", "first", "get_one",
+                 "query_one", "select_one", "fetch_first"}
+CALLEE_MANY = {"fetch", "fetch_all", "all", "query_all", "select_all", "many"}
 ORM_TERMINAL = {"one", "first", "one_or_none", "scalar", "scalar_one", "scalar_one_or_none", "get"}
 FOREIGN_KEYS = re.compile(r"foreign_keys\s*=\s*(on|1|true)\b", re.I)
 
@@ -331,7 +334,11 @@ def scan(root, relative, out):
                 call = effective_call(node)
                 name = call_name(node)
                 decided = None
-                if name in CALLEE_SINGLE:
+                # Flask's documented helper: query_db(sql, args, one=True).
+                one = next((k.value for k in node.keywords if k.arg == "one"), None)
+                if isinstance(one, ast.Constant) and one.value is True:
+                    decided = ("single", name + "(one=True)")
+                elif name in CALLEE_SINGLE:
                     decided = ("single", name + "()")
                 elif name in CALLEE_MANY:
                     decided = ("many", name + "()")

@@ -25,7 +25,7 @@ export interface StatementShape {
   verb: "select" | "insert" | "update" | "delete" | "other";
   tables: TableReference[];
   /** `column = value` (a parameter or literal) in WHERE: the columns a lookup finds rows by. */
-  equalities: Array<{ column: ColumnReference; literal?: string }>;
+  equalities: Array<{ column: ColumnReference; literal?: string; caseFolded?: boolean }>;
   /** Every column WHERE filters on by a comparison with a value (=, <, >, IN, BETWEEN, LIKE 'x%'). */
   filters: Array<{ column: ColumnReference; operator: string }>;
   /** `a.x = b.y` in ON or WHERE. */
@@ -210,6 +210,17 @@ function readConditions(tokens: SqlToken[], shape: StatementShape): void {
     if (token.kind === "word" && CLAUSES.has(token.key)) clause = token.key;
     if (token.kind === "word" && token.key === "case") clause = "case";
     if (clause !== "where" && clause !== "on" && clause !== "having" && clause !== "case") continue;
+    // `lower(email) = lower(?)`: a lookup ignoring case is still a lookup by the column.
+    const folded = readCaseFolded(tokens, index, readColumn);
+    if (folded && tokens[folded.next]?.text === "=" && clause === "where") {
+      const value = readValue(tokens, folded.next + 1) ?? readCaseFolded(tokens, folded.next + 1, readValue);
+      if (value) {
+        shape.filters.push({ column: folded.ref, operator: "=" });
+        shape.equalities.push({ column: folded.ref, caseFolded: true });
+        index = value.next - 1;
+        continue;
+      }
+    }
     const left = readColumn(tokens, index);
     if (left) {
       const operator = tokens[left.next];
@@ -283,4 +294,19 @@ function addLiteral(shape: StatementShape, column: ColumnReference, values: stri
   );
   if (existing) existing.values.push(...values.filter((value) => !existing.values.includes(value)));
   else shape.literalComparisons.push({ column, values: [...new Set(values)] });
+}
+
+const CASE_FOLDS = new Set(["lower", "upper", "lcase", "ucase"]);
+
+/** `lower(<x>)` where `read` reads <x> (a column or a value): what it read, and where the call ends. */
+function readCaseFolded<Read extends { next: number }>(
+  tokens: SqlToken[],
+  index: number,
+  read: (tokens: SqlToken[], index: number) => Read | undefined,
+): Read | undefined {
+  const name = tokens[index];
+  if (name?.kind !== "word" || !CASE_FOLDS.has(name.key) || tokens[index + 1]?.text !== "(") return undefined;
+  const inner = read(tokens, index + 2);
+  if (!inner || tokens[inner.next]?.text !== ")") return undefined;
+  return { ...inner, next: inner.next + 1 };
 }

@@ -3,6 +3,7 @@ import type { CodeAccessScan, DataAccess } from "../code-access/data-access-type
 import type { StatementShape } from "../code-access/sql-shape.ts";
 import { analyzeStatement } from "../code-access/sql-shape.ts";
 import type { DeclaredDomain } from "./declared-domains.ts";
+import { namedReferences } from "./named-references.ts";
 import { columnForProperty, findTable, tableForName } from "./naming.ts";
 
 // Assumptions the code makes about its data, read from how it queries, compared with what the schema
@@ -32,6 +33,16 @@ export interface DataAssumption {
   checkedInCode?: boolean;
   /** References: the code deletes the children by this column itself (a cascade in code). */
   cascadedInCode?: boolean;
+  /**
+   * References inferred from a column's name alone (`order_id` beside a table `orders`): only the
+   * application leaving an orphan confirms it, never a scratch copy accepting one.
+   */
+  namedOnly?: boolean;
+  /**
+   * Uniqueness among the rows with these literal values only ("one active per owner": a partial unique
+   * index `… WHERE status = 'active'`); the literal columns are part of `columns`.
+   */
+  where?: Record<string, string>;
   /** The request schemas of the API document that declare this column's domain. */
   declared?: DeclaredDomain[];
   sites: AssumptionSite[];
@@ -128,6 +139,9 @@ export const VALUE_SET = (name: string) =>
 // `SELECT COUNT(*)`, `SELECT COALESCE(MAX(n), 0) + 1`: a number computed over rows, not a row looked up.
 const COUNTING =
   /^\s*select\s+(distinct\s+)?((coalesce|ifnull|nullif|round|abs|cast)\s*\(\s*)*(count|sum|max|min|avg|total)\s*\(/i;
+/** Columns naming whose rows they are (the caller's scope), not what a row is. */
+const SCOPE_KEY =
+  /^(tenant|org|organization|organisation|account|workspace|team|company|owner|user|customer|member|group|site)_?id$/i;
 const STATE_VALUE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 const FREE_TEXT =
   /(name|title|email|description|body|text|note|comment|message|content|url|path|label|slug|address)$/i;
@@ -137,7 +151,10 @@ export function inferAssumptions(tables: readonly Table[], scan: CodeAccessScan)
   const insertsByTable = new Map<string, Array<{ columns: string[]; site: AssumptionSite }>>();
   /** `table|column` of `DELETE FROM table WHERE column = ?`: children the code removes by their parent. */
   const deletedBy = new Set<string>();
-  const lookupsByScope = new Map<string, Array<{ table: string; columns: string[] }>>();
+  const lookupsByScope = new Map<
+    string,
+    Array<{ table: string; columns: string[]; where?: Record<string, string> }>
+  >();
   const literalValues = new Map<
     string,
     { table: Table; column: string; values: Set<string>; site: AssumptionSite }
@@ -158,7 +175,25 @@ export function inferAssumptions(tables: readonly Table[], scan: CodeAccessScan)
         .filter((resolved) => resolved?.table === primary)
         .map((resolved) => resolved!.column);
       const keyColumns = [...new Set(keys)].sort();
-      if (keyColumns.length > 0) {
+      // By a scope alone (`owner_id = ? AND status = 'active'`) the literal is part of the key: one row in
+      // that state per scope. By a natural key (`email = ? AND status = 'active'`) the key is the column.
+      const where = keyColumns.every((column) => SCOPE_KEY.test(column))
+        ? literalKeys(shape, tables, primary)
+        : undefined;
+      if (keyColumns.length > 0 && where) {
+        // `WHERE owner_id = ? AND status = 'active'` fetched as one: one such row per owner (conditional).
+        const columns = [...new Set([...keyColumns, ...Object.keys(where)])].sort();
+        if (access.cardinality !== "many" && !COUNTING.test(access.sql ?? "") && !shape.hasGroupBy) {
+          const scoped = lookupsByScope.get(`${access.file}#${access.scope}`) ?? [];
+          scoped.push({ table: primary.name, columns, where });
+          lookupsByScope.set(`${access.file}#${access.scope}`, scoped);
+        }
+        if (access.cardinality === "many") collected.readAsMany.add(`${primary.name}|${columns.join(",")}`);
+        if (access.cardinality === "single" && !shape.aggregateOnly && !shape.hasOrderBy && !shape.hasGroupBy)
+          addUnique(collected, primary, columns, site, "read as a single row", false, where);
+      }
+      // With a literal condition the key is the conditional one above, not the parameters alone.
+      if (keyColumns.length > 0 && !where) {
         // An existence check (`SELECT 1`/`SELECT id` … one row), not a count against a quota or a listing.
         const existenceCheck =
           access.cardinality !== "many" && !COUNTING.test(access.sql ?? "") && !shape.hasGroupBy;
@@ -210,6 +245,7 @@ export function inferAssumptions(tables: readonly Table[], scan: CodeAccessScan)
           site,
           "checked for an existing row before inserting",
           true,
+          lookup.where,
         );
       }
     }
@@ -225,16 +261,29 @@ export function inferAssumptions(tables: readonly Table[], scan: CodeAccessScan)
     if (assumption.kind === "foreign-key" && deletedBy.has(`${assumption.table}|${assumption.columns[0]}`))
       assumption.cascadedInCode = true;
   }
+  for (const { assumption, site } of namedReferences(tables, insertsByTable)) {
+    if (!collected.byId.has(`foreign-key:${assumption.table}.${assumption.columns[0]}`))
+      add(collected, assumption, site);
+  }
   inferNotNull(collected, tables, insertsByTable);
   inferAllowedValues(collected, scan, tables, literalValues);
-  return [...collected.byId.values()]
-    .filter(
-      (assumption) =>
-        assumption.kind !== "unique" ||
-        assumption.checkedInCode ||
-        !collected.readAsMany.has(`${assumption.table}|${assumption.columns.join(",")}`),
-    )
-    .sort((left, right) => left.id.localeCompare(right.id));
+  const kept = [...collected.byId.values()].filter(
+    (assumption) =>
+      assumption.kind !== "unique" ||
+      assumption.checkedInCode ||
+      !collected.readAsMany.has(`${assumption.table}|${assumption.columns.join(",")}`),
+  );
+  const keptIds = new Set(kept.map((assumption) => assumption.id));
+  return (
+    kept
+      // A conditional key is only worth stating when the plain one (without the literal columns) is not.
+      .filter((assumption) => {
+        if (!assumption.where) return true;
+        const plain = assumption.columns.filter((column) => !(column in assumption.where!));
+        return !keptIds.has(`unique:${assumption.table}.${plain.join(",")}`);
+      })
+      .sort((left, right) => left.id.localeCompare(right.id))
+  );
 }
 
 function addUnique(
@@ -244,6 +293,7 @@ function addUnique(
   site: AssumptionSite,
   how: string,
   checkedInCode = false,
+  where?: Record<string, string>,
 ): void {
   const enforcedBy = uniquenessEnforcedBy(table, columns);
   add(
@@ -255,7 +305,14 @@ function addUnique(
       enforced: enforcedBy !== undefined,
       ...(enforcedBy ? { enforcedBy } : {}),
       ...(checkedInCode ? { checkedInCode } : {}),
-      reason: `${table.name} looked up by ${columns.join(" + ")} and ${how}`,
+      ...(where ? { where } : {}),
+      reason: where
+        ? `${table.name} looked up by ${columns.filter((column) => !(column in where)).join(" + ")} among rows with ${Object.entries(
+            where,
+          )
+            .map(([column, value]) => `${column} = '${value}'`)
+            .join(" and ")}, and ${how}`
+        : `${table.name} looked up by ${columns.join(" + ")} and ${how}`,
     },
     site,
   );
@@ -431,4 +488,19 @@ function inferAllowedValues(
       entry.site,
     );
   }
+}
+
+/** `column = 'literal'` conditions of a statement on its own table, or undefined when there are none. */
+function literalKeys(
+  shape: StatementShape,
+  tables: readonly Table[],
+  primary: Table,
+): Record<string, string> | undefined {
+  const where: Record<string, string> = {};
+  for (const equality of shape.equalities) {
+    if (equality.literal === undefined) continue;
+    const resolved = resolveColumn(shape, tables, equality.column);
+    if (resolved?.table === primary) where[resolved.column] = equality.literal;
+  }
+  return Object.keys(where).length > 0 ? where : undefined;
 }

@@ -11,6 +11,7 @@ import type { DataAnalysis } from "./data-analysis.ts";
 import { dataAnalysis } from "./data-analysis.ts";
 import { dataFinding } from "./data-findings.ts";
 import { apiDomainTrial } from "./declared-domains.ts";
+import { apiDecrementTrial } from "./decrement-trial.ts";
 import { findTable } from "./naming.ts";
 import { apiOrphanTrial } from "./orphan-trial.ts";
 import { scratchTrial } from "./scratch-trials.ts";
@@ -40,8 +41,15 @@ export interface AssumptionOutcome {
 
 const API_KINDS = new Set(["unique", "foreign-key", "allowed-values"]);
 
+/** A decrement the code makes: an action taking more than a record holds can show it (decrement-trial.ts). */
+function decrementedInCode(assumption: DataAssumption): boolean {
+  return assumption.kind === "non-negative" && assumption.sites.some((site) => site.line > 0);
+}
+
 function triedThroughApi(assumption: DataAssumption): boolean {
-  return API_KINDS.has(assumption.kind) || (assumption.declared?.length ?? 0) > 0;
+  return (
+    API_KINDS.has(assumption.kind) || (assumption.declared?.length ?? 0) > 0 || decrementedInCode(assumption)
+  );
 }
 
 /**
@@ -52,8 +60,14 @@ function triedThroughApi(assumption: DataAssumption): boolean {
 async function apiTrialFor(context: TrialContext, assumption: DataAssumption): Promise<ApiTrial> {
   if ((assumption.declared?.length ?? 0) > 0) {
     const declared = await apiDomainTrial(context, assumption);
+    if (declared.outcome !== "confirmed" && decrementedInCode(assumption)) {
+      // A create refusing a negative value says nothing of the decrement the code makes elsewhere.
+      const taken = await apiDecrementTrial(context, assumption);
+      return taken.outcome === "skipped" ? declared : taken;
+    }
     if (declared.outcome !== "skipped" || !API_KINDS.has(assumption.kind)) return declared;
   }
+  if (decrementedInCode(assumption)) return apiDecrementTrial(context, assumption);
   if (assumption.kind === "unique") return apiUniqueTrial(context, assumption);
   const direct = await apiValueTrial(context, assumption);
   if (assumption.kind !== "foreign-key" || direct.outcome === "confirmed") return direct;
@@ -137,7 +151,9 @@ export async function confirmConstraints(
       // A scratch copy shows what the schema lets in; for a domain only the API document declares, that
       // is already known from the schema, and only the application storing it would be a finding.
       const fromCode = assumption.sites.some((site) => site.line > 0);
-      const scratchWorthIt = (assumption.kind !== "allowed-values" && fromCode) || wanted !== undefined;
+      // A reference known only by its name needs the application to leave an orphan (see assumptions.ts).
+      const scratchWorthIt =
+        ((assumption.kind !== "allowed-values" && fromCode) || wanted !== undefined) && !assumption.namedOnly;
       if (via === "api" || scratchReason || !analysis.handle || !scratchWorthIt) {
         const detail = !scratchWorthIt
           ? `${api?.reason ?? "not tried through the application"}; a scratch copy alone would not make it fileable (pass its id to try)`

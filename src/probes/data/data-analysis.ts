@@ -6,7 +6,7 @@ import type { DataAssumption } from "./assumptions.ts";
 import { inferAssumptions } from "./assumptions.ts";
 import { declaredDomainAssumptions, mergeDeclared } from "./declared-domains.ts";
 import type { DatabaseHandle } from "./target-database.ts";
-import { databaseOf, loadTables } from "./target-database.ts";
+import { databaseOf, loadTables, type SchemaSource } from "./target-database.ts";
 
 // The schema, the code's data access and the assumptions inferred from both: computed once per run and
 // shared by the db tools (the code does not change while a run is looking at it).
@@ -16,7 +16,7 @@ export interface DataAnalysis {
   /** Why the live database cannot be read, when it cannot. */
   databaseNote?: string;
   tables: Table[];
-  schemaSource: "database" | "system-map";
+  schemaSource: SchemaSource;
   scan: CodeAccessScan;
   assumptions: DataAssumption[];
   /** The schema declares at least one foreign key: the application uses them as a practice. */

@@ -163,11 +163,30 @@ export async function apiDomainTrial(context: TrialContext, assumption: DataAssu
     .sort(
       (left, right) => Number(right.operation.method === "POST") - Number(left.operation.method === "POST"),
     );
+  // The record's own updates write the same property whether or not the document says so for them; the
+  // value is chosen from the declaring create's schema (an update read from code has untyped fields).
+  const declaringSchema = new Map<Operation, Operation>();
+  for (const { domain, operation } of [...declarations]) {
+    if (operation.method.toUpperCase() !== "POST") continue;
+    const family = creator.families.find((candidate) => candidate.create === operation);
+    const item = family ? creator.itemFamilyOf(family) : undefined;
+    for (const update of item?.updates ?? []) {
+      if (declarations.some((entry) => entry.operation === update) || !isSafeWrite(update)) continue;
+      const carried = Object.keys(propertiesOf(requestSchema(update) ?? {}));
+      if (carried.length > 0 && !carried.includes(domain.property)) continue;
+      declarations.push({ domain: { ...domain, operation: operationKey(update) }, operation: update });
+      declaringSchema.set(update, operation);
+    }
+  }
   const reasons: string[] = [];
+  // A create that validates says nothing of an update that may not (Rails `update_column`, Django
+  // `QuerySet.update`, a PATCH handler written later): every declaring write is tried before a refusal stands.
+  let refused: ApiTrial | undefined;
   try {
-    for (const { domain, operation } of declarations.slice(0, 2)) {
+    for (const { domain, operation } of declarations.slice(0, 4)) {
       const seed = uniqueSeed();
-      const schema = propertiesOf(requestSchema(operation) ?? {})[domain.property] ?? {};
+      const schema =
+        propertiesOf(requestSchema(declaringSchema.get(operation) ?? operation) ?? {})[domain.property] ?? {};
       const value = illegalValue(domain, seed, schema);
       const written = await writeIllegal(context, creator, operation, domain.property, value);
       if (typeof written === "string") {
@@ -180,7 +199,7 @@ export async function apiDomainTrial(context: TrialContext, assumption: DataAssu
         ? `${domain.property} = '${String(value)}' (declared: ${domain.values.join(", ")})`
         : `${domain.property} = ${String(value)} (declared minimum: ${domain.minimum})`;
       if (!isSuccess(exchange)) {
-        return {
+        refused ??= {
           outcome: "rejected",
           reason: `${domain.operation} refused ${what} (${statusOf(exchange)})`,
           operation,
@@ -188,6 +207,7 @@ export async function apiDomainTrial(context: TrialContext, assumption: DataAssu
           exchanges,
           value,
         };
+        continue;
       }
       const row = await columnOfRow(context.handle, assumption.table, key, record.id, column);
       let stored: boolean | undefined = row?.found ? sameValue(row.value, value) : undefined;
@@ -226,7 +246,7 @@ export async function apiDomainTrial(context: TrialContext, assumption: DataAssu
   } finally {
     await creator.cleanUp();
   }
-  return skipped(reasons.join("; ") || "no operation declares it");
+  return refused ?? skipped(reasons.join("; ") || "no operation declares it");
 }
 
 /** Sends `property = value` through `operation`: as the create itself, or as an update of an own record. */

@@ -22,7 +22,9 @@ export function nameForms(name: string): string[] {
   else if (base.endsWith("ses") || base.endsWith("xes") || base.endsWith("ches") || base.endsWith("shes")) {
     forms.add(base.slice(0, -2));
   } else if (base.endsWith("s")) forms.add(base.slice(0, -1));
-  if (base.endsWith("y")) forms.add(`${base.slice(0, -1)}ies`);
+  // survey → surveys (a vowel before the y), category → categories.
+  if (/[aeiou]y$/.test(base)) forms.add(`${base}s`);
+  else if (base.endsWith("y")) forms.add(`${base.slice(0, -1)}ies`);
   else if (/(s|x|ch|sh)$/.test(base)) forms.add(`${base}es`);
   else forms.add(`${base}s`);
   return [...forms];
@@ -89,4 +91,29 @@ export function pathFitsTable(path: string, table: string): number {
   const forms = new Set(nameForms(table).concat(nameForms(table.replace(/^.*_/, ""))));
   if (segments.length > 0 && forms.has(segments[segments.length - 1]!)) return 2;
   return segments.some((segment) => forms.has(segment)) ? 1 : 0;
+}
+
+/**
+ * The table a collection path stores its rows in, when the last segment alone is ambiguous: among the
+ * tables named `<word>_<collection>` (`reports_reels`, `order_lines`, `post_comments`), the one whose other
+ * words all appear in the path (`/api/reports/reels`, `/orders/{id}/lines` → `order_lines`).
+ */
+export function tableForPath(tables: readonly Table[], path: string): Table | undefined {
+  const segments = path
+    .split("/")
+    .filter((segment) => segment && !segment.startsWith("{") && !segment.startsWith(":"))
+    .map((segment) => snakeCase(segment));
+  const last = segments[segments.length - 1];
+  if (!last) return undefined;
+  const direct = tableForName(tables, last);
+  if (direct) return direct;
+  const words = new Set(segments.slice(0, -1).flatMap((segment) => nameForms(segment)));
+  const fitting = tables.filter((table) => {
+    const name = table.name.toLowerCase();
+    const form = nameForms(last).find((candidate) => name.endsWith(`_${candidate}`));
+    if (!form) return false;
+    const prefix = name.slice(0, -(form.length + 1)).split("_");
+    return prefix.every((word) => words.has(word));
+  });
+  return fitting.length === 1 ? fitting[0] : undefined;
 }

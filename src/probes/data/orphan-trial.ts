@@ -1,12 +1,15 @@
 import type { Table } from "../../map/system-map.ts";
 import type { ResourceFamily } from "../api/operation-index.ts";
+import { sendPrepared } from "../api/probe-support.ts";
+import { buildRequest } from "../api/request-builder.ts";
+import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import { schemaType } from "../schema-values/json-schema.ts";
 import type { ApiTrial, TrialContext } from "./api-trials.ts";
 import { creationOperationsFor, propertySchema } from "./api-trials.ts";
 import type { DataAssumption } from "./assumptions.ts";
-import { findTable, tableForName } from "./naming.ts";
+import { findTable, tableForName, tableForPath } from "./naming.ts";
 import type { OwnedRecord } from "./record-creator.ts";
 import { collectionName, RecordCreator } from "./record-creator.ts";
 import { columnOfRow } from "./trial-values.ts";
@@ -29,7 +32,9 @@ const REFUSED_GONE = new Set([404, 410]);
 
 function tableOf(tables: readonly Table[], family: ResourceFamily): Table | undefined {
   const name = collectionName(family.collection);
-  return name ? tableForName(tables, name) : undefined;
+  if (!name) return undefined;
+  // `/orders/{id}/lines` may be stored in `order_lines`: the path's other words settle an ambiguous name.
+  return tableForName(tables, name) ?? tableForPath(tables, family.collection);
 }
 
 function childPlans(context: TrialContext, creator: RecordCreator, assumption: DataAssumption): ChildPlan[] {
@@ -178,7 +183,8 @@ async function tryPlan(
       exchanges,
     };
   const childRow = await columnOfRow(context.handle, assumption.table, childKey, child.id, column);
-  const childRead = await creator.read(child, user);
+  // A child with no item path of its own is looked for in the list it was created in.
+  const childRead = (await creator.read(child, user)) ?? (await listUnder(context, child, user));
   const readable =
     childRead !== undefined &&
     isSuccess(childRead) &&
@@ -207,4 +213,16 @@ async function tryPlan(
     }${readable && childRow ? " and read through the API" : ""}`,
     ...(childRow ? { verified: { query: childRow.query, rows: 1 } } : {}),
   };
+}
+
+/** The list the record was created in (`GET /orders/{id}/lines`), read as its creator. */
+async function listUnder(
+  context: TrialContext,
+  record: OwnedRecord,
+  user: string | undefined,
+): Promise<HttpExchange | undefined> {
+  const list = record.createFamily.list;
+  if (!list) return undefined;
+  const prepared = buildRequest(list, { seed: uniqueSeed(), pathValues: record.collectionValues });
+  return sendPrepared(context.run, user, prepared).catch(() => undefined);
 }

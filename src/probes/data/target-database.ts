@@ -8,6 +8,7 @@ import type { LoadedTarget, ToolContext } from "../../tools/context.ts";
 import { type FoundDatabase, findDatabase } from "../schema/find-database.ts";
 import { readPostgresSchema } from "../schema/read-postgres-schema.ts";
 import { readSqliteSchema } from "../schema/read-sqlite-schema.ts";
+import { readSchemaFromSource } from "../schema/source-ddl.ts";
 import { secretVariableName } from "../session/secret-reference.ts";
 
 // The target's database as the DBA and LOAD probes see it (the profile's, else the one its source shows):
@@ -92,11 +93,17 @@ function isInside(root: string, file: string): boolean {
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
-/** The schema the live database enforces; the pinned map's tables when the database cannot be read. */
+/** Where a schema was read: the live database, the pinned map, or the DDL in the target's source. */
+export type SchemaSource = "database" | "system-map" | "source";
+
+/**
+ * The schema the live database enforces; when it cannot be read, the pinned map's tables, else the DDL
+ * the source declares.
+ */
 export async function loadTables(
   context: ToolContext,
   handle: DatabaseHandle | string,
-): Promise<{ tables: Table[]; source: "database" | "system-map"; note?: string }> {
+): Promise<{ tables: Table[]; source: SchemaSource; note?: string }> {
   if (typeof handle !== "string") {
     try {
       const tables =
@@ -107,7 +114,18 @@ export async function loadTables(
       return { tables, source: "system-map", note: `live schema not read (${(error as Error).message})` };
     }
   }
-  return { tables: context.systemMap()?.database?.tables ?? [], source: "system-map", note: handle };
+  const mapped = context.systemMap()?.database?.tables ?? [];
+  const root = context.target?.root;
+  if (mapped.length > 0 || !root) return { tables: mapped, source: "system-map", note: handle };
+  // No database to read and no map of it: the DDL the source declares is the schema to compare with.
+  const exclude = context.target?.goldenLedger ? [context.target.goldenLedger] : [];
+  const declared = readSchemaFromSource(root, { exclude });
+  if (declared.tables.length === 0) return { tables: [], source: "system-map", note: handle };
+  return {
+    tables: declared.tables,
+    source: "source",
+    note: `${handle}; schema read from the DDL in ${declared.files.slice(0, 5).join(", ")}${declared.files.length > 5 ? ", …" : ""}`,
+  };
 }
 
 /** Runs read-only queries against the live database; answers undefined when it cannot be reached. */

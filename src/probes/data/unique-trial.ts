@@ -12,6 +12,7 @@ import { creationOperationsFor, prepareWith, propertySchema, removeCreated, step
 import type { DataAssumption } from "./assumptions.ts";
 import { findTable, nameForms, propertyMatchesColumn, snakeCase } from "./naming.ts";
 import { countRows, distinctValues, uniqueValueFor } from "./trial-values.ts";
+import { updateDuplicateTrial } from "./update-duplicate.ts";
 
 // Duplicates through the application: two creations with one value of a column the code reads as a key —
 // or, for a key of several columns, one carried by the request while the others are implied by who sends
@@ -86,7 +87,9 @@ export async function apiUniqueTrial(context: TrialContext, assumption: DataAssu
       continue;
     }
     const seed = uniqueSeed();
-    const value = uniqueValueFor(propertySchema(operation, property), seed, property);
+    // A conditional key ("one active per owner") collides only on its literal value.
+    const value =
+      assumption.where?.[column] ?? uniqueValueFor(propertySchema(operation, property), seed, property);
     const first = await sendAsRightRole(context.run, context.users, (user) =>
       prepareWith(context, operation, property, value, user, seed),
     );
@@ -132,6 +135,9 @@ export async function apiUniqueTrial(context: TrialContext, assumption: DataAssu
     if (!second || !isSuccess(second)) {
       await removeCreated(context, operation, first.user, [first.exchange]);
       const status = second ? statusOf(second) : 0;
+      // The create checks; the record's own update may not.
+      const renamed = await updateDuplicateTrial(context, assumption, { operation, property, column });
+      if (renamed?.outcome === "confirmed") return renamed;
       return {
         ...base,
         outcome: "rejected",

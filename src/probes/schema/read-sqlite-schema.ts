@@ -46,6 +46,15 @@ export function readSqliteSchema(file: string): Table[] {
     );
   }
   try {
+    return schemaOfDatabase(database);
+  } finally {
+    database.close();
+  }
+}
+
+/** The schema of an open SQLite database (the caller owns the connection). */
+export function schemaOfDatabase(database: Database.Database): Table[] {
+  {
     const tables = database
       .prepare(
         "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
@@ -85,8 +94,6 @@ export function readSqliteSchema(file: string): Table[] {
         checks: checkConstraintsFromSql(sql),
       };
     });
-  } finally {
-    database.close();
   }
 }
 
