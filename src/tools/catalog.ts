@@ -46,6 +46,7 @@ export const TOOL_CATALOG = {
     "infer_data_assumptions",
     "confirm_constraint",
     "probe_race",
+    "probe_state_integrity",
     "query_log",
     "explain_query",
   ],

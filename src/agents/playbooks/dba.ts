@@ -20,6 +20,18 @@ interface Outcome {
 export default definePlaybook(async (session) => {
   const map = await session.call("get_system_map", {});
   if (!map.ok) session.log(`no system map (${map.error}): trials through the application are not possible`);
+  // Transitions, derived fields and versions are tried through the API alone: no schema needed.
+  const stateSeen = new Set<string>();
+  if (map.ok && !session.signal.aborted) {
+    const states = await session.call<ProbeAnswer>("probe_state_integrity", {});
+    if (!states.ok) session.log(`probe_state_integrity failed: ${states.error}`);
+    else {
+      await emitCandidates(session, "probe_state_integrity", states.data.candidates, stateSeen);
+      const outcomes = (states.data.stats.outcomes ?? []) as Array<{ target: string; result: string }>;
+      for (const outcome of outcomes)
+        session.log(`probe_state_integrity: ${outcome.target} → ${outcome.result}`);
+    }
+  }
   const schema = await session.call<{ tables: unknown[]; source: string }>("db_schema", {});
   if (!schema.ok) {
     session.log(`schema not read: ${schema.error}; nothing to compare the code with`);

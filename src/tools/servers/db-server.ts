@@ -3,6 +3,7 @@ import { confirmConstraints } from "../../probes/data/confirm-constraints.ts";
 import { dataAnalysis } from "../../probes/data/data-analysis.ts";
 import { queryLog } from "../../probes/data/query-log-probe.ts";
 import { probeRace } from "../../probes/data/race-probe.ts";
+import { probeStateIntegrity } from "../../probes/data/state-integrity.ts";
 import { databaseOf, loadTables } from "../../probes/data/target-database.ts";
 import { explainStatement } from "../../probes/load/query-plan.ts";
 import { probeActions } from "../../probes/session/probe-run.ts";
@@ -141,6 +142,21 @@ const probeRaceTool = defineTool({
   },
 });
 
+const probeStateIntegrityTool = defineTool({
+  name: "probe_state_integrity",
+  server: "db",
+  description:
+    "Through the API alone, on records the probe creates itself: repeat each one-shot action under an item (`POST /loans/{id}/return`) in turn and at once and read back whether the number it moves (stock, paid, refunded) moved again; resend a creation that takes an Idempotency-Key with the same key, in turn and at once, and read back whether it made two records; change the parts of a derived field (quantity × price → total, lines → total or count, start + duration → end) and read back whether it followed; edit twice with the same version (a `version` property or If-Match) and read back whether the stale edit overwrote the newer one. Answers data-integrity candidates confirmed by a read-back. Skips writes on external targets without allow_writes.",
+  input: z.strictObject({
+    filter: z.string().optional(),
+    max_requests: z.number().int().positive().max(1500).optional(),
+  }),
+  actions: (_input, context) => probeActions(context),
+  async run(input, context) {
+    return fromProbe(await probeStateIntegrity(context, input));
+  },
+});
+
 const queryLogTool = defineTool({
   name: "query_log",
   server: "db",
@@ -180,6 +196,7 @@ export const dbTools: ToolDefinition[] = [
   inferDataAssumptions,
   confirmConstraint,
   probeRaceTool,
+  probeStateIntegrityTool,
   queryLogTool,
   explainQuery,
 ];

@@ -1,0 +1,146 @@
+import type { Operation } from "../../map/system-map.ts";
+import type { PreparedRequest } from "../api/request-builder.ts";
+import { buildRequest, toSpec } from "../api/request-builder.ts";
+import { uniqueSeed } from "../api/resource-factory.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { isSuccess } from "../http/http-types.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { send } from "../session/probe-run.ts";
+import { collectionName, type OwnedRecord, type RecordCreator } from "./record-creator.ts";
+
+// What the state-integrity trials read back: a record's representation through its own read operation,
+// the numbers in it that can be business quantities (not ids, versions or clocks) and the short words that
+// can be a state. Reading back through the API is the trials' independent second signal: an answer's own
+// body may say anything, the stored record is what the next reader sees.
+
+export type Representation = Record<string, unknown>;
+
+/** The JSON object an answer carries (the body, or a single object under `data`/`item`). */
+export function representationOf(exchange: HttpExchange | undefined): Representation | undefined {
+  const json = exchange?.response?.json;
+  if (!json || typeof json !== "object" || Array.isArray(json)) return undefined;
+  const object = json as Representation;
+  for (const key of ["data", "item", "result"]) {
+    const inner = object[key];
+    if (inner && typeof inner === "object" && !Array.isArray(inner) && Object.keys(object).length <= 2)
+      return inner as Representation;
+  }
+  return object;
+}
+
+/** The record as its read operation answers it now, or undefined when it cannot be read. */
+export async function readBack(
+  creator: RecordCreator,
+  record: OwnedRecord,
+): Promise<{ exchange: HttpExchange; state: Representation } | undefined> {
+  const exchange = await creator.read(record, record.owner);
+  if (!exchange || !isSuccess(exchange)) return undefined;
+  const state = representationOf(exchange);
+  return state ? { exchange, state } : undefined;
+}
+
+// Fields that change on every write, or identify rather than count: never a business quantity.
+const NOT_A_QUANTITY =
+  /(^|_)(id|ids|uid|uuid|version|lock_version|revision|rev|etag|seq|sequence|nonce)$|(_at|_on|_time|_date|_ts|timestamp)$|^(created|updated|modified|timestamp|time|date)/i;
+
+/** Top-level numeric fields that may be quantities (counters, balances, totals). */
+export function quantities(state: Representation): Record<string, number> {
+  const found: Record<string, number> = {};
+  for (const [name, value] of Object.entries(state)) {
+    if (typeof value !== "number" || !Number.isFinite(value)) continue;
+    if (NOT_A_QUANTITY.test(name) || name.toLowerCase() === "id") continue;
+    // Epoch clocks (seconds or milliseconds) move on their own.
+    if (Math.abs(value) >= 1e9) continue;
+    found[name] = value;
+  }
+  return found;
+}
+
+const STATE_WORD = /^[A-Za-z][A-Za-z_ -]{1,30}$/;
+
+/** Top-level fields whose value reads like a state word (`open`, `paid`, `on-loan`). */
+export function stateWords(state: Representation): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const [name, value] of Object.entries(state)) {
+    if (typeof value === "string" && STATE_WORD.test(value) && !NOT_A_QUANTITY.test(name))
+      found[name] = value;
+  }
+  return found;
+}
+
+/** The fields whose value differs between two reads, each with its before and after. */
+export function changedWords(
+  before: Representation,
+  after: Representation,
+): Array<{ field: string; from: string; to: string }> {
+  const earlier = stateWords(before);
+  const later = stateWords(after);
+  return Object.keys(later)
+    .filter((field) => earlier[field] !== undefined && earlier[field] !== later[field])
+    .map((field) => ({ field, from: earlier[field]!, to: later[field]! }));
+}
+
+/** Numeric changes between two reads: field → after − before (only fields that changed). */
+export function quantityDeltas(before: Representation, after: Representation): Record<string, number> {
+  const earlier = quantities(before);
+  const later = quantities(after);
+  const deltas: Record<string, number> = {};
+  for (const [field, value] of Object.entries(later)) {
+    const previous = earlier[field];
+    if (previous !== undefined && previous !== value) deltas[field] = value - previous;
+  }
+  return deltas;
+}
+
+/**
+ * A record read back with the parents it was created under (`/books/{id}/loans` → the book): a step on a
+ * child often moves a number kept on its parent (the book's stock). Numbers are keyed by field on the
+ * record itself and by `collection.field` on a parent.
+ */
+export interface Snapshot {
+  state: Representation;
+  numbers: Record<string, number>;
+  exchanges: HttpExchange[];
+}
+
+export async function snapshot(creator: RecordCreator, record: OwnedRecord): Promise<Snapshot | undefined> {
+  const own = await readBack(creator, record);
+  if (!own) return undefined;
+  const numbers = { ...quantities(own.state) };
+  const exchanges = [own.exchange];
+  for (const parent of record.parents) {
+    const read = await readBack(creator, parent);
+    if (!read) continue;
+    exchanges.push(read.exchange);
+    const name = collectionName(parent.createFamily.collection) || "parent";
+    for (const [field, value] of Object.entries(quantities(read.state))) numbers[`${name}.${field}`] = value;
+  }
+  return { state: own.state, numbers, exchanges };
+}
+
+/** Numbers that moved between two snapshots: key → after − before. */
+export function snapshotDeltas(before: Snapshot, after: Snapshot): Record<string, number> {
+  const deltas: Record<string, number> = {};
+  for (const [key, value] of Object.entries(after.numbers)) {
+    const previous = before.numbers[key];
+    if (previous !== undefined && previous !== value) deltas[key] = value - previous;
+  }
+  return deltas;
+}
+
+/** Sends `operation` against the record's item path as its owner, with an optional body and headers. */
+export async function sendOnRecord(
+  run: ProbeRun,
+  record: OwnedRecord,
+  operation: Operation,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ request: PreparedRequest; exchange: HttpExchange | undefined }> {
+  const request = buildRequest(operation, {
+    seed: uniqueSeed(),
+    pathValues: { ...record.collectionValues, ...(record.itemValues ?? {}) },
+  });
+  if (options.body !== undefined) request.body = options.body;
+  Object.assign(request.headers, options.headers ?? {});
+  const exchange = await send(run, record.owner, toSpec(run.target.baseUrl, request));
+  return { request, exchange };
+}
