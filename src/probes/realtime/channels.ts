@@ -155,7 +155,34 @@ function knownChannels(run: ProbeRun, source: readonly FoundChannel[]): Channel[
 }
 
 /**
- * Plain WebSocket: the profile's `websocket.auth`. socket.io: every place the source reads a credential,
+ * Where a plain WebSocket server usually reads a credential, tried all at once when the profile does not
+ * say (a server reads the one it knows and ignores the others): the credential as the HTTP API takes it
+ * (the login recipe's header or cookie: servers that reuse their HTTP authentication on the upgrade, as
+ * Django Channels, ActionCable and Spring do), the usual query parameters (`?token=`, `?access_token=`),
+ * and a first message carrying it under the same names. An API key sent in `X-API-Key` is also offered
+ * under that header's name (`api_key`).
+ */
+export function plainWebSocketDefaults(profile: ProbeRun["target"]["profile"]): Placement[] {
+  const applyAs = profile?.auth?.login?.apply_as ?? "header:Authorization";
+  const header = /^header:(.+)$/i.exec(applyAs)?.[1]?.trim();
+  const names = ["token", "access_token"];
+  if (header && header.toLowerCase() !== "authorization") {
+    const named = header
+      .replace(/^x-/i, "")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "_");
+    if (named && !names.includes(named)) names.push(named);
+  }
+  return [
+    { kind: "header", name: header ?? (/^cookie:/i.test(applyAs) ? "Cookie" : "Authorization") },
+    ...names.map((name): Placement => ({ kind: "query", name })),
+    ...names.map((field): Placement => ({ kind: "message", field })),
+  ];
+}
+
+/**
+ * Plain WebSocket: the profile's `websocket.auth`, else the usual places (`plainWebSocketDefaults`).
+ * socket.io: every place the source reads a credential,
  * the profile's placement, and the usual places (handshake auth, query, Authorization header) at once: a
  * server reads the one it knows and ignores the others.
  */
@@ -165,8 +192,9 @@ function placementsFor(
   events: readonly string[],
   found: FoundChannel | undefined,
 ): Placement[] {
-  const profile = parsePlacements(run.target.profile?.websocket?.auth);
-  if (protocol === "websocket") return profile;
+  const declared = run.target.profile?.websocket?.auth;
+  const profile = parsePlacements(declared);
+  if (protocol === "websocket") return declared ? profile : plainWebSocketDefaults(run.target.profile);
   const fromSource = (found?.credentials ?? [])
     .map((text) => parsePlacement(text))
     .filter((placement): placement is Placement => placement !== undefined);

@@ -29,6 +29,8 @@ export interface BackpressureInput extends RealtimeInput {
 }
 
 const HEALTH_SAMPLE_MS = 100;
+/** A burst is sent only when its events, at the first one's size, could come within this factor of the backlog. */
+const PROJECTION_MARGIN = 4;
 
 function median(values: readonly number[]): number {
   if (values.length === 0) return 0;
@@ -74,23 +76,44 @@ async function probeChannel(
 
   const source = await causeObservedEvent(realtime, channel, { user: owner?.name, socket: reader });
   if (!source) return;
+  // Events far too small to fill buffers at this count prove nothing: the burst is not worth its writes
+  // (nor the request budget other channels need).
+  const projected = source.frame.bytes * count;
+  if (projected * PROJECTION_MARGIN < minBacklog) {
+    stats.projected_bytes = projected;
+    realtime.run.notes.push(
+      `${channel.name}: ${count} events of about ${source.frame.bytes} bytes are too little to fill a stalled client's buffers (needs ${minBacklog}): not judged`,
+    );
+    return;
+  }
   stalled.pause();
   const readerBytes = reader.bytesReceived;
   const stalledBytes = stalled.bytesReceived;
   let driving = true;
   const during: Array<{ ms: number; ok: boolean; exchange?: HttpExchange }> = [];
+  // The sampler runs beside the burst: whatever stops it (a spent budget) is kept for after the burst, so
+  // it never rejects with nobody listening.
+  let samplerError: unknown;
   const sampler = (async () => {
-    while (driving) {
-      during.push(await health());
-      await delay(HEALTH_SAMPLE_MS);
+    try {
+      while (driving) {
+        during.push(await health());
+        await delay(HEALTH_SAMPLE_MS);
+      }
+    } catch (error) {
+      samplerError = error;
     }
   })();
-  await mapConcurrent([...Array(count).keys()], 4, (index) =>
-    realtime.driver.create(source.family, owner?.name, `burst ${index + 1}`),
-  );
-  await delay(realtime.waitMs);
-  driving = false;
-  await sampler;
+  try {
+    await mapConcurrent([...Array(count).keys()], 4, (index) =>
+      realtime.driver.create(source.family, owner?.name, `burst ${index + 1}`),
+    );
+    await delay(realtime.waitMs);
+  } finally {
+    driving = false;
+    await sampler;
+  }
+  if (samplerError !== undefined) throw samplerError;
   const traffic = reader.bytesReceived - readerBytes;
   const droppedWhilePaused = stalled.outcome.closedByServerAt !== undefined;
   stalled.resume();

@@ -238,6 +238,9 @@ class File:
             if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
                 owner = inner.func.value
                 arg = string(inner.args[0]) if inner.args else None
+                # \`auth.get("token")\`, and \`(auth or {}).get("token")\` (the payload may be None).
+                if isinstance(owner, ast.BoolOp) and isinstance(owner.op, ast.Or) and owner.values:
+                    owner = owner.values[0]
                 if inner.func.attr == "get" and isinstance(owner, ast.Name) and owner.id == auth and arg:
                     self.add(self.credentials, "auth:" + arg)
                 if inner.func.attr == "get" and isinstance(owner, ast.Attribute) and owner.attr == "args" and arg:

@@ -136,7 +136,16 @@ export function connectionRequest(
     } else if (placement.kind === "auth") {
       request.auth = { ...request.auth, ...nested(placement.field, credential.token) };
     } else if (placement.kind === "message") {
-      request.firstMessage = { payload: nested(placement.field, credential.token) };
+      // Several message fields travel in one first message.
+      const earlier = request.firstMessage;
+      const merged =
+        earlier &&
+        earlier.event === undefined &&
+        typeof earlier.payload === "object" &&
+        earlier.payload !== null
+          ? (earlier.payload as Record<string, unknown>)
+          : {};
+      request.firstMessage = { payload: { ...merged, ...nested(placement.field, credential.token) } };
     } else {
       request.firstMessage = {
         event: placement.event,

@@ -37,8 +37,14 @@ export function dispatchedPaths(
   const line = (node: ts.Node): number =>
     source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
   let within: ts.FunctionLikeDeclaration | undefined;
-  const add = (method: string, path: string, node: ts.Node, handler?: ts.Expression): void => {
-    const branch = handler ? undefined : branchOf(node);
+  const add = (
+    method: string,
+    path: string,
+    node: ts.Node,
+    handler?: ts.Expression,
+    guarded?: ts.Node,
+  ): void => {
+    const branch = handler ? undefined : (guarded ?? branchOf(node));
     const target = handler ? { handler } : within && branch ? { within, branch } : undefined;
     found.push({ method, path, line: line(node), ...(target ? { target } : {}) });
   };
@@ -77,6 +83,25 @@ export function dispatchedPaths(
           else if (literal.value.startsWith("/") && PATH_LIKE.test(literal.other.getText(source))) {
             add(methodAround(child, source, constants), normalizePathTemplate(literal.value, "colon"), child);
           }
+        }
+      } else if (ts.isBinaryExpression(child) && isInequality(child.operatorToken.kind)) {
+        // A guard clause (`if (pathname !== "/ws") return;`): what follows it serves that path. Listeners
+        // sharing one server (ws's `upgrade` events, several `request` handlers) are written this way.
+        const literal = literalSide(child, constants);
+        const rest = literal ? afterGuard(child) : undefined;
+        if (
+          literal &&
+          rest &&
+          literal.value.startsWith("/") &&
+          PATH_LIKE.test(literal.other.getText(source))
+        ) {
+          add(
+            methodAround(child, source, constants),
+            normalizePathTemplate(literal.value, "colon"),
+            child,
+            undefined,
+            rest,
+          );
         }
       } else if (ts.isCaseClause(child)) {
         const value = staticString(child.expression, constants);
@@ -213,6 +238,27 @@ function tableEntry(
 
 function isEquality(kind: ts.SyntaxKind): boolean {
   return kind === ts.SyntaxKind.EqualsEqualsEqualsToken || kind === ts.SyntaxKind.EqualsEqualsToken;
+}
+
+function isInequality(kind: ts.SyntaxKind): boolean {
+  return kind === ts.SyntaxKind.ExclamationEqualsEqualsToken || kind === ts.SyntaxKind.ExclamationEqualsToken;
+}
+
+/**
+ * When `comparison` is the whole condition of an `if` that leaves the function (its branch ends in
+ * `return` or `throw`, with no `else`), the block the `if` stands in: the code that runs only when the
+ * comparison is false. Any other use of `!==` is not dispatch.
+ */
+function afterGuard(comparison: ts.BinaryExpression): ts.Node | undefined {
+  let condition: ts.Node = comparison;
+  while (ts.isParenthesizedExpression(condition.parent)) condition = condition.parent;
+  const statement = condition.parent;
+  if (!ts.isIfStatement(statement) || statement.expression !== condition || statement.elseStatement)
+    return undefined;
+  const then = statement.thenStatement;
+  const last = ts.isBlock(then) ? then.statements[then.statements.length - 1] : then;
+  if (!last || !(ts.isReturnStatement(last) || ts.isThrowStatement(last))) return undefined;
+  return ts.isBlock(statement.parent) || ts.isSourceFile(statement.parent) ? statement.parent : undefined;
 }
 
 function literalSide(
