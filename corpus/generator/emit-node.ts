@@ -1,5 +1,6 @@
 import { PEOPLE } from "../model/servers.ts";
 import { fastifyPath, pyName } from "./code.ts";
+import { NODE_REALTIME_PRELUDE } from "./families/realtime-channel.ts";
 import { RESET_PATH } from "./server-base.ts";
 import { allEndpoints, type ServerModel } from "./server-model.ts";
 
@@ -113,6 +114,8 @@ app.post(${JSON.stringify(RESET_PATH)}, async (request, reply) => {
   await reseed();
   return reply.code(204).send();
 });
+
+${model.variants.some((variant) => variant.built.channel) ? NODE_REALTIME_PRELUDE : ""}
 
 ${tops.join("\n\n")}
 

@@ -2,6 +2,7 @@ import { PEOPLE } from "../model/servers.ts";
 import { pathParams } from "./code.ts";
 import { bodyTypes, DANGER_NOTICE, GENERATED_NOTICE, schemaName } from "./emit-node.ts";
 import type { Endpoint } from "./endpoint.ts";
+import { PYTHON_REALTIME_PRELUDE } from "./families/realtime-flask.ts";
 import { RESET_PATH } from "./server-base.ts";
 import { allEndpoints, type ServerModel } from "./server-model.ts";
 
@@ -113,6 +114,9 @@ def corpus_reset():
     return "", 204
 
 ${cookie ? csrfCheck(model) : ""}
+${model.variants.some((variant) => variant.built.channel) ? PYTHON_REALTIME_PRELUDE : ""}
+
+
 ${tops.join("\n\n\n")}
 
 

@@ -66,8 +66,13 @@ export interface TableSchema {
 }
 
 export interface Built {
-  /** The variant's own operation: the ledger location. */
+  /** The variant's own operation: the ledger location (unless `channel` names one). */
   endpoint: Endpoint;
+  /**
+   * Realtime variants: the channel (a WebSocket path or a socket.io namespace) is the ledger location, and
+   * `endpoint` (the write that causes its events) is registered as a supporting operation.
+   */
+  channel?: string;
   /** Operations the variant needs to be exercised (create, list); correct code, listed as not_defects. */
   support?: Endpoint[];
   /** Further operations that are also the flaw's location (the write half of stored XSS). */
@@ -75,6 +80,8 @@ export interface Built {
   records?: RecordSeed[];
   /** Tables the variant owns, beside the shared schema (the data families' tables and constraints). */
   tables?: TableSchema[];
+  /** Data variants: the tables (or `table.column`s) the flaw is about, ledger places beside the endpoint. */
+  dataPlaces?: string[];
   /** Files written beside the generated app, relative to the server folder. */
   files?: Record<string, string>;
   /** Top-level declarations the handler needs, per stack. */

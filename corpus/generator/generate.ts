@@ -15,7 +15,7 @@ import { placeholderFor } from "./endpoint.ts";
 import { buildRow } from "./families/index.ts";
 import { Namer } from "./naming.ts";
 import { baseOperations } from "./server-base.ts";
-import { endpointKey, type OracleCase, type ServerModel } from "./server-model.ts";
+import { endpointKey, type OracleCase, type ServerModel, variantLocation } from "./server-model.ts";
 
 // Rows in, corpus out: every server's app, document, ledger, metadata and profile, as a map of paths
 // (relative to corpus/) to contents. Deterministic: the same tables give the same bytes.
@@ -58,7 +58,7 @@ export function generateCorpus(rows: readonly Row[] = ALL_ROWS): GeneratedCorpus
     const folder = `servers/${server.name}`;
     if (server.stack === "node") {
       files.set(`${folder}/app.mjs`, emitNodeApp(model));
-      for (const file of ["support.mjs", "database.mjs"])
+      for (const file of ["support.mjs", "database.mjs", "realtime.mjs"])
         files.set(`${folder}/lib/${file}`, fs.readFileSync(path.join(RUNTIME, "node", file), "utf8"));
       files.set(`${folder}/package.json`, nodePackage(server));
     } else {
@@ -104,15 +104,26 @@ function buildServer(server: CorpusServer, rows: readonly Row[], namer: Namer): 
       server.doc === "full" ||
       (server.doc === "partial" &&
         (built.endpoint.alwaysDocumented === true || family.domain === "api" || coin(row.id)));
-    claim(endpointKey(built.endpoint), row.id);
+    claim(variantLocation(built), row.id);
     for (const extra of built.alsoAt ?? []) claim(endpointKey(extra), row.id);
     model.variants.push({
       row,
       family: row.family,
       built,
-      location: endpointKey(built.endpoint),
+      location: variantLocation(built),
       documented,
     });
+    if (built.channel) {
+      // The write that causes a channel's events is correct code: a supporting operation.
+      const id = `SUP-${row.id}-0`;
+      claim(endpointKey(built.endpoint), id);
+      model.support.push({
+        id,
+        endpoint: built.endpoint,
+        variantId: row.id,
+        documented: server.doc !== "none",
+      });
+    }
     for (const [index, endpoint] of (built.support ?? []).entries()) {
       const id = `SUP-${row.id}-${index + 1}`;
       claim(endpointKey(endpoint), id);

@@ -51,10 +51,24 @@ export function endpointKey(endpoint: Pick<Endpoint, "method" | "path">): string
   return `${endpoint.method} ${endpoint.path}`;
 }
 
+/** A channel's location key (`WS /ws/feed`): never equal to an operation's, whose first word is a method. */
+export function channelKey(channel: string): string {
+  return `WS ${channel}`;
+}
+
+/** A variant's ledger location: its channel, else its operation. */
+export function variantLocation(built: Pick<Built, "endpoint" | "channel">): string {
+  return built.channel ? channelKey(built.channel) : endpointKey(built.endpoint);
+}
+
 /** Every operation a server registers, in a stable order: supporting ones, then each variant's. */
 export function allEndpoints(model: ServerModel): Endpoint[] {
   return [
     ...model.support.map((op) => op.endpoint),
-    ...model.variants.flatMap((variant) => [variant.built.endpoint, ...(variant.built.alsoAt ?? [])]),
+    ...model.variants.flatMap((variant) => [
+      // A realtime variant's endpoint is already among the supporting operations.
+      ...(variant.built.channel ? [] : [variant.built.endpoint]),
+      ...(variant.built.alsoAt ?? []),
+    ]),
   ];
 }

@@ -85,6 +85,7 @@ export function createClient(
 
   return {
     server,
+    baseUrl,
     ask,
     listener,
     secrets,

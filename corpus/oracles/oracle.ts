@@ -41,6 +41,8 @@ export interface LoopbackListener {
 
 export interface OracleClient {
   server: CorpusServer;
+  /** The running server's base URL (`http://127.0.0.1:port`), for oracles that open sockets. */
+  baseUrl: string;
   ask(ask: Ask): Promise<Answer>;
   /** The bearer token (a JWT) a person's sign-in yields, on bearer servers. */
   token(person: Person): Promise<string>;

@@ -14,6 +14,8 @@ import {
   WRONG_STATUS,
 } from "./api.ts";
 import { BRUTE_FORCE, RESET_TOKEN_EXPOSURE, TOKEN_FORGERY, USER_ENUMERATION } from "./authentication.ts";
+import { DATA_CONSTRAINTS } from "./data-constraints.ts";
+import { DATA_INTEGRITY } from "./data-integrity.ts";
 import {
   ERROR_DISCLOSURE,
   EXCESSIVE_DATA_EXPOSURE,
@@ -30,6 +32,13 @@ import {
   XXE,
 } from "./injection.ts";
 import { N_PLUS_ONE, UNBOUNDED_RESULT, UNINDEXED_QUERY } from "./performance.ts";
+import {
+  WS_AUTHENTICATION,
+  WS_AUTHORIZATION,
+  WS_BACKPRESSURE,
+  WS_ORDERING,
+  WS_RECONNECT,
+} from "./realtime.ts";
 import { SQL_INJECTION } from "./sql-injection.ts";
 import {
   CORS,
@@ -82,4 +91,11 @@ export const ALL_ROWS: readonly Row[] = [
   ...UNBOUNDED_RESULT,
   ...N_PLUS_ONE,
   ...UNINDEXED_QUERY,
+  ...WS_AUTHENTICATION,
+  ...WS_AUTHORIZATION,
+  ...WS_ORDERING,
+  ...WS_RECONNECT,
+  ...WS_BACKPRESSURE,
+  ...DATA_CONSTRAINTS,
+  ...DATA_INTEGRITY,
 ] as readonly Row[];

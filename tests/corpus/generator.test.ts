@@ -65,10 +65,11 @@ describe("corpus generator", () => {
       const entries = row.label === "vulnerable" ? ledger.defects : ledger.not_defects;
       const entry = entries.find((candidate) => candidate.id === row.id);
       expect(entry, `${row.id} in the ledger`).toBeDefined();
-      expect(entry!.locations).toContainEqual({
-        kind: "endpoint",
-        value: `${endpoint.method} ${endpoint.path}`,
-      });
+      expect(entry!.locations).toContainEqual(
+        variant!.built.channel
+          ? { kind: "channel", value: variant!.built.channel }
+          : { kind: "endpoint", value: `${endpoint.method} ${endpoint.path}` },
+      );
     }
   });
 

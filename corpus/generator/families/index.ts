@@ -8,6 +8,12 @@ import {
   buildNoSqlInjection,
   buildTemplateInjection,
 } from "./code-injection.ts";
+import { buildStaleDerivedField } from "./data-derived.ts";
+import { buildUncheckedDomain } from "./data-domains.ts";
+import { buildLostUpdate } from "./data-lost-update.ts";
+import { buildOrphanOnDelete } from "./data-orphans.ts";
+import { buildDoubleSubmitRace, buildRepeatedTransition } from "./data-transitions.ts";
+import { buildUniquenessInCode } from "./data-uniqueness.ts";
 import {
   buildErrorDisclosure,
   buildExcessiveDataExposure,
@@ -21,6 +27,12 @@ import { buildDebugExposure, buildDirectoryListing, buildExposedFile } from "./m
 import { buildMissingAuthentication } from "./missing-authentication.ts";
 import { buildNPlusOne } from "./n-plus-one.ts";
 import { buildObjectAuthorization } from "./object-authorization.ts";
+import { buildRealtimeAuthentication, buildRealtimeAuthorization } from "./realtime-access.ts";
+import {
+  buildRealtimeBackpressure,
+  buildRealtimeOrdering,
+  buildRealtimeReconnect,
+} from "./realtime-delivery.ts";
 import { buildBruteForce, buildResetTokenExposure, buildUserEnumeration } from "./sign-in-variants.ts";
 import { buildSqlInjection } from "./sql-injection.ts";
 import { buildTokenForgery } from "./token-forgery.ts";
@@ -72,6 +84,18 @@ const BUILDERS: Record<string, Builder> = {
   "unbounded-result": buildUnboundedResult,
   "n-plus-one": buildNPlusOne,
   "unindexed-query": buildUnindexedQuery,
+  "ws-authentication": buildRealtimeAuthentication,
+  "ws-authorization": buildRealtimeAuthorization,
+  "ws-ordering": buildRealtimeOrdering,
+  "ws-reconnect": buildRealtimeReconnect,
+  "ws-backpressure": buildRealtimeBackpressure,
+  "uniqueness-in-code": buildUniquenessInCode,
+  "unchecked-domain": buildUncheckedDomain,
+  "orphan-on-delete": buildOrphanOnDelete,
+  "repeated-transition": buildRepeatedTransition,
+  "double-submit-race": buildDoubleSubmitRace,
+  "stale-derived-field": buildStaleDerivedField,
+  "lost-update": buildLostUpdate,
 };
 
 export function buildRow(row: Row, ctx: BuildContext): Built {

@@ -46,6 +46,8 @@ export async function openDatabase(kind, schema) {
     const sqlite = new Database(sqliteTarget());
     // A file only so that a reader outside the process (qaas's query plans) can open it: durability is moot.
     if (process.env.CORPUS_SQLITE_FILE) sqlite.pragma("journal_mode = WAL");
+    // Declared foreign keys are enforced, as PostgreSQL does (SQLite leaves them off per connection).
+    sqlite.pragma("foreign_keys = ON");
     if (process.env.CORPUS_SQLITE_FILE) sqlite.pragma("synchronous = OFF");
     return {
       kind,

@@ -55,6 +55,8 @@ class Database:
             if target:
                 self.conn.execute("PRAGMA journal_mode = WAL")
                 self.conn.execute("PRAGMA synchronous = OFF")
+            # Declared foreign keys are enforced, as PostgreSQL does (SQLite leaves them off per connection).
+            self.conn.execute("PRAGMA foreign_keys = ON")
             self.conn.row_factory = sqlite3.Row
             self.conn.isolation_level = None
         else:
