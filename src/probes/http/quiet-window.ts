@@ -3,8 +3,10 @@ import type { ToolContext } from "../../tools/context.ts";
 // Measurement windows over the target. A probe that times a request or reads the target's statement log
 // around it needs the target to itself for that moment, not for the whole of its run: while one client
 // holds a window, every other client's requests wait before they are sent, and the window opens only once
-// their requests already in flight have answered. So LOAD runs beside the other agents and still measures
-// what its own request cost, and the others lose only the moments it is measuring. Windows are meant to
+// their requests already in flight have answered. So a measuring agent could run beside the others and
+// still measure what its own request cost, the others losing only the moments it measures. (LOAD still
+// runs alone: a slow handler it times freezes a single-threaded target for everyone, including sockets
+// that wait for frames, which no window covers; see config/agents/load.yaml.) Windows are meant to
 // be short (one request and its log): waits are bounded, so a window that outlives its purpose costs a
 // little precision (which the measurements tolerate: minima, repeats) and never hangs the run.
 
