@@ -4,6 +4,7 @@ import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, STR } from "../schemas.ts";
 import { REFUSED } from "./data-uniqueness.ts";
+import { ownedReadEndpoint } from "./owned-read.ts";
 
 // Declared domains without a CHECK (CWE-20, CWE-1173): a quantity that must not go below zero, a
 // percentage that must stay within 0..100, a period whose end must not come before its start. The create
@@ -148,37 +149,7 @@ row = db.get("${insert}", (user["id"], body["title"][:80], ${names.map((name) =>
 return jsonify(row), 201`,
     ),
   };
-  const read: Endpoint = {
-    method: "GET",
-    path: item,
-    summary: `One of my ${place.plural}`,
-    access: "user",
-    responses: {
-      "200": json(`the ${place.singular}`, resource),
-      "404": err("no such record of yours"),
-      ...guarded("user"),
-    },
-    node: nodeUserRoute(
-      "GET",
-      item,
-      `const id = Number(request.params["id"]);
-if (!Number.isInteger(id)) return reply.code(404).send({ error: "not found" });
-const row = await db.get("SELECT ${fields} FROM ${table} WHERE id = ${ph(1)} AND owner_id = ${ph(2)}", [id, user.id]);
-if (!row) return reply.code(404).send({ error: "not found" });
-return row;`,
-    ),
-    python: pyRoute(
-      "GET",
-      item,
-      `user = require_user()
-if not re.fullmatch(r"[0-9]{1,9}", id):
-    return jsonify(error="not found"), 404
-row = db.get("SELECT ${fields} FROM ${table} WHERE id = ${ph(1)} AND owner_id = ${ph(2)}", (int(id), user["id"]))
-if not row:
-    return jsonify(error="not found"), 404
-return jsonify(row)`,
-    ),
-  };
+  const read = ownedReadEndpoint(ctx, { table, fields, item, resource });
   const list: Endpoint = {
     method: "GET",
     path: base,

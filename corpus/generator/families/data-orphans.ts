@@ -4,6 +4,7 @@ import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, STR } from "../schemas.ts";
 import { REFUSED } from "./data-uniqueness.ts";
+import { ownedReadEndpoint } from "./owned-read.ts";
 
 // Orphans after a delete (CWE-1173 on referential integrity; PostgreSQL and SQLite document FOREIGN KEY
 // … ON DELETE CASCADE / RESTRICT): a parent resource with child rows added through the API. The child
@@ -84,35 +85,12 @@ row = db.get("INSERT INTO ${parent} (owner_id, title, created_at) VALUES (${ph(1
 return jsonify(row), 201`,
     ),
   };
-  const read: Endpoint = {
-    method: "GET",
-    path: item,
-    summary: `One of my ${place.plural}`,
-    access: "user",
-    responses: {
-      "200": json(`the ${place.singular}`, parentSchema),
-      "404": err("no such record of yours"),
-      ...guarded("user"),
-    },
-    node: nodeUserRoute(
-      "GET",
-      item,
-      `${idGuard.node}
-const row = await db.get("SELECT id, title, owner_id FROM ${parent} WHERE id = ${ph(1)} AND owner_id = ${ph(2)}", [id, user.id]);
-if (!row) return reply.code(404).send({ error: "not found" });
-return row;`,
-    ),
-    python: pyRoute(
-      "GET",
-      item,
-      `user = require_user()
-${idGuard.python}
-row = db.get("SELECT id, title, owner_id FROM ${parent} WHERE id = ${ph(1)} AND owner_id = ${ph(2)}", (int(id), user["id"]))
-if not row:
-    return jsonify(error="not found"), 404
-return jsonify(row)`,
-    ),
-  };
+  const read = ownedReadEndpoint(ctx, {
+    table: parent,
+    fields: "id, title, owner_id",
+    item,
+    resource: parentSchema,
+  });
   const addChild: Endpoint = {
     method: "POST",
     path: childPath,
