@@ -13,7 +13,7 @@ import {
   ownRowOr404,
   readOwn,
   tableDdl,
-} from "./data-transitions-owned-table.ts";
+} from "./owned-table.ts";
 
 // Derived fields kept on write and not recomputed when their parts change (CWE-1250-style stale copies;
 // the "denormalised total" pitfall every ORM guide warns about): an order's total from quantity × unit

@@ -13,7 +13,7 @@ import {
   readOwn,
   selectList,
   tableDdl,
-} from "./data-transitions-owned-table.ts";
+} from "./owned-table.ts";
 
 // Lost updates (CWE-362 read-modify-write; optimistic locking as JPA's @Version, Rails' lock_version and
 // HTTP's conditional requests, RFC 9110 §13.1.1 If-Match, describe it): the resource carries a version the

@@ -14,7 +14,7 @@ import {
   readOwn,
   selectList,
   tableDdl,
-} from "./data-transitions-owned-table.ts";
+} from "./owned-table.ts";
 
 // Double submission of a payment (CWE-837, CWE-362; the Idempotency-Key header of the IETF draft and of
 // payment APIs): the client sends a key with each payment so that a retry is answered with the payment it

@@ -16,7 +16,7 @@ import {
   readOwn,
   selectList,
   tableDdl,
-} from "./data-transitions-owned-table.ts";
+} from "./owned-table.ts";
 
 // The same one-shot steps with the number kept on the parent the record was created under: returning a
 // loan puts the copy back in its title's stock, paying a bill adds to its account's paid total. The step's

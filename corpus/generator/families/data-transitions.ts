@@ -4,6 +4,7 @@ import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, STR } from "../schemas.ts";
 import { buildIdempotentPayment } from "./data-races-idempotency.ts";
+import { buildParentTransition } from "./data-transitions-parent.ts";
 import {
   answerRow,
   answerSchema,
@@ -14,8 +15,7 @@ import {
   ownRowOr404,
   readOwn,
   tableDdl,
-} from "./data-transitions-owned-table.ts";
-import { buildParentTransition } from "./data-transitions-parent.ts";
+} from "./owned-table.ts";
 
 // One-shot state transitions (CWE-841 improper enforcement of a behavioural workflow, CWE-837 a single
 // unique action, OWASP WSTG-BUSL-06/09): returning a loan puts the copy back in stock, paying a bill adds
