@@ -110,6 +110,39 @@ describe("DBA on nested resources", () => {
     });
   });
 
+  it("confirms an end stored before its start where one write refuses it and another does not", async () => {
+    const inferred = await callTool(tool("infer_data_assumptions"), {}, context());
+    const ids = (inferred as { data: { assumptions: Array<{ id: string }> } }).data.assumptions.map(
+      (assumption) => assumption.id,
+    );
+    expect(ids).toEqual(
+      expect.arrayContaining(["ordered:sprints.starts_on,ends_on", "ordered:releases.opens_at,closes_at"]),
+    );
+    const answer = await call("confirm_constraint", {
+      assumptions: ["ordered:sprints.starts_on,ends_on", "ordered:releases.opens_at,closes_at"],
+    });
+    expect(answer.candidates.map((draft) => draft.location.value)).toEqual(["sprints.ends_on"]);
+    const draft = at(answer, "sprints.ends_on")!;
+    expect(draft.location.related).toEqual([{ kind: "table", value: "sprints.starts_on" }]);
+    expect(draft.summary).toMatch(
+      /POST \/api\/boards\/\{id\}\/sprints refuses ends_on before starts_on \(400\), but PATCH \/api\/sprints\/\{id\} stored ends_on = 2024-02-01/,
+    );
+    expect(draft.confidence).toBeGreaterThanOrEqual(0.9);
+    const releases = answer.stats.outcomes.find(
+      (outcome) => outcome.id === "ordered:releases.opens_at,closes_at",
+    );
+    expect(releases).toMatchObject({ result: "rejected-by-application" });
+    // Every span the trial made is gone again.
+    const live = new Database(app.dbFile, { readonly: true });
+    const left = live
+      .prepare("SELECT (SELECT COUNT(*) FROM sprints) + (SELECT COUNT(*) FROM releases) AS n")
+      .get() as {
+      n: number;
+    };
+    live.close();
+    expect(left.n).toBe(0);
+  });
+
   it("races a per-parent number computed in code, and not one read and written without a pause", async () => {
     const answer = await call("probe_race");
     const draft = at(answer, "POST /api/boards/{id}/cards");
@@ -130,6 +163,7 @@ describe("DBA on nested resources", () => {
       "missing-constraint cards.points",
       "missing-constraint cards.size",
       "missing-constraint notes.card_id",
+      "missing-constraint sprints.ends_on",
     ]);
     expect(artifactFiles(emitted, run.artifactsDir)).toEqual([]);
     for (const draft of emitted) expect(draft.confidence).toBeGreaterThanOrEqual(0.8);

@@ -5,12 +5,19 @@ import { analyzeStatement } from "../code-access/sql-shape.ts";
 import type { DeclaredDomain } from "./declared-domains.ts";
 import { namedReferences } from "./named-references.ts";
 import { columnForProperty, findTable, tableForName } from "./naming.ts";
+import type { PairValues } from "./ordered-pairs.ts";
 
 // Assumptions the code makes about its data, read from how it queries, compared with what the schema
 // enforces. Only an assumption the schema does NOT enforce is worth confirming; the rest are listed so a
 // person (or a model) can see what was checked.
 
-export type AssumptionKind = "unique" | "foreign-key" | "non-negative" | "not-null" | "allowed-values";
+export type AssumptionKind =
+  | "unique"
+  | "foreign-key"
+  | "non-negative"
+  | "not-null"
+  | "allowed-values"
+  | "ordered";
 
 export interface AssumptionSite {
   file: string;
@@ -43,6 +50,8 @@ export interface DataAssumption {
    * index `… WHERE status = 'active'`); the literal columns are part of `columns`.
    */
   where?: Record<string, string>;
+  /** Ordered pairs (`columns` = lower, upper): what their values are, to choose a valid and an inverted pair. */
+  pair?: PairValues;
   /** The request schemas of the API document that declare this column's domain. */
   declared?: DeclaredDomain[];
   sites: AssumptionSite[];

@@ -13,6 +13,7 @@ import { dataFinding } from "./data-findings.ts";
 import { apiDomainTrial } from "./declared-domains.ts";
 import { apiDecrementTrial } from "./decrement-trial.ts";
 import { findTable } from "./naming.ts";
+import { apiOrderTrial } from "./ordered-pairs.ts";
 import { apiOrphanTrial } from "./orphan-trial.ts";
 import { scratchTrial } from "./scratch-trials.ts";
 import type { ScratchDatabase } from "./target-database.ts";
@@ -39,7 +40,7 @@ export interface AssumptionOutcome {
   detail: string;
 }
 
-const API_KINDS = new Set(["unique", "foreign-key", "allowed-values"]);
+const API_KINDS = new Set(["unique", "foreign-key", "allowed-values", "ordered"]);
 
 /** A decrement the code makes: an action taking more than a record holds can show it (decrement-trial.ts). */
 function decrementedInCode(assumption: DataAssumption): boolean {
@@ -68,6 +69,7 @@ async function apiTrialFor(context: TrialContext, assumption: DataAssumption): P
     if (declared.outcome !== "skipped" || !API_KINDS.has(assumption.kind)) return declared;
   }
   if (decrementedInCode(assumption)) return apiDecrementTrial(context, assumption);
+  if (assumption.kind === "ordered") return apiOrderTrial(context, assumption);
   if (assumption.kind === "unique") return apiUniqueTrial(context, assumption);
   const direct = await apiValueTrial(context, assumption);
   if (assumption.kind !== "foreign-key" || direct.outcome === "confirmed") return direct;
@@ -153,7 +155,9 @@ export async function confirmConstraints(
       const fromCode = assumption.sites.some((site) => site.line > 0);
       // A reference known only by its name needs the application to leave an orphan (see assumptions.ts).
       const scratchWorthIt =
-        ((assumption.kind !== "allowed-values" && fromCode) || wanted !== undefined) && !assumption.namedOnly;
+        ((assumption.kind !== "allowed-values" && fromCode) || wanted !== undefined) &&
+        !assumption.namedOnly &&
+        assumption.kind !== "ordered";
       if (via === "api" || scratchReason || !analysis.handle || !scratchWorthIt) {
         const detail = !scratchWorthIt
           ? `${api?.reason ?? "not tried through the application"}; a scratch copy alone would not make it fileable (pass its id to try)`

@@ -5,6 +5,7 @@ import { scanCodeAccess } from "../code-access/scan-code-access.ts";
 import type { DataAssumption } from "./assumptions.ts";
 import { inferAssumptions } from "./assumptions.ts";
 import { declaredDomainAssumptions, mergeDeclared } from "./declared-domains.ts";
+import { orderedPairAssumptions } from "./ordered-pairs.ts";
 import type { DatabaseHandle } from "./target-database.ts";
 import { databaseOf, loadTables, type SchemaSource } from "./target-database.ts";
 
@@ -49,7 +50,10 @@ export async function dataAnalysis(
     schemaSource: loaded.source,
     scan,
     assumptions: mergeDeclared(
-      inferAssumptions(loaded.tables, scan),
+      [
+        ...inferAssumptions(loaded.tables, scan),
+        ...orderedPairAssumptions(map?.operations ?? [], loaded.tables, map?.openapi?.source),
+      ],
       declaredDomainAssumptions(map?.operations ?? [], loaded.tables, map?.openapi?.source),
     ),
     declaresForeignKeys: loaded.tables.some((table) => table.foreign_keys.length > 0),

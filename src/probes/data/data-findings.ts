@@ -45,6 +45,8 @@ export function confidenceFor(
       return 0.5;
     case "not-null":
       return 0.45;
+    case "ordered":
+      return 0.5;
   }
 }
 
@@ -65,6 +67,7 @@ export function severityFor(assumption: DataAssumption): Severity {
     case "non-negative":
       return MONEY.test(column) ? "critical" : "high";
     case "allowed-values":
+    case "ordered":
       return "medium";
     case "not-null":
       return "low";
@@ -74,6 +77,14 @@ export function severityFor(assumption: DataAssumption): Severity {
 function describe(assumption: DataAssumption): { title: string; impact: string; fix: string } {
   const place = `${assumption.table}.${assumption.columns.join("+")}`;
   const column = assumption.columns[0]!;
+  if (assumption.kind === "ordered") {
+    const [lower, upper] = assumption.columns as [string, string];
+    return {
+      title: `${assumption.table}.${upper} can be stored before ${lower}: one write refuses it, another does not, and no CHECK relates them`,
+      impact: `Spans that end before they start reach every reader of ${assumption.table}: durations and overlaps come out negative, availability and billing go wrong.`,
+      fix: `CHECK (${upper} >= ${lower}), and validate the pair on every write (the update too, against the stored other half)`,
+    };
+  }
   if (declaredOnly(assumption)) return describeDeclared(assumption, column);
   switch (assumption.kind) {
     case "unique":

@@ -184,5 +184,8 @@ export async function scratchTrial(
       const result = await scratch.trial(statements);
       return { ...result, statements, description: `a ${table.name} row with ${column} = NULL` };
     }
+    case "ordered":
+      // A copy storing an inverted pair only repeats what the schema shows; the rule is the application's.
+      return "an ordered pair is shown through the application only";
   }
 }

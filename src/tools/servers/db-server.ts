@@ -16,7 +16,14 @@ import { defineTool, type ToolDefinition } from "../tool.ts";
 // Composite probes declare a read of the target (probeActions) and skip writes themselves where the
 // target forbids them; a file named by an input is declared as a read.
 
-const AssumptionKind = z.enum(["unique", "foreign-key", "non-negative", "not-null", "allowed-values"]);
+const AssumptionKind = z.enum([
+  "unique",
+  "foreign-key",
+  "non-negative",
+  "not-null",
+  "allowed-values",
+  "ordered",
+]);
 const SqlitePath = z
   .string()
   .min(1)
@@ -60,7 +67,7 @@ const inferDataAssumptions = defineTool({
   name: "infer_data_assumptions",
   server: "db",
   description:
-    "Read the code's data access (SQL strings, query builders and ORMs in JS/TS and Python) and infer what it assumes: single-row lookups (unique, also by a scope column plus a natural key), joins (foreign keys), decrements (non-negative), always-written columns (not null), fixed string states (allowed values), and the enums and minimums the API document declares for the columns requests write. Each assumption says whether the schema enforces it and where the code makes it.",
+    "Read the code's data access (SQL strings, query builders and ORMs in JS/TS and Python) and infer what it assumes: single-row lookups (unique, also by a scope column plus a natural key), joins (foreign keys), decrements (non-negative), always-written columns (not null), fixed string states (allowed values), the enums and minimums the API document declares for the columns requests write, and ordered pairs (a start and its end, a minimum and its maximum) that requests write. Each assumption says whether the schema enforces it and where the code makes it.",
   input: z.strictObject({
     kinds: z.array(AssumptionKind).optional(),
     include_enforced: z.boolean().default(true),
