@@ -65,7 +65,15 @@ const statementsBefore = countStatements();
 
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
-const childCpuBefore = childrenCpuSeconds();
+// The managed target runs in a process group of its own (a shell and the server it starts); its CPU is
+// sampled while it lives: once stopped, the server's time is not added to any process qaas waits for.
+const pidFile = path.join(home, "environments", `${target.profile.name}.pid`);
+let targetCpuSeconds: number | undefined;
+const sampler = setInterval(() => {
+  const group = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8")) : Number.NaN;
+  const seconds = Number.isInteger(group) ? groupCpuSeconds(group) : undefined;
+  if (seconds !== undefined) targetCpuSeconds = Math.max(targetCpuSeconds ?? 0, seconds);
+}, 500);
 const { runId, report } = await startRun({
   home,
   mode: values.mode!,
@@ -76,10 +84,7 @@ const { runId, report } = await startRun({
 const wallSeconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-// The target's processes, counted once the run has stopped them (a child's time is added when it ends).
-const childCpu = childrenCpuSeconds();
-const targetCpuSeconds =
-  childCpu !== undefined && childCpuBefore !== undefined ? childCpu - childCpuBefore : undefined;
+clearInterval(sampler);
 const peakRssMib = process.resourceUsage().maxRSS / 1024;
 const queries = statementLog ? Math.max(0, countStatements() - statementsBefore) : null;
 
@@ -197,17 +202,24 @@ function provenance(bySource: Record<string, number>): string {
   return parts.length > 0 ? `(${parts.join(", ")})` : "";
 }
 
-/** CPU seconds of this process's ended children (Linux: /proc/self/stat cutime + cstime), if readable. */
-function childrenCpuSeconds(): number | undefined {
-  try {
-    const stat = fs.readFileSync("/proc/self/stat", "utf8");
-    // Fields after the command name (which may hold spaces) start at field 3; cutime and cstime are 16, 17.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[13]) + Number(fields[14]);
-    return Number.isFinite(ticks) ? ticks / 100 : undefined;
-  } catch {
-    return undefined;
+/** CPU seconds the live processes of process group `group` have used (Linux /proc), if readable. */
+function groupCpuSeconds(group: number): number | undefined {
+  let ticks = 0;
+  let found = false;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces): state, ppid, pgrp, … utime, stime (14, 15).
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== group) continue;
+      ticks += Number(fields[11]) + Number(fields[12]);
+      found = true;
+    } catch {
+      // The process ended while the list was read.
+    }
   }
+  return found ? ticks / 100 : undefined;
 }
 
 function round(value: number): number {

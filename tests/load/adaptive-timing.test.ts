@@ -1,13 +1,20 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { slowOperationsFor } from "../../src/probes/http/slow-operations.ts";
 import { timeEndpoints } from "../../src/probes/load/endpoint-timing.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 
 // time_endpoints spends its requests where they tell something: a clearly fast read is timed once after
-// its warm-up, a clearly slow one twice plus a confirmation, and one close to the budget every time asked.
+// its warm-up, a clearly slow one twice plus a confirmation, one whose warm-up was far over the budget only
+// confirmed once, and one close to the budget every time asked. Reads that aggregate go first.
 
-const WORK_MS: Record<string, number> = { "/api/fast": 0, "/api/slow": 1000, "/api/close": 260 };
+const WORK_MS: Record<string, number> = {
+  "/api/fast": 0,
+  "/api/slow": 1000,
+  "/api/close": 260,
+  "/api/reports/weekly": 1700,
+};
 const calls: Record<string, number> = {};
 let server: http.Server;
 let baseUrl: string;
@@ -29,24 +36,33 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
+function readsContext() {
+  const read = { get: { responses: { "200": { description: "ok" } } } };
+  const document = {
+    openapi: "3.0.3",
+    info: { title: "reads", version: "1" },
+    paths: Object.fromEntries(Object.keys(WORK_MS).map((path) => [path, read])),
+  };
+  const map = systemMapFor({ target: "reads", baseUrl, document });
+  const profile = profileFor({
+    name: "reads",
+    source: {},
+    environment: { mode: "external", base_url: baseUrl },
+  });
+  return probeContext({ profile, map, agent: "LOAD" });
+}
+
 describe("time_endpoints samples adaptively", () => {
   it("times a fast read once, confirms a slow one, and samples one near the budget in full", async () => {
-    const read = { get: { responses: { "200": { description: "ok" } } } };
-    const document = {
-      openapi: "3.0.3",
-      info: { title: "reads", version: "1" },
-      paths: Object.fromEntries(Object.keys(WORK_MS).map((path) => [path, read])),
-    };
-    const map = systemMapFor({ target: "reads", baseUrl, document });
-    const profile = profileFor({
-      name: "reads",
-      source: {},
-      environment: { mode: "external", base_url: baseUrl },
-    });
-    const context = probeContext({ profile, map, agent: "LOAD" });
+    const context = readsContext();
     const outcome = await timeEndpoints(context, { budget_ms: 400, samples: 3 });
     if (typeof outcome === "string") throw new Error(outcome);
-    expect(outcome.candidates.map((draft) => draft.location.value)).toEqual(["GET /api/slow"]);
+    expect(outcome.candidates.map((draft) => draft.location.value)).toEqual([
+      "GET /api/reports/weekly",
+      "GET /api/slow",
+    ]);
+    // A warm-up over four times the budget is the first round; one paced confirmation as slow, the second.
+    expect(calls["/api/reports/weekly"]).toBe(2);
     // Warm-up + one timed request.
     expect(calls["/api/fast"]).toBe(2);
     // Warm-up + two timed requests over twice the budget + two confirmations.
@@ -55,6 +71,28 @@ describe("time_endpoints samples adaptively", () => {
     expect(calls["/api/close"]).toBe(4);
     const timed = outcome.stats.operations as Array<{ operation: string; times_ms?: number[] }>;
     const times = Object.fromEntries(timed.map((each) => [each.operation, each.times_ms?.length]));
-    expect(times).toEqual({ "GET /api/fast": 1, "GET /api/slow": 4, "GET /api/close": 3 });
+    expect(times).toEqual({
+      "GET /api/reports/weekly": 2,
+      "GET /api/fast": 1,
+      "GET /api/slow": 4,
+      "GET /api/close": 3,
+    });
+    expect(timed[0]!.operation).toBe("GET /api/reports/weekly");
+  }, 30_000);
+
+  it("sends a read other probes already saw far over the budget once, and counts their answers", async () => {
+    const context = readsContext();
+    const pacing = slowOperationsFor(context);
+    expect(await pacing.enter("GET /api/reports/weekly")).toBe(true);
+    pacing.leave("GET /api/reports/weekly", 6_000);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const before = calls["/api/reports/weekly"] ?? 0;
+    const outcome = await timeEndpoints(context, { budget_ms: 400, operation: "GET /api/reports/weekly" });
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(calls["/api/reports/weekly"]! - before).toBe(1);
+    expect(outcome.candidates).toHaveLength(1);
+    expect(outcome.candidates[0]!.summary).toMatch(
+      /timed 1 time\(s\) on its own, after other probes of the run had seen it take 6000 ms/,
+    );
   }, 30_000);
 });

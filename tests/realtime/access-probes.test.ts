@@ -124,11 +124,16 @@ describe("ws_probe_authorization", () => {
   });
 
   it("finds nothing where no write makes the channel speak (a broadcast nobody receives proves nothing)", async () => {
-    const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/presence" });
+    const context = socketContext(app);
+    const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/presence" }, context);
     expect(answer.candidates).toEqual([]);
     expect(answer.stats.notes.join("\n")).toMatch(
-      /no write the probe may send made the owner's socket receive an event/,
+      /no write the probe may send made the owner's socket receive an event \(.*no frame about it/,
     );
+    // The run remembers the silent channel: the next probe makes no write to find out again.
+    const again = await probe(app, "ws_probe_auth", { channel: "/ws/presence" }, context);
+    expect(again.stats.notes.join("\n")).toMatch(/tried by an earlier realtime probe of this run/);
+    expect((again.stats as unknown as { events_caused: number }).events_caused).toBe(0);
   });
 });
 

@@ -56,7 +56,7 @@ export async function sendPaced(
 }
 
 /** What pacing tells apart: each GraphQL field on its own, since they all share one `POST /graphql`. */
-function pacingKey(operation: Operation): string {
+export function pacingKey(operation: Operation): string {
   const key = operationKey(operation);
   return operation.graphql ? `${key} ${operation.graphql.kind} ${operation.graphql.field}` : key;
 }

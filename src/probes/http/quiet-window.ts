@@ -4,9 +4,9 @@ import type { ToolContext } from "../../tools/context.ts";
 // around it needs the target to itself for that moment, not for the whole of its run: while one client
 // holds a window, every other client's requests wait before they are sent, and the window opens only once
 // their requests already in flight have answered. So a measuring agent could run beside the others and
-// still measure what its own request cost, the others losing only the moments it measures. (LOAD still
-// runs alone: a slow handler it times freezes a single-threaded target for everyone, including sockets
-// that wait for frames, which no window covers; see config/agents/load.yaml.) Windows are meant to
+// still measure what its own request cost, the others losing only the moments it measures. A slow handler
+// being timed may keep a single-threaded target busy for everyone, sockets included: socket handshakes
+// enter like requests, and waits for frames extend by the time spent measuring (`heldMs`). Windows are meant to
 // be short (one request and its log): waits are bounded, so a window that outlives its purpose costs a
 // little precision (which the measurements tolerate: minima, repeats) and never hangs the run.
 
@@ -29,6 +29,8 @@ export class QuietWindows {
   private holder: Sender | undefined;
   private closed: Promise<void> = Promise.resolve();
   private drained: (() => void) | undefined;
+  private heldTotal = 0;
+  private measuringSince: number | undefined;
   /** Requests that waited for a window, and for how long in all (the cost the others paid). */
   readonly stats = { windows: 0, waited_requests: 0, waited_ms: 0 };
 
@@ -92,12 +94,24 @@ export class QuietWindows {
         );
       }
       this.drained = undefined;
+      this.measuringSince = performance.now();
       return await measure();
     } finally {
+      if (this.measuringSince !== undefined) this.heldTotal += performance.now() - this.measuringSince;
+      this.measuringSince = undefined;
       this.drained = undefined;
       this.holder = undefined;
       close();
     }
+  }
+
+  /**
+   * Milliseconds spent measuring inside windows so far (the current one up to now). What is measured may
+   * keep a single-threaded target busy for everyone, so waits for what the target sends on its own (a
+   * socket's frames) extend themselves by it.
+   */
+  heldMs(): number {
+    return this.heldTotal + (this.measuringSince === undefined ? 0 : performance.now() - this.measuringSince);
   }
 
   /** Waits while another sender's window is open, `maxWaitMs` at most. */

@@ -11,9 +11,10 @@ import type { RunContext } from "../../tools/context.ts";
 //   - While a stall is being judged (a fraction of a second), new requests wait.
 //   - "Slow" is measured against the run's own pace: ten times the median answer, at least 1.5 s, so a
 //     busy machine or a remote target does not make every operation look slow.
-//   - One slow answer makes an operation suspect; a second in a row (or one very slow answer) makes it
-//     slow, and it gets no further request, from any probe, for half a minute; then one request re-tests it
-//     and a normal answer lifts the ban. A re-test that is slow again doubles the ban (up to eight minutes):
+//   - One slow answer makes an operation suspect; a second in a row makes it slow, and it gets no further
+//     request, from any probe, for half a minute; then one request re-tests it and a normal answer lifts
+//     the ban. One very slow answer bans it for eight minutes at once (a timing probe still reaches it, and
+//     counts what the others saw). A re-test that is slow again doubles the ban (up to eight minutes):
 //     each re-test of a handler that takes seconds freezes a single-threaded target for every probe. A normal answer always clears suspicion: a single slow answer on a
 //     loaded machine must not take an operation away from every probe for the rest of the run.
 // A probe that measures time asks for its delay (a bounded `sleep 1` in a payload): inside
@@ -91,18 +92,7 @@ export class SlowOperations {
     if (this.judging) await this.judging;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = {
-        solo: true,
-        inFlight: undefined,
-        release: () => {},
-        strikes: 0,
-        slow: false,
-        bannedAt: 0,
-        banMs: BAN_MS,
-        retesting: false,
-        skipped: 0,
-        slowAnswersMs: [],
-      };
+      entry = newEntry(true);
       this.entries.set(key, entry);
     }
     for (;;) {
@@ -168,6 +158,16 @@ export class SlowOperations {
     this.pass(entry);
   }
 
+  /**
+   * Records the answer of a request sent outside the pacing (a timing probe's): it takes no turn and is
+   * never refused, but a stall it causes is blamed on it, not on the requests queued behind it.
+   */
+  observe(key: string, durationMs: number | undefined): void {
+    if (durationMs === undefined) return;
+    if (!this.entries.has(key)) this.entries.set(key, newEntry(false));
+    this.leave(key, durationMs);
+  }
+
   /** Ends the request's turn: the next request to the operation may go. */
   private pass(entry: Entry): void {
     entry.retesting = false;
@@ -200,9 +200,12 @@ export class SlowOperations {
       entry.strikes += 1;
       entry.solo = true;
       const ownMs = culprit.endedAt - culprit.startedAt - this.intendedFor(culprit);
-      if (entry.strikes >= STRIKES || ownMs >= VERY_SLOW_FACTOR * culprit.thresholdMs) {
+      const verySlow = ownMs >= VERY_SLOW_FACTOR * culprit.thresholdMs;
+      if (entry.strikes >= STRIKES || verySlow) {
         entry.slow = true;
         entry.bannedAt = culprit.endedAt;
+        // Seconds of work per request is no noise: re-testing it would only freeze the target again.
+        if (verySlow) entry.banMs = MAX_BAN_MS;
         remember(entry, ownMs);
       }
     }
@@ -244,6 +247,21 @@ export class SlowOperations {
       [...this.entries].filter(([, entry]) => entry.slow).map(([key, entry]) => [key, entry.skipped]),
     );
   }
+}
+
+function newEntry(solo: boolean): Entry {
+  return {
+    solo,
+    inFlight: undefined,
+    release: () => {},
+    strikes: 0,
+    slow: false,
+    bannedAt: 0,
+    banMs: BAN_MS,
+    retesting: false,
+    skipped: 0,
+    slowAnswersMs: [],
+  };
 }
 
 function remember(entry: Entry, ms: number): void {

@@ -15,8 +15,10 @@ import type { LoadOutcome, LoadRun } from "./load-run.ts";
 import { cleanUp, openLoadRun, reach, readOperations, sendUnpaced } from "./load-run.ts";
 
 // time_endpoints: each read operation timed after one discarded warm-up request, as often as it takes to
-// tell (once when clearly fast, up to `samples` times when close to the budget); an operation whose median
-// is over the profile's budget is timed again after pauses, and reported only when the confirmation agrees.
+// tell (once when clearly fast, not at all when the warm-up was already far over the budget, up to
+// `samples` times when close to it); an operation whose median is over the profile's budget is timed
+// again after pauses, and reported only when the confirmation agrees. Reads that aggregate go first,
+// before the data grows.
 // Medians, never maxima: a shared machine has noisy moments. Each timed request is sent in a measurement
 // window, so the other agents running beside LOAD are never timed with it.
 
@@ -32,6 +34,18 @@ export interface TimingOptions {
 
 /** Requests that confirm a slow first round. */
 const CONFIRMATIONS = 2;
+/**
+ * An answer this many times over the budget is slow beyond any noise: a warm-up that slow is the first
+ * round, and one paced confirmation as slow settles the second. Each request to such a handler may hold
+ * a single-threaded target for seconds, for every agent.
+ */
+const FAR_OVER = 4;
+/**
+ * Reads that aggregate (reports, exports, statistics, search): timed first, while the data is still much
+ * as the target was seeded, before other agents' writes grow what they aggregate over.
+ */
+const AGGREGATE =
+  /(^|[/_.-])(reports?|forecasts?|stats|statistics|analytics|summar(y|ies)|exports?|dashboards?|metrics|aggregates?|insights|totals|overview|trends?|search)([/_.-]|$)/i;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
@@ -47,7 +61,9 @@ export async function timeEndpoints(
   const samples = Math.min(Math.max(options.samples ?? 3, 2), 7);
   const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 350, options.timeout_ms);
   if (typeof load === "string") return load;
-  const operations = readOperations(context, options.operation).slice(0, options.max_operations ?? 40);
+  const operations = readOperations(context, options.operation)
+    .slice(0, options.max_operations ?? 40)
+    .sort((left, right) => Number(AGGREGATE.test(right.path)) - Number(AGGREGATE.test(left.path)));
   const candidates: EnvelopeDraft[] = [];
   const timings: Array<Record<string, unknown>> = [];
   try {
@@ -108,6 +124,7 @@ async function confirmationRound(
   user: string | undefined,
   prepared: ReturnType<typeof clonePrepared>,
   last: number,
+  farOver: number | undefined,
 ): Promise<HttpExchange[]> {
   const exchanges: HttpExchange[] = [];
   let pause = last;
@@ -117,6 +134,7 @@ async function confirmationRound(
     if (!exchange) break;
     exchanges.push(exchange);
     pause = exchange.durationMs;
+    if (farOver !== undefined && exchange.durationMs > farOver) break;
   }
   return exchanges;
 }
@@ -128,8 +146,29 @@ async function timeOperation(
   samples: number,
 ): Promise<LoadOutcome> {
   const key = operationKey(operation);
-  // reach() sends the warm-up request, which is not timed. Unpaced: the slow operations are the point.
-  const reached = await reach(load, operation, {}, undefined, { paced: false });
+  // Answers far over the budget that other probes of the run saw are a first signal (and warmed the
+  // handler): one request of this probe's own, timed alone and as slow, is the second. Each request to
+  // such a handler may hold a single-threaded target for seconds.
+  const earlier = slowOperationsFor(load.run.context)
+    .slowAnswersOf(key)
+    .filter((ms) => ms > budget * FAR_OVER);
+  // Otherwise reach() sends the warm-up request, which is not timed. Unpaced: the slow operations are the
+  // point. The warm-up and the first round share one window (one wait for others' requests to drain), so
+  // that others wait for a slow handler instead of piling up behind it.
+  const { reached, first } = await load.run.client.quietly(async () => {
+    const reached = await reach(load, operation, {}, undefined, { paced: false });
+    if (!reached || (earlier.length > 0 && reached.exchange.durationMs > budget * FAR_OVER))
+      return { reached, first: undefined };
+    // A warm-up far over the budget is no cold start: it is the first round, and the paced confirmation
+    // the second (each request to such a handler may hold the target for seconds).
+    const first =
+      reached.exchange.durationMs > budget * FAR_OVER
+        ? [reached.exchange]
+        : await firstRound(load, reached.user, reached.prepared, budget, samples);
+    return { reached, first };
+  });
+  if (reached && earlier.length > 0 && reached.exchange.durationMs > budget * FAR_OVER)
+    return slowEndpoint(load, operation, reached, budget, [[reached.exchange]], earlier);
   if (!reached) {
     if (!load.stalled.has(key)) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
     // The handler may still be running: on a single-threaded server every request after it waits too, so
@@ -140,28 +179,57 @@ async function timeOperation(
     await answersAgain(load);
     return stalled ?? { summary: { operation: key, skipped: "no answer once, answered when sent again" } };
   }
-  const first = await firstRound(load, reached.user, reached.prepared, budget, samples);
   if (!first) return { summary: { operation: key, skipped: "not every timed request succeeded" } };
   const firstTimes = first.map((exchange) => exchange.durationMs);
   const firstMedian = median(firstTimes);
   if (firstMedian <= budget)
     return { summary: { operation: key, median_ms: firstMedian, times_ms: firstTimes } };
-  const second = await confirmationRound(load, reached.user, reached.prepared, firstTimes.at(-1)!);
+  // Far over the budget every time so far: one paced confirmation as slow is enough.
+  const farOver = firstTimes.every((time) => time > budget * FAR_OVER) ? budget * FAR_OVER : undefined;
+  const second = await confirmationRound(load, reached.user, reached.prepared, firstTimes.at(-1)!, farOver);
   const secondTimes = second.map((exchange) => exchange.durationMs);
   const all = [...firstTimes, ...secondTimes];
   const overall = median(all);
   const over = all.filter((time) => time > budget).length;
   const summary = { operation: key, median_ms: overall, times_ms: all, budget_ms: budget };
-  if (second.length < CONFIRMATIONS || median(secondTimes) <= budget || over < Math.ceil(all.length * 0.66)) {
+  const confirmed =
+    second.length >= CONFIRMATIONS || (farOver !== undefined && secondTimes.every((time) => time > farOver));
+  if (
+    !confirmed ||
+    second.length === 0 ||
+    median(secondTimes) <= budget ||
+    over < Math.ceil(all.length * 0.66)
+  ) {
     return { summary: { ...summary, result: "over budget once, not when timed again" } };
   }
-  const slowest = [...first, ...second].sort((left, right) => right.durationMs - left.durationMs);
+  return slowEndpoint(load, operation, reached, budget, [first, second]);
+}
+
+/** The finding for a read timed over the budget: its rounds of timed requests (and what others saw). */
+function slowEndpoint(
+  load: LoadRun,
+  operation: Operation,
+  reached: { user: string | undefined; prepared: ReturnType<typeof clonePrepared> },
+  budget: number,
+  rounds: HttpExchange[][],
+  earlier: number[] = [],
+): LoadOutcome {
+  const key = operationKey(operation);
+  const timed = rounds.flat();
+  const all = timed.map((exchange) => exchange.durationMs);
+  const overall = median(all);
+  const over = all.filter((time) => time > budget).length;
+  const slowest = [...timed].sort((left, right) => right.durationMs - left.durationMs);
   const path = `${fillPath(operation.path, reached.prepared.pathValues)}${buildQuery(reached.prepared.query)}`;
+  const how =
+    earlier.length > 0
+      ? `${key} was timed ${all.length} time(s) on its own, after other probes of the run had seen it take ${earlier.join(", ")} ms`
+      : `${key} was timed ${all.length} times in ${rounds.length} rounds (the second after pauses) after a discarded warm-up request`;
   const candidate = loadFinding(load, {
     defectClass: "slow-endpoint",
     operation,
     title: `${key} takes ${Math.round(overall)} ms (median of ${all.length}), over the ${budget} ms budget`,
-    summary: `${key} was timed ${all.length} times in two rounds (the second after pauses) after a discarded warm-up request: median ${Math.round(overall)} ms, fastest ${Math.min(...all)} ms, slowest ${Math.max(...all)} ms; ${over} of ${all.length} over the profile's slow_endpoint_ms budget of ${budget} ms, with ordinary data and no other load from this probe.`,
+    summary: `${how}: median ${Math.round(overall)} ms, fastest ${Math.min(...all)} ms, slowest ${Math.max(...all)} ms; ${over} of ${all.length} over the profile's slow_endpoint_ms budget of ${budget} ms, with ordinary data and no other load from this probe.`,
     impact: `Every caller waits ${Math.round(overall)} ms or more; under load the delay compounds and ties up workers.`,
     severity: overall > budget * 4 ? "high" : "medium",
     confidence: overall > budget * 2 ? 0.85 : 0.8,
@@ -174,7 +242,8 @@ async function timeOperation(
       budget_ms: budget,
       times_ms: all,
       median_ms: overall,
-      rounds: [firstTimes, secondTimes],
+      rounds: rounds.map((round) => round.map((exchange) => exchange.durationMs)),
+      ...(earlier.length > 0 ? { earlier_slow_answers_ms: earlier } : {}),
     },
     repro: {
       title: `${key} answers within ${budget} ms`,
@@ -192,6 +261,7 @@ async function timeOperation(
       ],
     },
   });
+  const summary = { operation: key, median_ms: overall, times_ms: all, budget_ms: budget };
   return { summary: { ...summary, result: "slow-endpoint" }, candidate };
 }
 

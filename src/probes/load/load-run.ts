@@ -3,7 +3,13 @@ import type { Operation, Table } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import type { ResourceFamily } from "../api/operation-index.ts";
 import { isItemPath, operationKey, selectOperations } from "../api/operation-index.ts";
-import { candidateUsers, responseSchemaFor, sendAsRightRole, sendPrepared } from "../api/probe-support.ts";
+import {
+  candidateUsers,
+  pacingKey,
+  responseSchemaFor,
+  sendAsRightRole,
+  sendPrepared,
+} from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
 import { listItems, ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
@@ -13,6 +19,7 @@ import type { DatabaseHandle } from "../data/target-database.ts";
 import { databaseOf, loadTables, quoteName, readOnly } from "../data/target-database.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
+import { slowOperationsFor } from "../http/slow-operations.ts";
 import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
 import { propertiesOf, schemaType } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -146,9 +153,7 @@ export async function reach(
     load.run,
     users,
     build,
-    options.paced === false
-      ? (run, user, prepared) => send(run, user, toSpec(run.target.baseUrl, prepared))
-      : undefined,
+    options.paced === false ? (_run, user, prepared) => sendUnpaced(load, user, prepared) : undefined,
   );
   if (!sent || !isSuccess(sent.exchange)) {
     if (!known) load.reached.set(key, null);
@@ -161,15 +166,19 @@ export async function reach(
 
 /**
  * A request sent without the run's pacing of slow operations: for the probe that times them. Pacing keeps
- * probes that run alongside others from piling onto a slow handler; timing has to reach it (LOAD runs
- * alone, one request at a time).
+ * probes from piling onto a slow handler; timing has to reach it (one request at a time, in a measurement
+ * window). Its answer is still shown to the pacing, so that a stall it causes is blamed on it.
  */
-export function sendUnpaced(
+export async function sendUnpaced(
   load: LoadRun,
   user: string | undefined,
   prepared: PreparedRequest,
 ): Promise<HttpExchange | undefined> {
-  return send(load.run, user, toSpec(load.run.target.baseUrl, prepared));
+  const exchange = await send(load.run, user, toSpec(load.run.target.baseUrl, prepared));
+  // A request that got no answer says nothing of how long the handler takes (and clears nothing).
+  const answered = exchange?.response && !exchange.error ? exchange.durationMs : undefined;
+  slowOperationsFor(load.run.context).observe(pacingKey(prepared.operation), answered);
+  return exchange;
 }
 
 /**

@@ -111,10 +111,17 @@ export abstract class ObservedConnection implements RealtimeConnection {
     return this.frames.filter((frame) => frame.direction === "in" && frame.at >= since);
   }
 
+  /**
+   * How long measurement windows have been held in all, run-wide (see quiet-window.ts): while another
+   * agent measures, the target may be busy for it, so every wait of this connection is extended by it.
+   */
+  stalls: () => number = () => 0;
+
   waitFor(predicate: (frame: Frame) => boolean, timeoutMs: number, since = 0): Promise<Frame | undefined> {
     const found = (): Frame | undefined => this.received(since).find(predicate);
     const already = found();
     if (already || timeoutMs <= 0) return Promise.resolve(already);
+    const extension = stallExtension(this.stalls);
     return new Promise((resolve) => {
       const check = (): void => {
         const frame = found();
@@ -125,18 +132,33 @@ export abstract class ObservedConnection implements RealtimeConnection {
         this.listeners.delete(check);
         resolve(frame);
       };
-      const timer = setTimeout(() => finish(found()), timeoutMs);
+      const expire = (): void => {
+        const more = extension();
+        if (more > 0) timer = setTimeout(expire, more);
+        else finish(found());
+      };
+      let timer = setTimeout(expire, timeoutMs);
       this.listeners.add(check);
     });
   }
 
   async settle(quietMs: number, maxMs: number): Promise<void> {
-    const deadline = this.clock() + maxMs;
+    let deadline = this.clock() + maxMs;
+    const extension = stallExtension(this.stalls);
     let seen = this.framesReceived;
-    while (this.clock() < deadline) {
+    let stalled = this.stalls();
+    for (;;) {
+      if (this.clock() >= deadline) {
+        const more = extension();
+        if (more <= 0) return;
+        deadline += more;
+      }
       await delay(Math.min(quietMs, Math.max(0, deadline - this.clock())));
-      if (this.framesReceived === seen) return;
+      // A window held meanwhile is no quiet: the target was busy elsewhere, not done sending.
+      const now = this.stalls();
+      if (this.framesReceived === seen && now === stalled) return;
       seen = this.framesReceived;
+      stalled = now;
     }
   }
 
@@ -178,4 +200,32 @@ export abstract class ObservedConnection implements RealtimeConnection {
 
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The longest a wait is extended for others' measurement windows: a window outliving this is stuck. */
+const MAX_STALL_EXTENSION_MS = 15_000;
+
+/**
+ * From now on, how much longer a wait must go on for the windows held since the last call: each call
+ * answers the window time not yet granted (0 when none), up to MAX_STALL_EXTENSION_MS in all.
+ */
+export function stallExtension(stalls: () => number): () => number {
+  const start = stalls();
+  let granted = 0;
+  return () => {
+    const owed = Math.min(stalls() - start, MAX_STALL_EXTENSION_MS);
+    const more = Math.max(0, Math.ceil(owed - granted));
+    granted += more;
+    return more;
+  };
+}
+
+/** `delay(ms)`, extended by the measurement windows held meanwhile (see `stalls`). */
+export async function patientDelay(ms: number, stalls: () => number): Promise<void> {
+  const extension = stallExtension(stalls);
+  let wait = ms;
+  while (wait > 0) {
+    await delay(wait);
+    wait = extension();
+  }
 }

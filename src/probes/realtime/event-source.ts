@@ -22,6 +22,10 @@ export const MAX_FAMILIES = 4;
 /** Families tried to find those sources: some creates are refused to the owner (admin-only collections). */
 const MAX_TRIES = 8;
 
+/** The cached answer for a channel none of the tried writes made speak. */
+const SILENT = "";
+const NO_FRAME = "no frame about it";
+
 function cacheKey(realtime: RealtimeRun, channel: ProbedChannel): string {
   return `realtime:source:${realtime.run.target.baseUrl}${channel.name}`;
 }
@@ -48,30 +52,47 @@ export async function causeObservedEvents(
   const stats: string[] = [];
   if (!realtime.driver.writesAllowed) return [];
   const preferred = realtime.context.shared.get(cacheKey(realtime, channel)) as string | undefined;
+  // Each try waits for a frame that never comes: a channel no write made speak is not tried again.
+  if (preferred === SILENT) {
+    realtime.run.notes.push(
+      `${channel.name}: no write the probe may send made the owner's socket receive an event (tried by an earlier realtime probe of this run)`,
+    );
+    return [];
+  }
   const families = realtime.driver
     .families(channelWords(channel), preferred)
     .slice(0, Math.max(limit, MAX_TRIES));
   const sources: EventSource[] = [];
-  for (const family of families) {
-    if (!owner.socket.isOpen || sources.length >= limit) break;
-    const event = await realtime.driver.create(family, owner.user);
-    if (!event) {
-      stats.push(`${family.collection}: create failed`);
-      continue;
-    }
-    const frame = await owner.socket.waitFor(
-      (candidate) => mentions(candidate, event.needles),
-      realtime.waitMs,
-      event.at,
+  // The likeliest family alone first (usually the one that spoke before); then the others at once, so that
+  // a channel none of them makes speak costs one wait rather than one per family.
+  for (const batch of [families.slice(0, 1), families.slice(1)]) {
+    if (!owner.socket.isOpen || sources.length >= limit || batch.length === 0) break;
+    const heard = await Promise.all(
+      batch.map(async (family) => {
+        const event = await realtime.driver.create(family, owner.user);
+        if (!event) return { family, failed: true as const };
+        const frame = await owner.socket.waitFor(
+          (candidate) => mentions(candidate, event.needles),
+          realtime.waitMs,
+          event.at,
+        );
+        return { family, event, frame };
+      }),
     );
-    if (frame) {
-      if (sources.length === 0) realtime.context.shared.set(cacheKey(realtime, channel), family.collection);
-      sources.push({ family, event, frame });
-      continue;
+    for (const entry of heard) {
+      if ("failed" in entry) stats.push(`${entry.family.collection}: create failed`);
+      else if (!entry.frame) stats.push(`${entry.family.collection}: ${NO_FRAME}`);
+      else if (sources.length < limit) {
+        if (sources.length === 0)
+          realtime.context.shared.set(cacheKey(realtime, channel), entry.family.collection);
+        sources.push({ family: entry.family, event: entry.event, frame: entry.frame });
+      }
     }
-    stats.push(`${family.collection}: no frame about it`);
   }
   if (sources.length === 0) {
+    // Only writes that were made and went unheard say the channel is silent; failed creates say nothing.
+    if (stats.some((entry) => entry.endsWith(NO_FRAME)))
+      realtime.context.shared.set(cacheKey(realtime, channel), SILENT);
     realtime.run.notes.push(
       `${channel.name}: no write the probe may send made the owner's socket receive an event (${stats.join("; ") || "no creatable resource"})`,
     );

@@ -6,7 +6,7 @@ import { isAdminLike, outsidersOf } from "../session/roles.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { describeChannel } from "./channels.ts";
 import type { Frame } from "./connection.ts";
-import { delay } from "./connection.ts";
+import { patientDelay } from "./connection.ts";
 import { causeObservedEvent, whoReceived } from "./event-source.ts";
 import { canRead } from "./privacy.ts";
 import type { Observer, RealtimeInput, RealtimeRun } from "./realtime-run.ts";
@@ -101,7 +101,7 @@ async function probeChannel(
   for (const other of realtime.allChannels.filter((known) => known.name !== channel.name)) {
     await connect(realtime, other, `owner (${owner.name}) on ${other.name}`, ownerSession.credential);
   }
-  await delay(Math.min(realtime.waitMs, 400));
+  await patientDelay(Math.min(realtime.waitMs, 400), realtime.stalls);
   stats.owner_accepted = ownerSocket.isOpen;
 
   // Who learned that the owner connected: frames naming the owner that no observer had seen before.

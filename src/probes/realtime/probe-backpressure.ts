@@ -7,7 +7,7 @@ import { send } from "../session/probe-run.ts";
 import { isAdminLike } from "../session/roles.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { describeChannel } from "./channels.ts";
-import { delay } from "./connection.ts";
+import { delay, patientDelay } from "./connection.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import type { RealtimeInput, RealtimeRun } from "./realtime-run.ts";
 import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
@@ -105,10 +105,13 @@ async function probeChannel(
     }
   })();
   try {
-    await mapConcurrent([...Array(count).keys()], 4, (index) =>
-      realtime.driver.create(source.family, owner?.name, `burst ${index + 1}`),
-    );
-    await delay(realtime.waitMs);
+    // One burst, never split by another agent's measurement window: both would measure each other.
+    await realtime.run.client.together(async () => {
+      await mapConcurrent([...Array(count).keys()], 4, (index) =>
+        realtime.driver.create(source.family, owner?.name, `burst ${index + 1}`),
+      );
+      await patientDelay(realtime.waitMs, realtime.stalls);
+    });
   } finally {
     driving = false;
     await sampler;

@@ -5,7 +5,7 @@ import { isAdminLike } from "../session/roles.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { describeChannel } from "./channels.ts";
 import type { Frame, RealtimeConnection } from "./connection.ts";
-import { delay } from "./connection.ts";
+import { delay, patientDelay } from "./connection.ts";
 import type { DrivenEvent } from "./event-driver.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import type { SequenceProblem } from "./frames.ts";
@@ -83,7 +83,7 @@ async function probeChannel(
         )),
       );
     }
-    await delay(realtime.waitMs);
+    await patientDelay(realtime.waitMs, realtime.stalls);
     await socket.settle(150, realtime.waitMs);
     const caused = events.filter((event): event is DrivenEvent => event !== undefined);
     return { kind, events: caused, ...judge(socket, since, caused, field, kind, source.event.resource.id) };

@@ -5,7 +5,7 @@ import { isAdminLike } from "../session/roles.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { describeChannel } from "./channels.ts";
 import type { Frame } from "./connection.ts";
-import { delay } from "./connection.ts";
+import { delay, patientDelay } from "./connection.ts";
 import type { DrivenEvent } from "./event-driver.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import { detectSequenceField, mentions, sequenceOf } from "./frames.ts";
@@ -150,7 +150,7 @@ async function probeChannel(
     credential,
     promise.resume,
   );
-  await delay(realtime.waitMs);
+  await patientDelay(realtime.waitMs, realtime.stalls);
   await second.settle(150, realtime.waitMs);
   const frames = second.received();
   const replayed = missed.filter((event) => frames.some((frame) => mentions(frame, event.needles)));

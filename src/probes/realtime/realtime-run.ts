@@ -4,12 +4,14 @@ import type { ToolContext } from "../../tools/context.ts";
 import { buildFinding, candidateKey } from "../evidence/finding.ts";
 import { maskedExchange } from "../http/exchange-record.ts";
 import type { HttpExchange } from "../http/http-types.ts";
+import type { QuietWindows } from "../http/quiet-window.ts";
+import { quietWindowsOf } from "../http/quiet-window.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { baseStats, openProbeRun, untilBudget, usableUsers } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { channelsOf } from "./channels.ts";
-import type { RealtimeConnection } from "./connection.ts";
+import type { ObservedConnection, OpenOptions, RealtimeConnection } from "./connection.ts";
 import { EventDriver } from "./event-driver.ts";
 import { identityNeedles } from "./frames.ts";
 import type { SocketCredential } from "./socket-auth.ts";
@@ -42,6 +44,10 @@ export interface RealtimeRun {
   allChannels: ProbedChannel[];
   users: ProfileUser[];
   channelStats: Array<Record<string, unknown>>;
+  /** Run-wide time spent inside measurement windows: every wait for the target's frames extends by it. */
+  stalls: () => number;
+  /** The run's measurement windows, which a connection's handshake honours like a request. */
+  windows: QuietWindows;
 }
 
 export interface Observer {
@@ -68,6 +74,7 @@ export async function openRealtimeRun(
   }
   const started = performance.now();
   const clock = () => Math.round(performance.now() - started);
+  const windows = quietWindowsOf(context);
   const realtime: RealtimeRun = {
     run,
     context,
@@ -83,6 +90,8 @@ export async function openRealtimeRun(
     ],
     users: [],
     channelStats: [],
+    stalls: () => windows.heldMs(),
+    windows,
   };
   await untilBudget(run, async () => {
     realtime.users = await usableUsers(run);
@@ -134,31 +143,48 @@ export async function connect(
   });
   Object.assign(request.query, resume.query);
   const options = { label, headers: request.headers, timeoutMs: realtime.timeoutMs, clock: realtime.clock };
-  let socket: RealtimeConnection;
-  if (channel.protocol === "socket.io") {
-    const engine = new URL(url);
-    socket = await ObservedSocketIo.open(
-      `${engine.protocol === "wss:" ? "https:" : "http:"}//${engine.host}`,
-      {
-        ...options,
-        path: engine.pathname,
-        namespace: channel.namespace,
-        query: request.query,
-        auth:
-          resume.query || resume.auth ? { ...request.auth, ...resume.query, ...resume.auth } : request.auth,
-      },
-    );
-  } else {
-    const query = Object.entries(resume.query ?? {})
-      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
-      .join("&");
-    const separator = request.url.includes("?") ? "&" : "?";
-    socket = await ObservedSocket.open(query ? `${request.url}${separator}${query}` : request.url, options);
-  }
+  // A handshake is a request: it waits outside others' windows, and a window waits for it to finish.
+  const attempt = async () => {
+    const leave = await realtime.windows.enter(realtime);
+    try {
+      return await open(channel, url, request, options, resume);
+    } finally {
+      leave();
+    }
+  };
+  let socket = await attempt();
+  // A handshake that timed out met a busy target, not an answer: it is tried once more.
+  if (!socket.outcome.opened && socket.outcome.error === "timeout") socket = await attempt();
+  socket.stalls = realtime.stalls;
   realtime.sockets.push(socket);
   if (socket.outcome.opened && request.firstMessage)
     socket.send(request.firstMessage.payload, request.firstMessage.event);
   return socket;
+}
+
+/** The connection itself, plain WebSocket or socket.io, with the resume values where each reads them. */
+function open(
+  channel: ProbedChannel,
+  url: string,
+  request: ReturnType<typeof connectionRequest>,
+  options: OpenOptions,
+  resume: ResumeValues,
+): Promise<ObservedConnection> {
+  if (channel.protocol === "socket.io") {
+    const engine = new URL(url);
+    return ObservedSocketIo.open(`${engine.protocol === "wss:" ? "https:" : "http:"}//${engine.host}`, {
+      ...options,
+      path: engine.pathname,
+      namespace: channel.namespace,
+      query: request.query,
+      auth: resume.query || resume.auth ? { ...request.auth, ...resume.query, ...resume.auth } : request.auth,
+    });
+  }
+  const query = Object.entries(resume.query ?? {})
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+    .join("&");
+  const separator = request.url.includes("?") ? "&" : "?";
+  return ObservedSocket.open(query ? `${request.url}${separator}${query}` : request.url, options);
 }
 
 export async function closeAll(realtime: RealtimeRun): Promise<void> {
