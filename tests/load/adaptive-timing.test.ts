@@ -95,4 +95,28 @@ describe("time_endpoints samples adaptively", () => {
       /timed 1 time\(s\) on its own, after other probes of the run had seen it take 6000 ms/,
     );
   }, 30_000);
+
+  it("does not time again a read other probes got answered quickly three times, nor skips on two", async () => {
+    const context = readsContext();
+    const pacing = slowOperationsFor(context);
+    const answer = async (key: string, times: number) => {
+      for (let index = 0; index < times; index += 1) {
+        expect(await pacing.enter(key)).toBe(true);
+        pacing.answered(key, 20);
+        pacing.leave(key, 20);
+      }
+    };
+    await answer("GET /api/fast", 3);
+    await answer("GET /api/close", 2);
+    const before = { fast: calls["/api/fast"] ?? 0, close: calls["/api/close"] ?? 0 };
+    const fast = await timeEndpoints(context, { budget_ms: 400, operation: "GET /api/fast" });
+    const close = await timeEndpoints(context, { budget_ms: 400, operation: "GET /api/close" });
+    if (typeof fast === "string" || typeof close === "string") throw new Error("time_endpoints refused");
+    expect(calls["/api/fast"]! - before.fast).toBe(0);
+    expect(calls["/api/close"]! - before.close).toBeGreaterThan(0);
+    const timed = fast.stats.operations as Array<{ operation: string; result?: string }>;
+    expect(timed).toMatchObject([
+      { operation: "GET /api/fast", result: expect.stringMatching(/not timed again/) },
+    ]);
+  }, 30_000);
 });

@@ -1,5 +1,6 @@
 import type { Operation } from "../../map/system-map.ts";
 import type { HttpExchange } from "../http/http-types.ts";
+import { isSuccess } from "../http/http-types.ts";
 import { slowOperationsFor } from "../http/slow-operations.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
 import { asSchema } from "../schema-values/json-schema.ts";
@@ -49,6 +50,7 @@ export async function sendPaced(
   try {
     const exchange = await sendRequest();
     durationMs = exchange?.durationMs;
+    if (exchange && durationMs !== undefined && isSuccess(exchange)) pacing.answered(key, durationMs);
     return exchange;
   } finally {
     pacing.leave(key, durationMs);

@@ -105,6 +105,16 @@ export class QuietWindows {
     }
   }
 
+  /** Run-wide so far: windows opened, time spent measuring in them, and what the others waited. */
+  report(): { windows: number; held_ms: number; waited_requests: number; waited_ms: number } {
+    return {
+      windows: this.stats.windows,
+      held_ms: Math.round(this.heldMs()),
+      waited_requests: this.stats.waited_requests,
+      waited_ms: this.stats.waited_ms,
+    };
+  }
+
   /**
    * Milliseconds spent measuring inside windows so far (the current one up to now). What is measured may
    * keep a single-threaded target busy for everyone, so waits for what the target sends on its own (a

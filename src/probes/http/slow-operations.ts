@@ -28,6 +28,8 @@ const PACE_FACTOR = 10;
 /** An answer this many times the threshold is slow on its own, without a second strike. */
 const VERY_SLOW_FACTOR = 3;
 const STRIKES = 2;
+/** Successful answers remembered per operation. */
+const ANSWERS_KEPT = 5;
 /** How long a slow operation is left alone before one request re-tests it; doubled per slow re-test. */
 const BAN_MS = 30_000;
 const MAX_BAN_MS = 480_000;
@@ -51,6 +53,8 @@ interface Entry {
   skipped: number;
   /** How long the answers that made it slow (or kept it so) took, first few. */
   slowAnswersMs: number[];
+  /** The last few successful answers' durations, whoever asked: what a timing probe can skip on. */
+  answeredMs: number[];
 }
 
 interface Answer {
@@ -232,6 +236,19 @@ export class SlowOperations {
     return this.intended.find((item) => item.answer === answer)?.delayMs ?? 0;
   }
 
+  /** Records how long a successful (2xx) answer of the operation took, for `answeredOf`. */
+  answered(key: string, durationMs: number): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    entry.answeredMs.push(Math.round(durationMs));
+    if (entry.answeredMs.length > ANSWERS_KEPT) entry.answeredMs.shift();
+  }
+
+  /** The last few successful answers of the operation the run's probes got, in milliseconds. */
+  answeredOf(key: string): number[] {
+    return [...(this.entries.get(key)?.answeredMs ?? [])];
+  }
+
   /**
    * How long the answers took that made the operation slow, while it is: what the run's other probes saw,
    * a measurement a timing probe can count beside its own.
@@ -261,6 +278,7 @@ function newEntry(solo: boolean): Entry {
     retesting: false,
     skipped: 0,
     slowAnswersMs: [],
+    answeredMs: [],
   };
 }
 

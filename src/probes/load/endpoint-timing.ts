@@ -3,6 +3,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { operationKey } from "../api/operation-index.ts";
+import { pacingKey } from "../api/probe-support.ts";
 import { clonePrepared } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
@@ -40,6 +41,8 @@ const CONFIRMATIONS = 2;
  * a single-threaded target for seconds, for every agent.
  */
 const FAR_OVER = 4;
+/** Successful answers other probes got, all under a quarter of the budget, that make a read clearly fast. */
+const FAST_SEEN = 3;
 /**
  * Reads that aggregate (reports, exports, statistics, search): timed first, while the data is still much
  * as the target was seeded, before other agents' writes grow what they aggregate over.
@@ -146,6 +149,23 @@ async function timeOperation(
   samples: number,
 ): Promise<LoadOutcome> {
   const key = operationKey(operation);
+  // Other probes of the run already got this read answered, quickly, several times — under the load of the
+  // whole run: it is clearly fast, and timing it would only hold the target once more. Reads that
+  // aggregate are always timed (the others' requests may have asked for less than a default request does).
+  const answered = slowOperationsFor(load.run.context).answeredOf(pacingKey(operation));
+  if (
+    !AGGREGATE.test(operation.path) &&
+    answered.length >= FAST_SEEN &&
+    answered.every((time) => time <= budget / 4)
+  )
+    return {
+      summary: {
+        operation: key,
+        median_ms: median(answered),
+        times_ms: answered,
+        result: "answered other probes quickly: not timed again",
+      },
+    };
   // Answers far over the budget that other probes of the run saw are a first signal (and warmed the
   // handler): one request of this probe's own, timed alone and as slow, is the second. Each request to
   // such a handler may hold a single-threaded target for seconds.

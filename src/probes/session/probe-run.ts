@@ -7,6 +7,7 @@ import type { HttpClient } from "../http/http-client.ts";
 import { BudgetExhaustedError, WriteNotAllowedError } from "../http/http-client.ts";
 import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
 import type { Masker } from "../http/masking.ts";
+import { quietWindowsOf } from "../http/quiet-window.ts";
 import type { ProbeTarget } from "../http/run-http.ts";
 import { openHttpClient, probeTargetOf } from "../http/run-http.ts";
 import { slowOperationsFor } from "../http/slow-operations.ts";
@@ -162,6 +163,7 @@ export function baseStats(run: ProbeRun, extra: Record<string, unknown> = {}): R
     budget_left: run.client.remaining(),
     sign_in_errors: run.signInErrors,
     slow_operations: slowOperationsFor(run.context).report(),
+    measurement_windows: quietWindowsOf(run.context).report(),
     notes: run.notes,
     ...extra,
   };
