@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Table } from "../../src/map/system-map.ts";
-import { orderedPairAssumptions, orderedPairs, pairValues } from "../../src/probes/data/ordered-pairs.ts";
+import { pairValues } from "../../src/probes/data/order-trial.ts";
+import { orderedPairAssumptions, orderedPairs } from "../../src/probes/data/ordered-pairs.ts";
 import { operation } from "../load/fixtures/fixture-target.ts";
 
 // Which columns bound one span, in the naming styles real schemas use, and the look-alikes that do not.

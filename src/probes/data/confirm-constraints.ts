@@ -13,7 +13,7 @@ import { dataFinding } from "./data-findings.ts";
 import { apiDomainTrial } from "./declared-domains.ts";
 import { apiDecrementTrial } from "./decrement-trial.ts";
 import { findTable } from "./naming.ts";
-import { apiOrderTrial } from "./ordered-pairs.ts";
+import { apiOrderTrial } from "./order-trial.ts";
 import { apiOrphanTrial } from "./orphan-trial.ts";
 import { scratchTrial } from "./scratch-trials.ts";
 import type { ScratchDatabase } from "./target-database.ts";
