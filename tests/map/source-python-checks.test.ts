@@ -49,6 +49,21 @@ def create_note():
     return jsonify(data), 201
 
 
+@app.route("/discounts", methods=["POST"])
+def create_discount():
+    body = request.get_json(silent=True) or {}
+    if not isinstance(body.get("percent"), int) or not 0 <= body["percent"] <= 100:
+        return jsonify(error="percent must be from 0 to 100"), 400
+    seats = body.get("seats")
+    if not isinstance(seats, int) or seats < 1:
+        return jsonify(error="seats"), 400
+    # Branches that do not refuse say nothing of a range.
+    weight = body.get("weight")
+    if isinstance(weight, int) and weight > 10:
+        weight = 10
+    return jsonify(body), 201
+
+
 @app.route("/search", methods=["GET"])
 def search():
     kind = request.args.get("kind", "all")
@@ -95,6 +110,13 @@ describe("a Flask app that validates by hand", () => {
     expect(bodyRequired(notes)).toEqual(["title"]);
     expect(bodyProperties(notes).note).toEqual({ type: "string" });
     expect(bodyProperties(notes).tone).toEqual({ type: "string", enum: ["plain", "loud"] });
+  });
+
+  it("learns a number's bounds from a refused value outside a range", () => {
+    const create = bodyProperties(routeAt(routes, "POST /discounts"));
+    expect(create.percent).toEqual({ type: "integer", minimum: 0, maximum: 100 });
+    expect(create.seats).toEqual({ type: "integer", minimum: 1 });
+    expect(create.weight).toEqual({ type: "integer" });
   });
 
   it("learns no enum from a membership test that does not refuse the request", () => {

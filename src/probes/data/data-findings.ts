@@ -128,14 +128,14 @@ function describeDeclared(
   if (assumption.kind === "allowed-values") {
     const values = (assumption.values ?? []).map((value) => `'${value}'`).join(", ");
     return {
-      title: `${assumption.table}.${column} stores values outside the documented set (${values}) and has no CHECK`,
+      title: `${assumption.table}.${column} stores values outside the declared set (${values}) and has no CHECK`,
       impact: `Rows with a ${column} no reader expects are stored; code and clients that switch on it fall through.`,
       fix: `CHECK (${column} IN (${values})), and validate ${domain.property} in ${domain.operation}`,
     };
   }
   const minimum = domain.minimum ?? 0;
   return {
-    title: `${assumption.table}.${column} stores values below the documented minimum (${minimum}) and has no CHECK`,
+    title: `${assumption.table}.${column} stores values below the declared minimum (${minimum}) and has no CHECK`,
     impact: `Out-of-range ${column} values are stored and flow into every total and report built from them.`,
     fix: `CHECK (${column} >= ${minimum}), and validate ${domain.property} in ${domain.operation}`,
   };

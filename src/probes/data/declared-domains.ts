@@ -9,13 +9,14 @@ import { numberOf, propertiesOf, schemaType } from "../schema-values/json-schema
 import type { ApiTrial, TrialContext } from "./api-trials.ts";
 import type { DataAssumption } from "./assumptions.ts";
 import { checkMentions, NON_NEGATIVE, VALUE_SET } from "./assumptions.ts";
-import { columnForProperty, findTable, tableForName } from "./naming.ts";
+import { columnForProperty, findTable, tableForPath } from "./naming.ts";
 import type { OwnedRecord } from "./record-creator.ts";
 import { collectionName, RecordCreator } from "./record-creator.ts";
 import { columnOfRow } from "./trial-values.ts";
 
-// Domains the API document declares for what a request writes — `enum` for a state, `minimum` for an
-// amount — that the column storing it does not enforce with a CHECK. The document says which values are
+// Domains the API document (or, for an undocumented operation, its handler's own checks) declares for what
+// a request writes — `enum` for a state, `minimum` for an amount — that the column storing it does not
+// enforce with a CHECK. The document says which values are
 // legal; whether the application (or the database) keeps the others out is then tried with one request
 // carrying an illegal value, read back from the row it created.
 
@@ -38,8 +39,8 @@ function lowerBound(schema: JsonSchema): number | undefined {
 function writesTable(operation: Operation, tables: readonly Table[]): Table | undefined {
   const method = operation.method.toUpperCase();
   if (!["POST", "PUT", "PATCH"].includes(method) || !isSafeWrite(operation)) return undefined;
-  const name = collectionName(operation.path);
-  return name ? tableForName(tables, name) : undefined;
+  // `/api/logistics/sprints` beside `/api/billing/sprints`: the path's other words pick the table.
+  return collectionName(operation.path) ? tableForPath(tables, operation.path) : undefined;
 }
 
 /** The declared domains of every writing operation, as assumptions about the columns they fill. */
@@ -50,7 +51,6 @@ export function declaredDomainAssumptions(
 ): DataAssumption[] {
   const byId = new Map<string, DataAssumption>();
   for (const operation of operations) {
-    if (!operation.documented) continue;
     const table = writesTable(operation, tables);
     const schema = requestSchema(operation);
     if (!table || !schema) continue;
@@ -100,7 +100,15 @@ export function declaredDomainAssumptions(
       }
       if (!assumption) continue;
       const id = `${assumption.kind}:${table.name}.${column}`;
-      const site = { file: document, line: 0, via: `request schema of ${declared.operation} (${property})` };
+      // Undocumented operations declare a domain through the checks their handler makes (the map reads
+      // `not 0 <= x <= 100: return 400` as bounds); either way the declaration is not code that relies on it.
+      const site = operation.documented
+        ? { file: document, line: 0, via: `request schema of ${declared.operation} (${property})` }
+        : {
+            file: operation.handler?.file ?? "the source",
+            line: 0,
+            via: `checks the handler of ${declared.operation} makes (${property})`,
+          };
       const existing = byId.get(id);
       if (existing) {
         existing.declared = [...(existing.declared ?? []), declared];

@@ -1,6 +1,7 @@
 // The part of the Python extractor that learns what a handler *checks* about a value it read, when no
-// validator declares it: `isinstance(body.get("quantity"), int)` types the field, and a refusal guarded by
-// `if body.get("priority") not in ("low", "high"): return ..., 400` gives it an enum. Hand-written checks
+// validator declares it: `isinstance(body.get("quantity"), int)` types the field, a refusal guarded by
+// `if body.get("priority") not in ("low", "high"): return ..., 400` gives it an enum, and one guarded by
+// `not 0 <= quantity <= 100` (or `quantity < 0`) its bounds. Hand-written checks
 // are how small Flask and http.server apps validate; without them an undocumented field is a bare string
 // and every request built from the map is refused before it reaches the code behind it.
 // Spliced into PYTHON_ROUTE_SCRIPT after PYTHON_INPUTS_SCRIPT (Reads calls check_fields).
@@ -65,6 +66,46 @@ def membership_test(test):
     return None
 
 
+def number_constant(node):
+    """The value of a numeric literal (a negative one too), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = number_constant(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def refused_bounds(test):
+    """(value, "minimum"|"maximum", bound) for each bound a refusing test keeps: x < 0, x > 100, 0 > x,
+    not 0 <= x <= 100 (and either inside an or)."""
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    found = []
+    for item in tests:
+        if isinstance(item, ast.UnaryOp) and isinstance(item.op, ast.Not) and isinstance(item.operand, ast.Compare):
+            inner = item.operand
+            # not low <= x <= high: the kept range itself.
+            if len(inner.ops) == 2 and all(isinstance(op, (ast.LtE, ast.Lt)) for op in inner.ops):
+                low, high = number_constant(inner.left), number_constant(inner.comparators[1])
+                if low is not None:
+                    found.append((inner.comparators[0], "minimum", low))
+                if high is not None:
+                    found.append((inner.comparators[0], "maximum", high))
+            continue
+        if not (isinstance(item, ast.Compare) and len(item.ops) == 1):
+            continue
+        op, left, right = item.ops[0], item.left, item.comparators[0]
+        if number_constant(right) is not None and isinstance(op, ast.Lt):
+            found.append((left, "minimum", number_constant(right)))
+        elif number_constant(right) is not None and isinstance(op, ast.Gt):
+            found.append((left, "maximum", number_constant(right)))
+        elif number_constant(left) is not None and isinstance(op, ast.Gt):
+            found.append((right, "minimum", number_constant(left)))
+        elif number_constant(left) is not None and isinstance(op, ast.Lt):
+            found.append((right, "maximum", number_constant(left)))
+    return found
+
+
 def refused_unless_typed(test):
     """The values a refusing test demands be of a type that excludes None: not isinstance(x, T) [or ...]."""
     tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
@@ -108,9 +149,14 @@ def defaulted(nodes, value):
 def check_fields(reads, nodes):
     """Types from isinstance checks and enums from refusing membership tests, recorded on the fields read.
     A field the handler refuses unless it has a type (None has none of them) is required."""
-    best, enums, required = {}, [], set()
+    best, enums, required, bounds = {}, [], set(), {}
     for node in (node for top in nodes for node in ast.walk(top)):
         if isinstance(node, ast.If) and refuses(node.body):
+            # A refused number outside a range: the range is the field's declared domain.
+            for value, side, bound in refused_bounds(node.test):
+                for origin in reads.classify(value):
+                    if origin[0] == "bag" and origin[2]:
+                        bounds.setdefault((origin[1], origin[2], origin[3]), {})[side] = bound
             for value in refused_unless_typed(node.test):
                 if defaulted(nodes, value):
                     continue
@@ -146,7 +192,10 @@ def check_fields(reads, nodes):
                         required.add((origin[1], origin[2], origin[3]))
     # Types first: a later enum of strings refines a string type, never the other way round.
     for key, (name, origin) in best.items():
-        record_checked(reads, origin, guess({"type": CHECK_TYPES[name][0]}), key in required)
+        schema = {"type": CHECK_TYPES[name][0]}
+        if schema["type"] in ("integer", "number"):
+            schema.update(bounds.get(key, {}))
+        record_checked(reads, origin, guess(schema), key in required)
     for origin, choices in enums:
         key = (origin[1], origin[2], origin[3])
         record_checked(reads, origin, guess({"type": "string", "enum": choices}), key in required)
