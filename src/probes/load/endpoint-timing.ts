@@ -152,7 +152,8 @@ async function timeOperation(
   // Other probes of the run already got this read answered, quickly, several times — under the load of the
   // whole run: it is clearly fast, and timing it would only hold the target once more. Reads that
   // aggregate are always timed (the others' requests may have asked for less than a default request does).
-  const answered = slowOperationsFor(load.run.context).answeredOf(pacingKey(operation));
+  const pacing = slowOperationsFor(load.run.context);
+  const answered = pacing.answeredOf(pacingKey(operation));
   if (
     !AGGREGATE.test(operation.path) &&
     answered.length >= FAST_SEEN &&
@@ -169,9 +170,7 @@ async function timeOperation(
   // Answers far over the budget that other probes of the run saw are a first signal (and warmed the
   // handler): one request of this probe's own, timed alone and as slow, is the second. Each request to
   // such a handler may hold a single-threaded target for seconds.
-  const earlier = slowOperationsFor(load.run.context)
-    .slowAnswersOf(key)
-    .filter((ms) => ms > budget * FAR_OVER);
+  const earlier = pacing.slowAnswersOf(pacingKey(operation)).filter((ms) => ms > budget * FAR_OVER);
   // Otherwise reach() sends the warm-up request, which is not timed. Unpaced: the slow operations are the
   // point. The warm-up and the first round share one window (one wait for others' requests to drain), so
   // that others wait for a slow handler instead of piling up behind it.
