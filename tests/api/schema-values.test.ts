@@ -52,6 +52,14 @@ const SCHEMAS: Record<string, JsonSchema> = {
 };
 
 describe("value generation from JSON schemas", () => {
+  it("gives a date-named text field without a format a date, and a time-named one an instant", () => {
+    const text = { type: "string" };
+    for (const name of ["starts_on", "endDate", "due_date", "birthday"])
+      expect(validValue(text, { seed: "s", name })).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(validValue(text, { seed: "s", name: "opens_at" })).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(validValue(text, { seed: "s", name: "title" })).not.toMatch(/^\d{4}-/);
+  });
+
   it("builds a valid value for every schema shape", () => {
     for (const [name, schema] of Object.entries(SCHEMAS)) {
       const value = validValue(schema, { seed: "k3x9" });

@@ -174,10 +174,11 @@ async function timeOperation(
   // Otherwise reach() sends the warm-up request, which is not timed. Unpaced: the slow operations are the
   // point. The warm-up and the first round share one window (one wait for others' requests to drain), so
   // that others wait for a slow handler instead of piling up behind it.
+  const confirmsEarlier = (exchange: HttpExchange) =>
+    earlier.length > 0 && exchange.durationMs > budget * FAR_OVER;
   const { reached, first } = await load.run.client.quietly(async () => {
     const reached = await reach(load, operation, {}, undefined, { paced: false });
-    if (!reached || (earlier.length > 0 && reached.exchange.durationMs > budget * FAR_OVER))
-      return { reached, first: undefined };
+    if (!reached || confirmsEarlier(reached.exchange)) return { reached, first: undefined };
     // A warm-up far over the budget is no cold start: it is the first round, and the paced confirmation
     // the second (each request to such a handler may hold the target for seconds).
     const first =
@@ -186,7 +187,7 @@ async function timeOperation(
         : await firstRound(load, reached.user, reached.prepared, budget, samples);
     return { reached, first };
   });
-  if (reached && earlier.length > 0 && reached.exchange.durationMs > budget * FAR_OVER)
+  if (reached && confirmsEarlier(reached.exchange))
     return slowEndpoint(load, operation, reached, budget, [[reached.exchange]], earlier);
   if (!reached) {
     if (!load.stalled.has(key)) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };

@@ -6,11 +6,17 @@ import { isAdminLike, outsidersOf } from "../session/roles.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { describeChannel } from "./channels.ts";
 import type { Frame } from "./connection.ts";
-import { patientDelay } from "./connection.ts";
 import { causeObservedEvent, whoReceived } from "./event-source.ts";
 import { canRead } from "./privacy.ts";
 import type { Observer, RealtimeInput, RealtimeRun } from "./realtime-run.ts";
-import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
+import {
+  connect,
+  credentialOf,
+  probeEachChannel,
+  realtimeFinding,
+  waitForEvents,
+  writeTranscript,
+} from "./realtime-run.ts";
 import { expiredToken, garbageToken } from "./socket-auth.ts";
 
 // ws-unauthenticated: sockets with no token, a random token and an expired one listen while a signed-in
@@ -101,7 +107,7 @@ async function probeChannel(
   for (const other of realtime.allChannels.filter((known) => known.name !== channel.name)) {
     await connect(realtime, other, `owner (${owner.name}) on ${other.name}`, ownerSession.credential);
   }
-  await patientDelay(Math.min(realtime.waitMs, 400), realtime.stalls);
+  await waitForEvents(realtime, Math.min(realtime.waitMs, 400));
   stats.owner_accepted = ownerSocket.isOpen;
 
   // Who learned that the owner connected: frames naming the owner that no observer had seen before.

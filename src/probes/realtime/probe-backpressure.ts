@@ -7,10 +7,17 @@ import { send } from "../session/probe-run.ts";
 import { isAdminLike } from "../session/roles.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { describeChannel } from "./channels.ts";
-import { delay, patientDelay } from "./connection.ts";
+import { delay } from "./connection.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import type { RealtimeInput, RealtimeRun } from "./realtime-run.ts";
-import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
+import {
+  connect,
+  credentialOf,
+  probeEachChannel,
+  realtimeFinding,
+  waitForEvents,
+  writeTranscript,
+} from "./realtime-run.ts";
 
 // ws-backpressure: a subscriber that stops reading (its socket paused) while a bounded burst of events
 // flows, next to one that reads normally. Server memory cannot be seen from outside, so only two clear
@@ -110,7 +117,7 @@ async function probeChannel(
       await mapConcurrent([...Array(count).keys()], 4, (index) =>
         realtime.driver.create(source.family, owner?.name, `burst ${index + 1}`),
       );
-      await patientDelay(realtime.waitMs, realtime.stalls);
+      await waitForEvents(realtime, realtime.waitMs);
     });
   } finally {
     driving = false;

@@ -5,13 +5,20 @@ import { isAdminLike } from "../session/roles.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { describeChannel } from "./channels.ts";
 import type { Frame, RealtimeConnection } from "./connection.ts";
-import { delay, patientDelay } from "./connection.ts";
+import { delay } from "./connection.ts";
 import type { DrivenEvent } from "./event-driver.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import type { SequenceProblem } from "./frames.ts";
 import { detectSequenceField, isControlFrame, mentions, sequenceProblems } from "./frames.ts";
 import type { RealtimeInput, RealtimeRun } from "./realtime-run.ts";
-import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
+import {
+  connect,
+  credentialOf,
+  probeEachChannel,
+  realtimeFinding,
+  waitForEvents,
+  writeTranscript,
+} from "./realtime-run.ts";
 
 // ws-ordering, for one subscriber (the owner's socket) and a bounded burst of events the probe causes:
 //   - when frames carry a numbering field (seq, sequence, offset, version…), it must only go up: a value
@@ -83,7 +90,7 @@ async function probeChannel(
         )),
       );
     }
-    await patientDelay(realtime.waitMs, realtime.stalls);
+    await waitForEvents(realtime, realtime.waitMs);
     await socket.settle(150, realtime.waitMs);
     const caused = events.filter((event): event is DrivenEvent => event !== undefined);
     return { kind, events: caused, ...judge(socket, since, caused, field, kind, source.event.resource.id) };

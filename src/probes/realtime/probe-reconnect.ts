@@ -5,12 +5,19 @@ import { isAdminLike } from "../session/roles.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { describeChannel } from "./channels.ts";
 import type { Frame } from "./connection.ts";
-import { delay, patientDelay } from "./connection.ts";
+import { delay } from "./connection.ts";
 import type { DrivenEvent } from "./event-driver.ts";
 import { causeObservedEvent } from "./event-source.ts";
 import { detectSequenceField, mentions, sequenceOf } from "./frames.ts";
 import type { RealtimeInput, RealtimeRun, ResumeValues } from "./realtime-run.ts";
-import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
+import {
+  connect,
+  credentialOf,
+  probeEachChannel,
+  realtimeFinding,
+  waitForEvents,
+  writeTranscript,
+} from "./realtime-run.ts";
 import { ObservedSocketIo } from "./socketio-client.ts";
 
 // ws-reconnect: only for channels that promise to resume. The promise is read from the first messages of a
@@ -150,7 +157,7 @@ async function probeChannel(
     credential,
     promise.resume,
   );
-  await patientDelay(realtime.waitMs, realtime.stalls);
+  await waitForEvents(realtime, realtime.waitMs);
   await second.settle(150, realtime.waitMs);
   const frames = second.received();
   const replayed = missed.filter((event) => frames.some((frame) => mentions(frame, event.needles)));

@@ -12,6 +12,7 @@ import type { ProfileUser } from "../session/sign-in.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { channelsOf } from "./channels.ts";
 import type { ObservedConnection, OpenOptions, RealtimeConnection } from "./connection.ts";
+import { patientDelay } from "./connection.ts";
 import { EventDriver } from "./event-driver.ts";
 import { identityNeedles } from "./frames.ts";
 import type { SocketCredential } from "./socket-auth.ts";
@@ -44,9 +45,10 @@ export interface RealtimeRun {
   allChannels: ProbedChannel[];
   users: ProfileUser[];
   channelStats: Array<Record<string, unknown>>;
-  /** Run-wide time spent inside measurement windows: every wait for the target's frames extends by it. */
-  stalls: () => number;
-  /** The run's measurement windows, which a connection's handshake honours like a request. */
+  /**
+   * The run's measurement windows: a connection's handshake honours them like a request, and every wait
+   * for the target's frames extends by the time spent measuring in them (`heldMs`).
+   */
   windows: QuietWindows;
 }
 
@@ -90,7 +92,6 @@ export async function openRealtimeRun(
     ],
     users: [],
     channelStats: [],
-    stalls: () => windows.heldMs(),
     windows,
   };
   await untilBudget(run, async () => {
@@ -155,7 +156,7 @@ export async function connect(
   let socket = await attempt();
   // A handshake that timed out met a busy target, not an answer: it is tried once more.
   if (!socket.outcome.opened && socket.outcome.error === "timeout") socket = await attempt();
-  socket.stalls = realtime.stalls;
+  socket.stalls = () => realtime.windows.heldMs();
   realtime.sockets.push(socket);
   if (socket.outcome.opened && request.firstMessage)
     socket.send(request.firstMessage.payload, request.firstMessage.event);
@@ -185,6 +186,11 @@ function open(
     .join("&");
   const separator = request.url.includes("?") ? "&" : "?";
   return ObservedSocket.open(query ? `${request.url}${separator}${query}` : request.url, options);
+}
+
+/** Waits `ms` for the target's events, longer by the measurement windows held meanwhile. */
+export function waitForEvents(realtime: RealtimeRun, ms: number): Promise<void> {
+  return patientDelay(ms, () => realtime.windows.heldMs());
 }
 
 export async function closeAll(realtime: RealtimeRun): Promise<void> {

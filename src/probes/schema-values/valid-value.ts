@@ -1,3 +1,4 @@
+import { snakeCase } from "../data/naming.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import { asSchema, chooseBranch, numberOf, propertiesOf, requiredOf, schemaType } from "./json-schema.ts";
 import { stringForPattern } from "./pattern-value.ts";
@@ -139,13 +140,11 @@ function formatValue(format: string, seed: string, name: string): string | undef
     if (/(^|_)(url|uri|website|homepage|link)$/i.test(name)) return `https://example.test/qaas-${seed}`;
     if (/phone/i.test(name)) return "+15555550100";
     // A schema read from code has no formats; a handler parsing `starts_on` as a date refuses any other text.
-    if (/(^|_)(date|day|dob)$|_on$|^date_|birth_?date|birthday/i.test(snakeName(name))) return "2024-01-15";
-    if (/_at$|(^|_)(datetime|timestamp)$/i.test(snakeName(name))) return "2024-01-15T10:00:00Z";
+    if (/(^|_)(date|day|dob)$|_on$|^date_|birth_?date|birthday/i.test(snakeCase(name))) return "2024-01-15";
+    if (/_at$|(^|_)(datetime|timestamp)$/i.test(snakeCase(name))) return "2024-01-15T10:00:00Z";
   }
   return undefined;
 }
-
-const snakeName = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
 
 export function safeRegExp(pattern: string): RegExp | undefined {
   try {
