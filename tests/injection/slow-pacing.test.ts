@@ -200,6 +200,32 @@ describe("slow-operation pacing and intended delays", () => {
     expect(await pacing.enter("POST /login")).toBe(true);
   });
 
+  it("blames the operation that never answered at pace when a stall's answers end together", async () => {
+    let now = 10_000;
+    const pacing = new SlowOperations(() => now);
+    for (let round = 0; round < 10; round += 1) {
+      for (const key of ["GET /users", "GET /projects"]) {
+        expect(await pacing.enter(key)).toBe(true);
+        pacing.leave(key, 40);
+      }
+    }
+    // Two stalls of a single-threaded server: both times the report's answer is flushed a millisecond
+    // after those of two reads that were queued behind it and answer fast on their own.
+    for (let stall = 0; stall < 2; stall += 1) {
+      for (const key of ["GET /users", "GET /projects", "GET /report"])
+        expect(await pacing.enter(key)).toBe(true);
+      now += 2000;
+      pacing.leave("GET /users", 1990);
+      pacing.leave("GET /projects", 1995);
+      now += 1;
+      pacing.leave("GET /report", 2001);
+      await settle();
+    }
+    expect(pacing.report()).toEqual({ "GET /report": 0 });
+    expect(await pacing.enter("GET /users")).toBe(true);
+    expect(await pacing.enter("GET /report")).toBe(false);
+  });
+
   it("does not blame a request that waited behind an intended sleep", async () => {
     let now = 10_000;
     const pacing = new SlowOperations(() => now);

@@ -96,6 +96,30 @@ describe("time_endpoints samples adaptively", () => {
     );
   }, 30_000);
 
+  it("takes a slow answer another probe gets right after its own first round as the confirmation", async () => {
+    const context = readsContext();
+    const pacing = slowOperationsFor(context);
+    const key = "GET /api/reports/weekly";
+    const before = calls["/api/reports/weekly"] ?? 0;
+    // Another probe takes the operation's turn while the timing probe's warm-up runs, and sends once that
+    // is answered: its answer is slow on its own, and the probe waits for it instead of sending again.
+    const other = (async () => {
+      expect(await pacing.enter(key)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const started = performance.now();
+      await fetch(`${baseUrl}/api/reports/weekly`).then((response) => response.text());
+      pacing.leave(key, Math.round(performance.now() - started));
+    })();
+    const outcome = await timeEndpoints(context, { budget_ms: 400, operation: key });
+    await other;
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(calls["/api/reports/weekly"]! - before).toBe(2);
+    expect(outcome.candidates).toHaveLength(1);
+    expect(outcome.candidates[0]!.summary).toMatch(
+      /timed 1 time\(s\) on its own, and the requests other probes of the run sent it next took 17\d\d ms/,
+    );
+  }, 30_000);
+
   it("does not time again a read other probes got answered quickly three times, nor skips on two", async () => {
     const context = readsContext();
     const pacing = slowOperationsFor(context);

@@ -55,6 +55,10 @@ interface Entry {
   slowAnswersMs: number[];
   /** The last few successful answers' durations, whoever asked: what a timing probe can skip on. */
   answeredMs: number[];
+  /** It has answered under the slow threshold: in a stall, more likely queued than the cause. */
+  answeredAtPace: boolean;
+  /** The first few answers judged the cause of a stall: when they started, and their own time. */
+  culpritAnswers: Array<{ startedAt: number; ms: number }>;
 }
 
 interface Answer {
@@ -89,7 +93,8 @@ export class SlowOperations {
   private judging: Promise<void> | undefined;
   private readonly recent: number[] = [];
 
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  /** `now` is the clock of `culpritAnswersSince`: performance.now() unless a test gives its own. */
+  constructor(readonly now: () => number = () => performance.now()) {}
 
   /** Waits for the operation's turn; false while the operation is known slow. */
   async enter(key: string): Promise<boolean> {
@@ -128,10 +133,12 @@ export class SlowOperations {
   leave(key: string, durationMs: number | undefined, delayMs: number = intendedDelay.getStore() ?? 0): void {
     const entry = this.entries.get(key);
     if (!entry) return;
-    if (durationMs === undefined) {
-      this.pass(entry);
-      return;
-    }
+    if (durationMs !== undefined) this.record(key, entry, durationMs, delayMs, true);
+    this.pass(entry);
+  }
+
+  /** Judges one answer: `turn` when the request held the operation's turn (an unpaced one did not). */
+  private record(key: string, entry: Entry, durationMs: number, delayMs: number, turn: boolean): void {
     const endedAt = this.now();
     const threshold = this.threshold();
     const ownMs = durationMs - delayMs;
@@ -148,18 +155,18 @@ export class SlowOperations {
       this.judging ??= new Promise<void>((resolve) =>
         setTimeout(() => resolve(this.judge()), STALL_WINDOW_MS),
       );
-      if (entry.retesting) {
+      if (turn && entry.retesting) {
         entry.bannedAt = endedAt;
         remember(entry, ownMs);
         entry.banMs = Math.min(MAX_BAN_MS, entry.banMs * 2);
       }
     } else {
+      entry.answeredAtPace = true;
       entry.strikes = 0;
       entry.solo = false;
       entry.slow = false;
       entry.banMs = BAN_MS;
     }
-    this.pass(entry);
   }
 
   /**
@@ -168,8 +175,13 @@ export class SlowOperations {
    */
   observe(key: string, durationMs: number | undefined): void {
     if (durationMs === undefined) return;
-    if (!this.entries.has(key)) this.entries.set(key, newEntry(false));
-    this.leave(key, durationMs);
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = newEntry(false);
+      this.entries.set(key, entry);
+    }
+    // Another probe's request may hold the operation's turn: it keeps it.
+    this.record(key, entry, durationMs, intendedDelay.getStore() ?? 0, false);
   }
 
   /** Ends the request's turn: the next request to the operation may go. */
@@ -198,12 +210,14 @@ export class SlowOperations {
   }
 
   private judge(): void {
-    const culprit = [...this.cohort].sort((a, b) => a.endedAt - b.endedAt || a.startedAt - b.startedAt)[0];
+    const culprit = this.culpritOf(this.cohort);
     const entry = culprit ? this.entries.get(culprit.key) : undefined;
     if (culprit && entry && !this.explained(culprit)) {
       entry.strikes += 1;
       entry.solo = true;
       const ownMs = culprit.endedAt - culprit.startedAt - this.intendedFor(culprit);
+      if (entry.culpritAnswers.length < ANSWERS_KEPT)
+        entry.culpritAnswers.push({ startedAt: culprit.startedAt, ms: Math.round(ownMs) });
       const verySlow = ownMs >= VERY_SLOW_FACTOR * culprit.thresholdMs;
       if (entry.strikes >= STRIKES || verySlow) {
         entry.slow = true;
@@ -215,6 +229,16 @@ export class SlowOperations {
     }
     this.cohort = [];
     this.judging = undefined;
+  }
+
+  /**
+   * The answer that held the server: the first to end. When a handler blocks a single-threaded target, the
+   * answers queued behind it all end within milliseconds of it, so that order is noise; an operation that
+   * answered at the run's pace a moment ago was queued, so one that has not is blamed first.
+   */
+  private culpritOf(cohort: readonly Answer[]): Answer | undefined {
+    const byEnd = [...cohort].sort((a, b) => a.endedAt - b.endedAt || a.startedAt - b.startedAt);
+    return byEnd.find((answer) => !this.entries.get(answer.key)?.answeredAtPace) ?? byEnd[0];
   }
 
   /**
@@ -258,6 +282,22 @@ export class SlowOperations {
     return entry?.slow ? [...entry.slowAnswersMs] : [];
   }
 
+  /**
+   * How long the answers took that were sent from `since` on (by the run's clock, `now`) and judged the
+   * cause of a stall: slow on their own, as the operation's own second signal for a timing probe.
+   */
+  culpritAnswersSince(key: string, since: number): number[] {
+    const answers = this.entries.get(key)?.culpritAnswers ?? [];
+    return answers.filter((answer) => answer.startedAt >= since).map((answer) => answer.ms);
+  }
+
+  /** Waits for the request that holds the operation's turn, if one does, and for the stall it may end. */
+  async settled(key: string): Promise<void> {
+    const inFlight = this.entries.get(key)?.inFlight;
+    if (inFlight) await inFlight;
+    if (this.judging) await this.judging;
+  }
+
   /** Operations found slow, with the requests to each that were skipped. */
   report(): Record<string, number> {
     return Object.fromEntries(
@@ -279,6 +319,8 @@ function newEntry(solo: boolean): Entry {
     skipped: 0,
     slowAnswersMs: [],
     answeredMs: [],
+    answeredAtPace: false,
+    culpritAnswers: [],
   };
 }
 

@@ -176,6 +176,7 @@ async function timeOperation(
   // that others wait for a slow handler instead of piling up behind it.
   const confirmsEarlier = (exchange: HttpExchange) =>
     earlier.length > 0 && exchange.durationMs > budget * FAR_OVER;
+  let firstEndedAt = 0;
   const { reached, first } = await load.run.client.quietly(async () => {
     const reached = await reach(load, operation, {}, undefined, { paced: false });
     if (!reached || confirmsEarlier(reached.exchange)) return { reached, first: undefined };
@@ -185,6 +186,7 @@ async function timeOperation(
       reached.exchange.durationMs > budget * FAR_OVER
         ? [reached.exchange]
         : await firstRound(load, reached.user, reached.prepared, budget, samples);
+    firstEndedAt = pacing.now();
     return { reached, first };
   });
   if (reached && confirmsEarlier(reached.exchange))
@@ -206,6 +208,13 @@ async function timeOperation(
     return { summary: { operation: key, median_ms: firstMedian, times_ms: firstTimes } };
   // Far over the budget every time so far: one paced confirmation as slow is enough.
   const farOver = firstTimes.every((time) => time > budget * FAR_OVER) ? budget * FAR_OVER : undefined;
+  if (farOver !== undefined) {
+    // Other probes' requests sent since, each judged slow on its own, confirm it as well as a request of
+    // this probe's: one more would hold the target for seconds again.
+    await pacing.settled(pacingKey(operation));
+    const later = pacing.culpritAnswersSince(pacingKey(operation), firstEndedAt).filter((ms) => ms > farOver);
+    if (later.length > 0) return slowEndpoint(load, operation, reached, budget, [first], later, "later");
+  }
   const second = await confirmationRound(load, reached.user, reached.prepared, firstTimes.at(-1)!, farOver);
   const secondTimes = second.map((exchange) => exchange.durationMs);
   const all = [...firstTimes, ...secondTimes];
@@ -232,7 +241,9 @@ function slowEndpoint(
   reached: { user: string | undefined; prepared: ReturnType<typeof clonePrepared> },
   budget: number,
   rounds: HttpExchange[][],
-  earlier: number[] = [],
+  others: number[] = [],
+  /** Whether the other probes' answers came before this probe's requests or after them. */
+  when: "earlier" | "later" = "earlier",
 ): LoadOutcome {
   const key = operationKey(operation);
   const timed = rounds.flat();
@@ -242,9 +253,11 @@ function slowEndpoint(
   const slowest = [...timed].sort((left, right) => right.durationMs - left.durationMs);
   const path = `${fillPath(operation.path, reached.prepared.pathValues)}${buildQuery(reached.prepared.query)}`;
   const how =
-    earlier.length > 0
-      ? `${key} was timed ${all.length} time(s) on its own, after other probes of the run had seen it take ${earlier.join(", ")} ms`
-      : `${key} was timed ${all.length} times in ${rounds.length} rounds (the second after pauses) after a discarded warm-up request`;
+    others.length === 0
+      ? `${key} was timed ${all.length} times in ${rounds.length} rounds (the second after pauses) after a discarded warm-up request`
+      : when === "earlier"
+        ? `${key} was timed ${all.length} time(s) on its own, after other probes of the run had seen it take ${others.join(", ")} ms`
+        : `${key} was timed ${all.length} time(s) on its own, and the requests other probes of the run sent it next took ${others.join(", ")} ms, each slow on its own`;
   const candidate = loadFinding(load, {
     defectClass: "slow-endpoint",
     operation,
@@ -263,7 +276,7 @@ function slowEndpoint(
       times_ms: all,
       median_ms: overall,
       rounds: rounds.map((round) => round.map((exchange) => exchange.durationMs)),
-      ...(earlier.length > 0 ? { earlier_slow_answers_ms: earlier } : {}),
+      ...(others.length > 0 ? { [`${when}_slow_answers_ms`]: others } : {}),
     },
     repro: {
       title: `${key} answers within ${budget} ms`,
