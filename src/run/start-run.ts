@@ -12,6 +12,7 @@ import { SystemMapStore } from "../store/system-map-store.ts";
 import { type PreparedEnvironment, prepareEnvironment } from "../targets/environment.ts";
 import { loadTarget } from "../targets/load-target.ts";
 import type { LoadedTarget } from "../tools/context.ts";
+import { closeRunServices } from "../tools/run-end.ts";
 import { buildPlan } from "./build-plan.ts";
 import { buildReport, type RunReport } from "./build-report.ts";
 import { type FinalCatch, runFinalCatch } from "./final-catch.ts";
@@ -199,6 +200,7 @@ async function drive(
     });
     noteSkippedProbes(context, store, progress);
   } finally {
+    await closeRunServices(context);
     if (environment) {
       await environment.stop();
       store.append("environment_stopped", { pid: environment.pid ?? null });

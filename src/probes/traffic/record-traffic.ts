@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page, Request as PlaywrightRequest, Route } from "playwright-core";
 import { templateOfConcrete } from "../../map/inventory.ts";
+import { splitSessionHeaders } from "../browser/browser-session.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
-import { parseCookieHeader } from "../pages/cookie-jar.ts";
 import { mayFollow, NEVER_FOLLOW } from "../pages/urls.ts";
 import { CHROMIUM_ARGS, findChromium } from "./chromium.ts";
 
@@ -125,7 +125,7 @@ async function recordRole(
     summary.error = error instanceof Error ? error.message : String(error);
     return summary;
   }
-  const { cookies, extra } = splitHeaders(headers, origin);
+  const { cookies, extra } = splitSessionHeaders(headers, origin);
   let context: BrowserContext | undefined;
   try {
     context = await browser.newContext({ serviceWorkers: "block", ignoreHTTPSErrors: true });
@@ -320,24 +320,6 @@ async function handle(route: Route, state: RouteState): Promise<void> {
 }
 
 /** A role's Cookie header as browser cookies for the target; its other headers go on same-origin requests only. */
-function splitHeaders(
-  headers: Record<string, string>,
-  origin: string,
-): { cookies: Array<{ name: string; value: string; url: string }>; extra: Record<string, string> } {
-  const extra: Record<string, string> = {};
-  let cookies: Array<{ name: string; value: string; url: string }> = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() === "cookie")
-      cookies = parseCookieHeader(value).map(([cookie, content]) => ({
-        name: cookie,
-        value: content,
-        url: origin,
-      }));
-    else extra[name.toLowerCase()] = value;
-  }
-  return { cookies, extra };
-}
-
 /** A link a script rendered, as a page to open: same origin, not a sign-out, the fragment kept for hash routes. */
 function renderedPath(href: string, origin: string): string | undefined {
   let url: URL;

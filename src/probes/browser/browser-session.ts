@@ -1,0 +1,243 @@
+import type { Browser, BrowserContext, Page, Response } from "playwright-core";
+import type { RunContext } from "../../tools/context.ts";
+import { onRunEnd } from "../../tools/run-end.ts";
+import { parseCookieHeader } from "../pages/cookie-jar.ts";
+import { CHROMIUM_ARGS, findChromium } from "../traffic/chromium.ts";
+
+// One Chromium per run, launched when first needed and closed when the run ends; one browser context per
+// role and viewport (contexts share nothing: cookies, storage and cache stay apart), so a page opened as
+// `member` at mobile width never sees another role's session. Every page opened through the session keeps
+// a log of what a person debugging it would look at first: console messages, uncaught exceptions, the
+// network exchanges the page made, dialogs it raised and downloads it started.
+
+export interface Viewport {
+  name: string;
+  width: number;
+  height: number;
+  isMobile?: boolean;
+  hasTouch?: boolean;
+}
+
+export const DESKTOP: Viewport = { name: "desktop", width: 1280, height: 800 };
+export const MOBILE: Viewport = { name: "mobile", width: 390, height: 844, isMobile: true, hasTouch: true };
+
+export interface ConsoleEntry {
+  type: string;
+  text: string;
+  /** `url:line:column` of the message's source, when the browser tells it. */
+  location?: string;
+}
+
+export interface PageErrorEntry {
+  message: string;
+  stack?: string;
+}
+
+export interface NetworkEntry {
+  method: string;
+  url: string;
+  resourceType: string;
+  status?: number;
+  /** Why the request got no answer (refused, aborted, DNS), when it got none. */
+  failure?: string;
+}
+
+export interface PageLog {
+  console: ConsoleEntry[];
+  pageErrors: PageErrorEntry[];
+  network: NetworkEntry[];
+  dialogs: string[];
+  downloads: string[];
+}
+
+/** Who a context browses as: a role name and the headers the run's sign-in layer gives it. */
+export interface BrowsingRole {
+  role: string;
+  /** Headers the role's requests carry; a Cookie header becomes the context's cookies. */
+  headers(): Promise<Record<string, string>>;
+}
+
+export interface OpenedPage {
+  page: Page;
+  log: PageLog;
+  /** The main document's answer (undefined when navigation failed before one came). */
+  response: Response | null;
+  /** The navigation's error, when it failed. */
+  error?: string;
+}
+
+const MAX_LOG_ENTRIES = 500;
+
+export class BrowserSession {
+  private launched: Promise<Browser> | undefined;
+  private readonly contexts = new Map<string, Promise<BrowserContext>>();
+  private readonly logs = new WeakMap<Page, PageLog>();
+  private closed = false;
+
+  constructor(
+    private readonly options: {
+      executablePath?: string;
+      signal?: AbortSignal;
+      /** Per navigation (default 15 s). */
+      navigationTimeoutMs?: number;
+    } = {},
+  ) {}
+
+  /** The run's browser, launched on first use; a clear error when Chromium is missing. */
+  browser(): Promise<Browser> {
+    if (this.closed) return Promise.reject(new Error("the run's browser is already closed"));
+    this.launched ??= (async () => {
+      const executablePath = this.options.executablePath ?? findChromium();
+      const { chromium } = await import("playwright-core");
+      const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 30_000 });
+      this.options.signal?.addEventListener("abort", () => void browser.close().catch(() => {}), {
+        once: true,
+      });
+      return browser;
+    })();
+    return this.launched;
+  }
+
+  /** The context of a role at a viewport, created once with the role's session cookies and headers. */
+  context(role: BrowsingRole, origin: string, viewport: Viewport = DESKTOP): Promise<BrowserContext> {
+    const key = `${role.role}\u0000${viewport.name}`;
+    let context = this.contexts.get(key);
+    if (!context) {
+      context = (async () => {
+        const { cookies, extra } = splitSessionHeaders(await role.headers(), origin);
+        const browser = await this.browser();
+        const created = await browser.newContext({
+          serviceWorkers: "block",
+          ignoreHTTPSErrors: true,
+          acceptDownloads: true,
+          viewport: { width: viewport.width, height: viewport.height },
+          isMobile: viewport.isMobile ?? false,
+          hasTouch: viewport.hasTouch ?? false,
+        });
+        // Headers other than cookies go to the target only: a bearer token must not leave its origin.
+        if (Object.keys(extra).length > 0) {
+          await created.route(
+            (url) => url.origin === origin,
+            (route) => route.continue({ headers: { ...route.request().headers(), ...extra } }),
+          );
+        }
+        if (cookies.length > 0) await created.addCookies(cookies);
+        return created;
+      })();
+      this.contexts.set(key, context);
+      // A context that failed to open is not kept: the next call tries again.
+      context.catch(() => this.contexts.delete(key));
+    }
+    return context;
+  }
+
+  /** A new tab in `context`, logging from its first request; the caller closes it when done. */
+  async newPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
+    const page = await context.newPage();
+    const log: PageLog = { console: [], pageErrors: [], network: [], dialogs: [], downloads: [] };
+    this.logs.set(page, log);
+    const push = <T>(list: T[], entry: T) => {
+      if (list.length < MAX_LOG_ENTRIES) list.push(entry);
+    };
+    page.on("console", (message) => {
+      const where = message.location();
+      push(log.console, {
+        type: message.type(),
+        text: message.text(),
+        ...(where.url ? { location: `${where.url}:${where.lineNumber + 1}:${where.columnNumber + 1}` } : {}),
+      });
+    });
+    page.on("pageerror", (error) =>
+      push(log.pageErrors, { message: error.message, ...(error.stack ? { stack: error.stack } : {}) }),
+    );
+    page.on("requestfinished", async (request) => {
+      const response = await request.response().catch(() => null);
+      push(log.network, {
+        method: request.method(),
+        url: request.url(),
+        resourceType: request.resourceType(),
+        ...(response ? { status: response.status() } : {}),
+      });
+    });
+    page.on("requestfailed", (request) =>
+      push(log.network, {
+        method: request.method(),
+        url: request.url(),
+        resourceType: request.resourceType(),
+        failure: request.failure()?.errorText ?? "failed",
+      }),
+    );
+    page.on("dialog", (dialog) => {
+      push(log.dialogs, `${dialog.type()}: ${dialog.message()}`);
+      // A dialog left open blocks the page; dismissing is the harmless answer (no confirm goes through).
+      void dialog.dismiss().catch(() => {});
+    });
+    page.on("download", (download) => push(log.downloads, download.suggestedFilename()));
+    return { page, log };
+  }
+
+  /** Opens `url` in a new tab of `context` and waits for `load`; navigation errors are answered, not thrown. */
+  async open(context: BrowserContext, url: string, timeoutMs?: number): Promise<OpenedPage> {
+    const { page, log } = await this.newPage(context);
+    try {
+      const response = await page.goto(url, {
+        waitUntil: "load",
+        timeout: timeoutMs ?? this.options.navigationTimeoutMs ?? 15_000,
+      });
+      return { page, log, response };
+    } catch (error) {
+      return {
+        page,
+        log,
+        response: null,
+        error: (error instanceof Error ? error.message : String(error)).split("\n")[0],
+      };
+    }
+  }
+
+  /** The log of a page this session opened. */
+  logOf(page: Page): PageLog | undefined {
+    return this.logs.get(page);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const launched = this.launched;
+    this.launched = undefined;
+    this.contexts.clear();
+    if (launched) await (await launched.catch(() => undefined))?.close().catch(() => {});
+  }
+}
+
+const SESSION_KEY = "browser:session";
+
+/** The run's browser session: one per run, closed when the run ends (or its signal aborts). */
+export function browserSessionFor(context: RunContext): BrowserSession {
+  let session = context.shared.get(SESSION_KEY) as BrowserSession | undefined;
+  if (!session) {
+    session = new BrowserSession({ signal: context.signal });
+    context.shared.set(SESSION_KEY, session);
+    const opened = session;
+    onRunEnd(context, () => opened.close());
+  }
+  return session;
+}
+
+/** A Cookie header becomes cookies of `origin`; other headers are sent to `origin` as they are. */
+export function splitSessionHeaders(
+  headers: Record<string, string>,
+  origin: string,
+): { cookies: Array<{ name: string; value: string; url: string }>; extra: Record<string, string> } {
+  const extra: Record<string, string> = {};
+  let cookies: Array<{ name: string; value: string; url: string }> = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === "cookie")
+      cookies = parseCookieHeader(value).map(([cookie, content]) => ({
+        name: cookie,
+        value: content,
+        url: origin,
+      }));
+    else extra[name.toLowerCase()] = value;
+  }
+  return { cookies, extra };
+}
