@@ -15,7 +15,20 @@ export type GuardedAction =
   /** A request to the live target; writes are limited for `external` targets. */
   | { kind: "http_request"; method: string; url: string }
   /** Open a pull request; only drafts exist. */
-  | { kind: "pull_request"; branch: string; draft: boolean };
+  | { kind: "pull_request"; branch: string; draft: boolean }
+  /**
+   * Operate a control in the browser (click, fill, select, press) on the page at `url`. `destructive` says
+   * why the control may sign out, delete or spend (undefined when it reads harmless); `createdByRun` that
+   * the page shows a record the run itself created.
+   */
+  | {
+      kind: "ui_action";
+      action: string;
+      control: string;
+      url: string;
+      destructive: string | undefined;
+      createdByRun: boolean;
+    };
 
 export type GuardDecision = { allowed: true } | { allowed: false; rule: GuardRule; reason: string };
 
@@ -34,6 +47,7 @@ export const GUARD_RULES = [
   "forbidden-command",
   "external-writes",
   "draft-only",
+  "destructive-ui",
   /** The guardrails could not judge a call (an unknown action, an internal fault): refused, never waved through. */
   "guard-fault",
 ] as const;

@@ -3,6 +3,7 @@ import type { GuardState, ToolContext } from "../tools/context.ts";
 import type { ToolDefinition } from "../tools/tool.ts";
 import type { GuardDecision, GuardedAction } from "./actions.ts";
 import { judgeBranch } from "./rules/branches.ts";
+import { judgeUiAction } from "./rules/destructive-ui.ts";
 import { changedFileKey, judgeDiffBudget } from "./rules/diff-budget.ts";
 import { judgeHttpRequest } from "./rules/external-writes.ts";
 import { judgeShell } from "./rules/forbidden-command.ts";
@@ -109,6 +110,8 @@ function judgeAction(action: GuardedAction, scope: GuardScope): Denial | undefin
         judgeBranch(action.branch, "open a pull request from", scope) ??
         judgeDraft(action.branch, action.draft, scope)
       );
+    case "ui_action":
+      return judgeHttpRequest("GET", action.url, scope) ?? judgeUiAction(action, scope);
     default:
       // An action the guardrails do not know cannot be shown to be safe.
       return deny(
