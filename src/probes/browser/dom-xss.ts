@@ -1,0 +1,179 @@
+import { randomInt } from "node:crypto";
+import type { BrowserContext } from "playwright-core";
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { Page as MapPage } from "../../map/system-map.ts";
+import type { ToolContext } from "../../tools/context.ts";
+import { probeTargetOf } from "../http/run-http.ts";
+import { ANONYMOUS } from "../pages/crawl-pages.ts";
+import { webRoles } from "../pages/web-session.ts";
+import { browserSessionFor } from "./browser-session.ts";
+
+// DOM-based XSS: a page's own script takes part of the URL (a query parameter, the fragment) and writes it
+// where the browser runs it (innerHTML, document.write, eval, a javascript: link). The server may never see
+// the value (a fragment is not sent), so only a browser finds it. Each payload calls a function the probe
+// defines before the page's scripts run, with a token of its own: it does nothing else, and it is the
+// proof — the payload ran. A fresh load with a new token that runs again is the second signal. A payload
+// that also comes back raw in the server's HTML is reflected XSS, AUDITOR's to report, and is left out.
+
+export interface DomXssOptions {
+  max_pages?: number;
+  max_seconds?: number;
+}
+
+interface Hit {
+  page: string;
+  role: string;
+  source: string;
+  sink: string;
+  url: string;
+  confirmUrl: string;
+}
+
+const HOOK = "__qaasDomXss";
+
+/** Payloads per context an input may land in: HTML, a URL, a JavaScript string. */
+function payloads(token: number): Array<{ sink: string; text: string }> {
+  return [
+    { sink: "HTML (innerHTML, document.write)", text: `"'><img src=x onerror=${HOOK}(${token})>` },
+    { sink: "script (eval, setTimeout, a JavaScript string)", text: `';${HOOK}(${token});'` },
+    { sink: "a javascript: URL", text: `javascript:${HOOK}(${token})` },
+  ];
+}
+
+export async function probeDomXss(
+  context: ToolContext,
+  options: DomXssOptions,
+): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
+  const target = probeTargetOf(context);
+  if (typeof target === "string") return target;
+  const map = context.systemMap();
+  if (!map) return "no system map: run MAPPER first";
+  const origin = new URL(target.baseUrl).origin;
+  const deadline = Date.now() + (options.max_seconds ?? 60) * 1000;
+  const pages = pagesWithInputs(map.pages).slice(0, options.max_pages ?? 30);
+  const roles = webRoles(context, target).roles;
+  const session = browserSessionFor(context);
+  const hits: Hit[] = [];
+  let attempts = 0;
+  for (const page of pages) {
+    if (Date.now() > deadline || context.signal.aborted) break;
+    const role = roles.find((candidate) => page.roles?.includes(candidate.role)) ?? ANONYMOUS;
+    const browserContext = await session.context(role, origin);
+    for (const source of page.sources) {
+      for (const [index, { sink }] of payloads(0).entries()) {
+        if (Date.now() > deadline) break;
+        attempts += 1;
+        const payloadFor = (token: number) => payloads(token)[index]!.text;
+        const first = await ran(browserContext, origin, page.path, source, payloadFor);
+        const again = first && (await ran(browserContext, origin, page.path, source, payloadFor));
+        if (!first || !again) continue;
+        hits.push({ page: page.template, role: role.role, source, sink, url: first, confirmUrl: again });
+        break;
+      }
+    }
+  }
+  return {
+    candidates: hits.map((hit) => draftFor(context, hit)),
+    stats: { pages: pages.length, attempts, confirmed: hits.length },
+  };
+}
+
+/** Loads the page with the payload in `source`; the URL when the payload ran and the server did not echo it. */
+async function ran(
+  browserContext: BrowserContext,
+  origin: string,
+  path: string,
+  source: string,
+  payloadFor: (token: number) => string,
+): Promise<string | undefined> {
+  const token = randomInt(100_000, 999_999);
+  const payload = payloadFor(token);
+  const url = new URL(path, origin);
+  if (source === "#fragment") url.hash = payload;
+  else url.searchParams.set(source.replace(/^\?/, ""), payload);
+  const page = await browserContext.newPage();
+  try {
+    await page.addInitScript((hook) => {
+      const calls: number[] = [];
+      Object.defineProperty(window, hook, { value: (value: number) => calls.push(value), writable: false });
+      Object.defineProperty(window, `${hook}Calls`, { value: calls, writable: false });
+    }, HOOK);
+    const response = await page.goto(url.href, { waitUntil: "load", timeout: 10_000 }).catch(() => null);
+    await page.waitForLoadState("networkidle", { timeout: 1500 }).catch(() => {});
+    // A payload written into a link runs when someone follows it: follow those the page built from it.
+    await page
+      .evaluate((hook) => {
+        for (const anchor of document.querySelectorAll<HTMLAnchorElement>("a[href^='javascript:']"))
+          if (anchor.href.includes(hook)) anchor.click();
+      }, HOOK)
+      .catch(() => {});
+    const calls = (await page
+      .evaluate((hook) => (window as unknown as Record<string, number[]>)[`${hook}Calls`] ?? [], HOOK)
+      .catch(() => [])) as number[];
+    if (!calls.includes(token)) return undefined;
+    const served = response ? await response.text().catch(() => "") : "";
+    if (served.includes(payload)) return undefined;
+    return url.href;
+  } finally {
+    await page.close().catch(() => {});
+  }
+}
+
+interface PageInputs {
+  path: string;
+  template: string;
+  roles: string[] | undefined;
+  sources: string[];
+}
+
+/** Each HTML page once per template, with the query parameters its links carry and the fragment. */
+function pagesWithInputs(pages: readonly MapPage[]): PageInputs[] {
+  const byTemplate = new Map<string, PageInputs>();
+  for (const page of pages) {
+    if (page.status !== undefined && page.status >= 400) continue;
+    const template = page.path.split("?")[0]!.replace(/\/\d+(?=\/|$)/g, "/{id}");
+    const entry = byTemplate.get(template) ?? {
+      path: page.path.split("?")[0]!,
+      template,
+      roles: page.roles,
+      sources: ["#fragment"],
+    };
+    for (const link of [page.path, ...page.links]) {
+      const [linkPath, query] = link.split("?");
+      if (!query || linkPath !== page.path.split("?")[0]) continue;
+      for (const name of new URLSearchParams(query).keys())
+        if (!entry.sources.includes(`?${name}`)) entry.sources.push(`?${name}`);
+    }
+    byTemplate.set(template, entry);
+  }
+  return [...byTemplate.values()];
+}
+
+function draftFor(context: ToolContext, hit: Hit): EnvelopeDraft {
+  const where =
+    hit.source === "#fragment" ? "the URL fragment" : `the query parameter ${hit.source.slice(1)}`;
+  const steps = [
+    `Open ${hit.url} in a browser${hit.role === ANONYMOUS.role ? "" : ` signed in as ${hit.role}`}.`,
+    `The page's own script writes ${where} into ${hit.sink}, and the marker function runs (in a real attack, any script).`,
+  ];
+  const note = context.putArtifact(
+    `browser/dom-xss-${hit.page.replace(/[^a-z0-9]+/gi, "-")}-${hit.source.replace(/[^a-z0-9]+/gi, "")}.json`,
+    `${JSON.stringify(hit, null, 2)}\n`,
+  );
+  return {
+    domain: "security",
+    defect_class: "xss",
+    title: `DOM-based XSS on ${hit.page}: ${where} runs as script`,
+    summary: `Loading ${hit.page} with a marker in ${where} made the page's own script run it (sink: ${hit.sink}); a second load with a fresh marker ran again, and the server's HTML did not contain the marker, so the page's script put it there.`,
+    location: { kind: "page", value: hit.page },
+    evidence: [
+      { kind: "artifact", description: "the two URLs whose marker ran, the role and the sink", uri: note },
+      { kind: "note", description: `first: ${hit.url}; second: ${hit.confirmUrl}` },
+    ],
+    reproduction: { steps },
+    impact: "A link with a crafted fragment or parameter runs script in the victim's session on this origin.",
+    severity: "high",
+    confidence: 0.9,
+    dedupe: { discriminator: hit.source },
+  };
+}

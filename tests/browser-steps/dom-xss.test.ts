@@ -1,0 +1,95 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "../../src/map/system-map.ts";
+import { probeDomXss } from "../../src/probes/browser/dom-xss.ts";
+import { closeRunServices } from "../../src/tools/run-end.ts";
+import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+
+// DOM-based XSS is found where a page's own script writes part of the URL into HTML or a link, and only
+// there: a page that writes it as text is safe, and one the server itself echoes is reflected XSS (another
+// probe's), not reported here.
+
+let server: http.Server;
+let baseUrl: string;
+
+const shell = (script: string, body = "") =>
+  `<!doctype html><html lang="en"><head><title>t</title></head><body><div id="out"></div>${body}<script>${script}</script></body></html>`;
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://x");
+    const html = (text: string) => response.writeHead(200, { "content-type": "text/html" }).end(text);
+    if (url.pathname === "/search")
+      html(
+        shell(
+          `document.getElementById("out").innerHTML = "Results for " + new URLSearchParams(location.search).get("q");`,
+        ),
+      );
+    else if (url.pathname === "/welcome")
+      html(shell(`document.write("<p>Hello " + decodeURIComponent(location.hash.slice(1)) + "</p>");`));
+    else if (url.pathname === "/back")
+      html(
+        shell(
+          `const a = document.createElement("a"); a.href = new URLSearchParams(location.search).get("next") || "/"; a.textContent = "Back"; document.body.append(a);`,
+        ),
+      );
+    else if (url.pathname === "/safe")
+      html(
+        shell(
+          `document.getElementById("out").textContent = "Results for " + new URLSearchParams(location.search).get("q");`,
+        ),
+      );
+    else if (url.pathname === "/reflect") html(shell("", `<p>${url.searchParams.get("q") ?? ""}</p>`));
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const page = (path: string, links: string[] = []): Page => ({
+  path,
+  status: 200,
+  links,
+  forms: [],
+  roles: ["anonymous"],
+});
+
+describe("probe_dom_xss", () => {
+  it("finds script writing a parameter or the fragment into HTML or a link, not text nor a server echo", async () => {
+    const profile = profileFor({
+      name: "site",
+      source: {},
+      environment: { mode: "managed", base_url: baseUrl },
+    });
+    const map = systemMapFor({
+      target: "site",
+      baseUrl,
+      document: { openapi: "3.0.3", info: { title: "s", version: "1" }, paths: {} },
+      pages: [
+        page("/search", ["/search?q=tea"]),
+        page("/welcome"),
+        page("/back", ["/back?next=/home"]),
+        page("/safe", ["/safe?q=tea"]),
+        page("/reflect", ["/reflect?q=tea"]),
+      ],
+    });
+    const context = probeContext({ profile, map, agent: "BROWSER" });
+    try {
+      const outcome = await probeDomXss(context, {});
+      if (typeof outcome === "string") throw new Error(outcome);
+      const found = outcome.candidates.map(
+        (draft) => `${draft.location.value} ${draft.dedupe?.discriminator}`,
+      );
+      expect(found.sort()).toEqual(["/back ?next", "/search ?q", "/welcome #fragment"]);
+      expect(outcome.candidates[0]).toMatchObject({ domain: "security", defect_class: "xss" });
+    } finally {
+      await closeRunServices(context);
+    }
+  }, 120_000);
+});
