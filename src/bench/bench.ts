@@ -9,6 +9,7 @@ import { SystemMapStore } from "../store/system-map-store.ts";
 import { loadTarget } from "../targets/load-target.ts";
 import { parseBenchArgs } from "./bench-args.ts";
 import { measureStaticInventory, writeSyntheticRepository } from "./inventory-bench.ts";
+import { descendantsRssMib, groupCpuSeconds } from "./process-sampler.ts";
 
 // The benchmark: one builtin run against a target (the bundled demo by default) in a fresh store, with
 // wall time per agent, requests sent (counted at fetch), requests per second, peak memory, findings and
@@ -69,10 +70,16 @@ const cpuBefore = process.cpuUsage();
 // sampled while it lives: once stopped, the server's time is not added to any process qaas waits for.
 const pidFile = path.join(home, "environments", `${target.profile.name}.pid`);
 let targetCpuSeconds: number | undefined;
+// The browser (Chromium and its renderers) runs as qaas's child processes: its memory is sampled apart.
+let browserPeakMib = 0;
 const sampler = setInterval(() => {
   const group = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8")) : Number.NaN;
   const seconds = Number.isInteger(group) ? groupCpuSeconds(group) : undefined;
   if (seconds !== undefined) targetCpuSeconds = Math.max(targetCpuSeconds ?? 0, seconds);
+  browserPeakMib = Math.max(
+    browserPeakMib,
+    descendantsRssMib(process.pid, Number.isInteger(group) ? group : undefined),
+  );
 }, 500);
 const { runId, report } = await startRun({
   home,
@@ -157,6 +164,8 @@ const result = {
   requests_per_second: round(requests / probingSeconds),
   queries,
   peak_rss_mib: round(peakRssMib),
+  /** Chromium's processes together, at their largest (sampled every half second). */
+  browser_peak_rss_mib: round(browserPeakMib),
   findings: report.findings.total,
   findings_by_domain: report.findings.by_domain,
   recall: score?.recall ?? null,
@@ -177,7 +186,7 @@ if (values.json) {
     `CPU time             qaas ${result.cpu_seconds}s, target ${result.target_cpu_seconds ?? "—"}s; qaas waited ${Math.round(result.waiting_share * 100)}% of the wall time`,
     `requests sent        ${requests} (${result.requests_per_second}/s while agents ran)`,
     `SQL statements run   ${queries ?? "— (the profile names no statement log)"}`,
-    `peak memory (RSS)    ${result.peak_rss_mib} MiB`,
+    `peak memory (RSS)    ${result.peak_rss_mib} MiB qaas, ${result.browser_peak_rss_mib} MiB browser`,
     `findings             ${result.findings}`,
     `recall / precision   ${format(result.recall)} / ${format(result.precision)}`,
     ...Object.entries(result.score_by_domain ?? {}).map(
@@ -200,26 +209,6 @@ if (values.json) {
 function provenance(bySource: Record<string, number>): string {
   const parts = Object.entries(bySource).map(([source, count]) => `${count} ${source}`);
   return parts.length > 0 ? `(${parts.join(", ")})` : "";
-}
-
-/** CPU seconds the live processes of process group `group` have used (Linux /proc), if readable. */
-function groupCpuSeconds(group: number): number | undefined {
-  let ticks = 0;
-  let found = false;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      // Fields after the command name (which may hold spaces): state, ppid, pgrp, … utime, stime (14, 15).
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== group) continue;
-      ticks += Number(fields[11]) + Number(fields[12]);
-      found = true;
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  return found ? ticks / 100 : undefined;
 }
 
 function round(value: number): number {

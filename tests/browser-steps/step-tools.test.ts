@@ -92,6 +92,11 @@ describe("browser step tools", () => {
         ok: true,
         data: { status: 200, console_errors: ["chart element missing"] },
       });
+      const tree = await step(context, "accessibility_tree", {});
+      expect(tree).toMatchObject({
+        ok: true,
+        data: { tree: expect.stringContaining('button "Show details"') },
+      });
       const found = await step(context, "locate", { target: { role: "button", name: "Show details" } });
       expect(found).toMatchObject({ ok: true, data: { count: 1 } });
       const hidden = await step(context, "expect", { text: "Details here", timeout_ms: 300 });

@@ -18,6 +18,7 @@ import { joinUrl } from "../../probes/http/target-url.ts";
 import { resolveSecret } from "../../targets/secrets.ts";
 import type { ToolContext } from "../context.ts";
 import { err, ok } from "../result.ts";
+import type { ToolDefinition } from "../tool.ts";
 import { defineTool } from "../tool.ts";
 
 // The `browser` server's step tools: what a model seat drives a real Chromium with, one step at a time,
@@ -169,6 +170,29 @@ const expectStep = defineTool({
   },
 });
 
+const accessibilityTree = defineTool({
+  name: "accessibility_tree",
+  server: "browser",
+  description:
+    "The current page as assistive technology reads it: the ARIA snapshot (roles, accessible names, states) of the whole page or of one element — what to locate elements by, and what a screen-reader user gets.",
+  input: z.strictObject({
+    within: Locator.optional(),
+    max_chars: z.number().int().min(200).max(50_000).optional(),
+  }),
+  run: async (input, context) => {
+    const tab = currentTab(context);
+    if (typeof tab === "string") return err(tab);
+    const root = input.within ? locatorFor(tab.page, input.within).first() : tab.page.locator("body");
+    const snapshot = await root.ariaSnapshot({ timeout: 5000 });
+    const limit = input.max_chars ?? 8000;
+    return ok({
+      url: tab.page.url(),
+      tree: snapshot.length > limit ? `${snapshot.slice(0, limit)}\n…` : snapshot,
+      truncated: snapshot.length > limit,
+    });
+  },
+});
+
 const screenshot = defineTool({
   name: "screenshot",
   server: "browser",
@@ -260,4 +284,14 @@ function isProfileSecret(context: ToolContext, value: string): boolean {
   return false;
 }
 
-export const browserStepTools = [navigate, locate, act, expectStep, screenshot, axe, trace, crawl];
+export const browserStepTools: ToolDefinition[] = [
+  navigate,
+  locate,
+  act,
+  expectStep,
+  accessibilityTree,
+  screenshot,
+  axe,
+  trace,
+  crawl,
+];

@@ -1,0 +1,62 @@
+import fs from "node:fs";
+
+// What the benchmark reads of other processes on Linux (/proc): the CPU time of the managed target's
+// process group, and the memory of the browser qaas drives (its Chromium processes are qaas's descendants).
+
+interface ProcessStat {
+  pid: number;
+  ppid: number;
+  group: number;
+  /** User + system CPU, in clock ticks. */
+  ticks: number;
+  /** Resident pages. */
+  rssPages: number;
+}
+
+function processes(): ProcessStat[] {
+  const found: ProcessStat[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces): state, ppid, pgrp, … utime, stime (14, 15),
+      // … rss (24).
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      found.push({
+        pid: Number(entry),
+        ppid: Number(fields[1]),
+        group: Number(fields[2]),
+        ticks: Number(fields[11]) + Number(fields[12]),
+        rssPages: Number(fields[21]),
+      });
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return found;
+}
+
+/** CPU seconds the live processes of process group `group` have used, if any is alive. */
+export function groupCpuSeconds(group: number): number | undefined {
+  const members = processes().filter((process) => process.group === group);
+  return members.length > 0 ? members.reduce((sum, process) => sum + process.ticks, 0) / 100 : undefined;
+}
+
+/**
+ * Resident memory (MiB) of the descendants of `root` outside process group `exclude` (the managed target,
+ * which qaas also starts): on a run, the browser's processes.
+ */
+export function descendantsRssMib(root: number, exclude?: number): number {
+  const all = processes();
+  const children = new Map<number, ProcessStat[]>();
+  for (const process of all) children.set(process.ppid, [...(children.get(process.ppid) ?? []), process]);
+  let pages = 0;
+  const queue = [...(children.get(root) ?? [])];
+  while (queue.length > 0) {
+    const process = queue.shift()!;
+    if (process.group === exclude) continue;
+    pages += process.rssPages;
+    queue.push(...(children.get(process.pid) ?? []));
+  }
+  return (pages * 4096) / (1024 * 1024);
+}
