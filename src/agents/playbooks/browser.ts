@@ -1,0 +1,43 @@
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { PlaybookSession } from "../playbook.ts";
+import { definePlaybook } from "../playbook.ts";
+import { emitCandidates } from "./emit-candidates.ts";
+
+// BROWSER without a model: check that a map is pinned, run `browse_pages` once over every mapped page and
+// role, and emit every candidate. The tool confirms each candidate on a second load before answering; the
+// playbook adds no judgement of its own.
+
+const BROWSE_SECONDS = 60;
+
+interface BrowseAnswer {
+  candidates: EnvelopeDraft[];
+  stats?: { templates?: number; roles?: Array<{ role: string; pages: number; error?: string }> };
+}
+
+export default definePlaybook(async (session: PlaybookSession) => {
+  const map = await session.call<{ pages: unknown[] }>("get_system_map", { section: "pages" });
+  if (!map.ok) {
+    session.log(`BROWSER: no system map (${map.error}); the pages to open come from the map`);
+    return;
+  }
+  if (session.signal.aborted) return;
+  // Bounded so the browser's pass ends with the other discovery agents; each candidate is confirmed anyway.
+  const answer = await session.call<BrowseAnswer>("browse_pages", { max_seconds: BROWSE_SECONDS });
+  if (!answer.ok) {
+    session.log(`BROWSER: browse_pages did not run: ${answer.error}`);
+    return;
+  }
+  const emitted = await emitCandidates(session, "browse_pages", answer.data.candidates, new Set());
+  if (session.signal.aborted) return;
+  const xss = await session.call<BrowseAnswer>("probe_dom_xss", { max_seconds: 30 });
+  if (xss.ok) {
+    const found = await emitCandidates(session, "probe_dom_xss", xss.data.candidates, new Set());
+    session.log(`BROWSER: probe_dom_xss: ${xss.data.candidates.length} candidate(s), ${found} emitted`);
+  } else session.log(`BROWSER: probe_dom_xss did not run: ${xss.error}`);
+  const roles = (answer.data.stats?.roles ?? [])
+    .map((role) => `${role.role} ${role.pages}${role.error ? ` (${role.error})` : ""}`)
+    .join(", ");
+  session.log(
+    `BROWSER: ${answer.data.stats?.templates ?? 0} page template(s) browsed (${roles || "no role"}); ${answer.data.candidates.length} candidate(s), ${emitted} emitted`,
+  );
+});

@@ -1,0 +1,206 @@
+import type { BrowserContext } from "playwright-core";
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import { templateOfConcrete } from "../../map/inventory.ts";
+import type { SystemMap } from "../../map/system-map.ts";
+import type { ToolContext } from "../../tools/context.ts";
+import { mapConcurrent } from "../http/concurrency.ts";
+import { excludedBy } from "../http/profile-endpoints.ts";
+import { probeTargetOf } from "../http/run-http.ts";
+import { mayFollow } from "../pages/urls.ts";
+import { webRoles } from "../pages/web-session.ts";
+import { sessionPoolFor } from "../session/session-pool.ts";
+import type { BrowsingRole } from "./browser-session.ts";
+import { browserSessionFor, DESKTOP, MOBILE } from "./browser-session.ts";
+import { brokenLinkDrafts, LinkBook } from "./link-findings.ts";
+import type { ConfirmedOverflow } from "./mobile-overflow.ts";
+import { confirmedOverflow } from "./mobile-overflow.ts";
+import type { BrowserCheck } from "./page-checks.ts";
+import { BROWSER_CHECKS, checkPage } from "./page-checks.ts";
+import { overflowDraft, pageDrafts } from "./page-findings.ts";
+
+// BROWSER's deterministic pass: every page of the pinned map that a role reached is opened as that role
+// (anonymous first), one page per path template, in the run's Chromium, and checked for console errors,
+// broken links and assets, blocking accessibility violations, dead controls, failing background requests
+// and, at phone width, sideways overflow. Each candidate is confirmed on a fresh load (or a second
+// request) before it becomes a draft. Bounded by pages per role and by total time; every tab is closed
+// as soon as its page is done.
+
+export interface BrowseOptions {
+  roles?: string[];
+  max_pages?: number;
+  max_seconds?: number;
+  checks?: BrowserCheck[];
+}
+
+export interface RoleStats {
+  role: string;
+  pages: number;
+  skipped: string[];
+  linksChecked: number;
+  stopped?: "max_pages" | "time" | "aborted";
+  error?: string;
+}
+
+export interface BrowseStats {
+  checks: BrowserCheck[];
+  roles: RoleStats[];
+  templates: number;
+  candidates: number;
+  durationMs: number;
+}
+
+const MAX_CONTROLS_PER_PAGE = 8;
+const MAX_LINK_CHECKS_PER_ROLE = 80;
+const PAGES_AT_ONCE = 3;
+
+export async function browsePages(
+  context: ToolContext,
+  options: BrowseOptions = {},
+): Promise<{ candidates: EnvelopeDraft[]; stats: BrowseStats } | string> {
+  const started = Date.now();
+  const target = probeTargetOf(context);
+  if (typeof target === "string") return target;
+  const map = context.systemMap();
+  if (!map) return "no system map is pinned for this run yet: MAPPER runs first (get_system_map answers it)";
+  const checks = new Set<BrowserCheck>(options.checks?.length ? options.checks : BROWSER_CHECKS);
+  const deadline = started + (options.max_seconds ?? 120) * 1000;
+  const maxPages = options.max_pages ?? 30;
+  const origin = new URL(target.baseUrl).origin;
+  const session = browserSessionFor(context);
+  const masker = sessionPoolFor(context, target.baseUrl).masker;
+  const refuse = excludedBy(target.profile?.api?.exclude);
+  const load = { writesAllowed: target.writesAllowed, ...(refuse ? { refuse } : {}) };
+  const { roles } = webRoles(context, target, options.roles);
+  const entry = target.profile?.ui?.entry ?? "/";
+
+  const candidates: EnvelopeDraft[] = [];
+  const seen = new Set<string>();
+  const checkedLinks = new Set<string>();
+  const layoutDone = new Set<string>();
+  const workingControls = new Set<string>();
+  const stats: BrowseStats = { checks: [...checks], roles: [], templates: 0, candidates: 0, durationMs: 0 };
+  const templatesSeen = new Set<string>();
+
+  for (const role of roles) {
+    const roleStats: RoleStats = { role: role.role, pages: 0, skipped: [], linksChecked: 0 };
+    stats.roles.push(roleStats);
+    if (context.signal?.aborted) {
+      roleStats.stopped = "aborted";
+      break;
+    }
+    let desktop: BrowserContext;
+    try {
+      desktop = await session.context(role, origin, DESKTOP);
+    } catch (error) {
+      roleStats.error = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+      continue;
+    }
+    const book = new LinkBook();
+    const plan = pagesFor(map, role.role, entry);
+    if (plan.length > maxPages) roleStats.stopped = "max_pages";
+    // A few pages at once: most of a page's time is waiting (network quiet, a second after each click).
+    const visited = await mapConcurrent(
+      plan.slice(0, maxPages),
+      PAGES_AT_ONCE,
+      async ({ path, template }) => {
+        if (context.signal?.aborted || Date.now() > deadline) {
+          roleStats.stopped = context.signal?.aborted ? "aborted" : "time";
+          return undefined;
+        }
+        roleStats.pages += 1;
+        const url = new URL(path, target.baseUrl).toString();
+        const page = await checkPage(session, desktop, {
+          url,
+          checks,
+          load,
+          workingControls,
+          maxControls: MAX_CONTROLS_PER_PAGE,
+        });
+        let overflow: ConfirmedOverflow | undefined;
+        if (!page.skipped && checks.has("layout") && !layoutDone.has(template) && Date.now() < deadline) {
+          layoutDone.add(template);
+          overflow = await layoutOf(session, role, origin, url, load);
+        }
+        return { path, template, page, overflow };
+      },
+    );
+    // Drafts in map order, whichever page finished first: the answer must not depend on timing.
+    for (const visit of visited) {
+      if (!visit) continue;
+      const { path, template, page, overflow } = visit;
+      templatesSeen.add(template);
+      if (page.skipped) {
+        roleStats.skipped.push(`${path}: ${page.skipped}`);
+        continue;
+      }
+      const scope = { context, masker, baseUrl: target.baseUrl, role: role.role, path, template, seen };
+      candidates.push(...pageDrafts(scope, page));
+      book.add(template, page.links);
+      const draft = overflow && overflowDraft(scope, overflow);
+      if (draft) candidates.push(draft);
+    }
+    if (checks.has("links")) {
+      const links = await brokenLinkDrafts(desktop, book, {
+        context,
+        masker,
+        baseUrl: target.baseUrl,
+        role: role.role,
+        operations: map.operations,
+        seen,
+        checked: checkedLinks,
+        ...(refuse ? { refuse } : {}),
+        deadline,
+        maxChecks: MAX_LINK_CHECKS_PER_ROLE,
+      });
+      roleStats.linksChecked = links.checked;
+      candidates.push(...links.drafts);
+    }
+  }
+  if (stats.roles.length > 0 && stats.roles.every((role) => role.error)) {
+    return `the browser could not open a page for any role: ${stats.roles[0]?.error}`;
+  }
+  stats.templates = templatesSeen.size;
+  stats.candidates = candidates.length;
+  stats.durationMs = Date.now() - started;
+  return { candidates, stats };
+}
+
+async function layoutOf(
+  session: ReturnType<typeof browserSessionFor>,
+  role: BrowsingRole,
+  origin: string,
+  url: string,
+  load: Parameters<typeof confirmedOverflow>[3],
+) {
+  try {
+    return await confirmedOverflow(session, await session.context(role, origin, MOBILE), url, load);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The pages a role reached, one per path template, in map order; pages that failed, sign-out or destroy
+ * links and static files are left out. A role that reached no mapped page gets the entry page.
+ */
+export function pagesFor(
+  map: SystemMap,
+  role: string,
+  entry: string,
+): Array<{ path: string; template: string }> {
+  const pages: Array<{ path: string; template: string }> = [];
+  const templates = new Set<string>();
+  for (const page of map.pages) {
+    if (page.status !== undefined && page.status >= 400) continue;
+    if (page.roles && page.roles.length > 0 && !page.roles.includes(role)) continue;
+    if (!mayFollow(page.path)) continue;
+    const template = templateOfConcrete(page.path.split("#")[0] ?? page.path, map.operations);
+    // A hash-routed app keeps its routes after `#`: `/#/a` and `/#/b` are two pages.
+    const key = page.path.includes("#") ? `${template}#${page.path.split("#")[1]}` : template;
+    if (templates.has(key)) continue;
+    templates.add(key);
+    pages.push({ path: page.path, template: page.path.includes("#") ? page.path : template });
+  }
+  if (pages.length === 0) pages.push({ path: entry, template: templateOfConcrete(entry, map.operations) });
+  return pages;
+}

@@ -1,0 +1,181 @@
+import type { Page } from "playwright-core";
+import { NEVER_FOLLOW } from "../pages/urls.ts";
+import { destructiveReason } from "./destructive-controls.ts";
+import type { LoadedPage } from "./page-load.ts";
+
+// Controls that do nothing. A visible, enabled button outside any form is clicked once and watched for a
+// second: a request, a URL change, a DOM mutation, a dialog, a download, a popup, one of the side effects
+// page-load.ts marks (clipboard, storage, history, programmatic focus or scroll), or, when none of those, a
+// page that looks different afterwards, means it works. Controls whose name sounds like it ends a session,
+// moves money or destroys something are never clicked, and neither are controls a form owns (their journey
+// is the form's) or ones the browser drives natively (popover and command targets).
+
+export interface Control {
+  /** A CSS path that finds the control again on a fresh load. */
+  selector: string;
+  /** Its accessible name as a person reads it. */
+  name: string;
+  tag: string;
+}
+
+export interface ClickOutcome {
+  /** False when the click could not happen (hidden, covered, detached): no judgement then. */
+  clicked: boolean;
+  /** What the click caused; empty when nothing. */
+  effects: string[];
+  /** Uncaught exceptions raised while the click was watched. */
+  exceptions: string[];
+}
+
+export const RISKY_CONTROL =
+  /delete|remove|sign[\s_-]?(?:out|off)|log[\s_-]?(?:out|off)|\bpay|purchase|\bbuy\b|checkout|cancel|archive|reset|revoke|unsubscribe|close\s+(?:my\s+)?account|deactivate|destroy|discard|erase|wipe|terminate|clear|disable|\bban\b|\bblock\b|transfer|donate|place\s+order|confirm\s+order|leave|\bexit\b|\bquit\b/i;
+
+const CONTROL_SELECTOR = 'button, [role="button"], a[href="#"], input[type="button"]';
+const WATCH_MS = 1000;
+
+/** The controls of the page worth clicking, at most `limit`, in document order. */
+export async function clickableControls(page: Page, limit = 12): Promise<Control[]> {
+  const found = await page
+    .$$eval(CONTROL_SELECTOR, (elements) => {
+      const pathOf = (element: Element): string => {
+        const parts: string[] = [];
+        let node: Element | null = element;
+        while (node && node !== document.documentElement) {
+          if (node.id && /^[A-Za-z][\w-]*$/.test(node.id)) {
+            parts.unshift(`#${node.id}`);
+            break;
+          }
+          const tag = node.tagName.toLowerCase();
+          const parent: Element | null = node.parentElement;
+          const index = parent
+            ? [...parent.children].filter((child) => child.tagName === node?.tagName).indexOf(node) + 1
+            : 1;
+          parts.unshift(`${tag}:nth-of-type(${index})`);
+          node = parent;
+        }
+        return parts.join(" > ");
+      };
+      return elements
+        .filter((element) => {
+          const html = element as HTMLElement;
+          if (html.closest("form") || html.hasAttribute("form")) return false;
+          if (html.hasAttribute("popovertarget") || html.hasAttribute("commandfor")) return false;
+          if ((html as HTMLButtonElement).disabled || html.getAttribute("aria-disabled") === "true")
+            return false;
+          const box = html.getBoundingClientRect();
+          const style = getComputedStyle(html);
+          return box.width > 0 && box.height > 0 && style.visibility !== "hidden" && style.display !== "none";
+        })
+        .map((element) => {
+          const html = element as HTMLElement;
+          const name = (
+            html.getAttribute("aria-label") ||
+            html.textContent ||
+            (html as HTMLInputElement).value ||
+            html.getAttribute("title") ||
+            ""
+          )
+            .replace(/\s+/g, " ")
+            .trim()
+            .slice(0, 80);
+          return { selector: pathOf(element), name, tag: element.tagName.toLowerCase() };
+        });
+    })
+    .catch(() => [] as Control[]);
+  return found
+    .filter(
+      (control) =>
+        !RISKY_CONTROL.test(control.name) &&
+        !NEVER_FOLLOW.test(control.name) &&
+        !destructiveReason(control.name),
+    )
+    .slice(0, limit);
+}
+
+/** Clicks `control` and reports what it caused within about a second. */
+export async function clickAndWatch(loaded: LoadedPage, control: Control): Promise<ClickOutcome> {
+  const { page, log } = loaded;
+  const target = page.locator(control.selector).first();
+  const outcome: ClickOutcome = { clicked: false, effects: [], exceptions: [] };
+  try {
+    if (!(await target.isVisible())) return outcome;
+    // Scroll first and let it settle: the scroll a click needs is not the control's doing.
+    await target.scrollIntoViewIfNeeded({ timeout: 2000 });
+    // Hover first: a hover style is not the click's doing, and the "before" picture must include it.
+    await target.hover({ timeout: 2000 });
+    await page.waitForTimeout(100);
+    await page.evaluate(() => {
+      const state = window as unknown as { __qaasMutations: number; __qaasObserver?: MutationObserver };
+      state.__qaasObserver?.disconnect();
+      state.__qaasMutations = 0;
+      state.__qaasObserver = new MutationObserver((records) => {
+        state.__qaasMutations += records.length;
+      });
+      state.__qaasObserver.observe(document, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        characterData: true,
+      });
+    });
+  } catch {
+    return outcome;
+  }
+  const picture = await page.screenshot({ timeout: 5000 }).catch(() => undefined);
+  const before = {
+    url: comparableUrl(page.url()),
+    requests: loaded.requestsStarted(),
+    dialogs: log.dialogs.length,
+    downloads: log.downloads.length,
+    errors: log.pageErrors.length,
+    activity: await activityCount(page),
+  };
+  let popups = 0;
+  const onPopup = (): void => {
+    popups += 1;
+  };
+  page.on("popup", onPopup);
+  try {
+    await target.click({ timeout: 2000 });
+    outcome.clicked = true;
+  } catch {
+    page.off("popup", onPopup);
+    return outcome;
+  }
+  await page.waitForTimeout(WATCH_MS);
+  page.off("popup", onPopup);
+  const effects = outcome.effects;
+  if (page.isClosed()) effects.push("the page closed");
+  else {
+    if (comparableUrl(page.url()) !== before.url) effects.push(`URL changed to ${page.url()}`);
+    const mutations = await page
+      .evaluate(() => (window as unknown as { __qaasMutations?: number }).__qaasMutations ?? 0)
+      .catch(() => 1); // a navigation replaced the document: something happened
+    if (mutations > 0) effects.push(`${mutations} DOM mutation(s)`);
+    if ((await activityCount(page)) !== before.activity) effects.push("a side effect without DOM change");
+  }
+  const requests = loaded.requestsStarted() - before.requests;
+  if (requests > 0) effects.push(`${requests} request(s)`);
+  if (log.dialogs.length > before.dialogs) effects.push("a dialog");
+  if (log.downloads.length > before.downloads) effects.push("a download");
+  if (popups > 0) effects.push("a popup");
+  // Last resort, only when nothing else moved: a menu shown by CSS alone (:focus-within) changes pixels only.
+  if (effects.length === 0 && picture && !page.isClosed()) {
+    const after = await page.screenshot({ timeout: 5000 }).catch(() => undefined);
+    // No second picture is no proof of nothing: count it as a change rather than risk a false finding.
+    if (!after?.equals(picture)) effects.push("the page looks different");
+  }
+  outcome.exceptions = log.pageErrors.slice(before.errors).map((error) => error.message);
+  return outcome;
+}
+
+async function activityCount(page: Page): Promise<number> {
+  return page
+    .evaluate(() => (window as unknown as { __qaasActivity?: number }).__qaasActivity ?? 0)
+    .catch(() => -1);
+}
+
+/** `/page#` and `/page` are the same place: an `href="#"` that does nothing only adds an empty fragment. */
+function comparableUrl(url: string): string {
+  return url.replace(/#$/, "");
+}

@@ -1,0 +1,101 @@
+import type { BrowserContext } from "playwright-core";
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import { templateOfConcrete } from "../../map/inventory.ts";
+import type { Operation } from "../../map/system-map.ts";
+import type { ToolContext } from "../../tools/context.ts";
+import type { Masker } from "../http/masking.ts";
+import type { RenderedLink } from "./broken-links.ts";
+import { checkTarget, isBrokenStatus } from "./broken-links.ts";
+import { uiFinding } from "./ui-finding.ts";
+
+// The links a role's pages render, gathered per target, then each target requested with the role's
+// cookies. A target answering 404, 410 or 5xx is requested a second time; both answers broken make one
+// finding at the target's template, listing every page that links there and the link texts.
+
+export class LinkBook {
+  private readonly targets = new Map<string, { from: Set<string>; texts: Set<string> }>();
+
+  add(fromPage: string, links: readonly RenderedLink[]): void {
+    for (const link of links) {
+      let entry = this.targets.get(link.url);
+      if (!entry) {
+        entry = { from: new Set(), texts: new Set() };
+        this.targets.set(link.url, entry);
+      }
+      entry.from.add(fromPage);
+      if (link.text) entry.texts.add(link.text);
+    }
+  }
+
+  entries(): Array<{ url: string; from: string[]; texts: string[] }> {
+    return [...this.targets].map(([url, entry]) => ({ url, from: [...entry.from], texts: [...entry.texts] }));
+  }
+}
+
+export interface LinkScope {
+  context: ToolContext;
+  masker: Masker;
+  baseUrl: string;
+  role: string;
+  operations: readonly Operation[];
+  /** Draft keys already answered (also the targets already found broken for another role). */
+  seen: Set<string>;
+  /** Targets already requested this call, by URL: each is judged once. */
+  checked: Set<string>;
+  refuse?: (method: string, url: string) => string | undefined;
+  deadline: number;
+  maxChecks: number;
+}
+
+export async function brokenLinkDrafts(
+  browserContext: BrowserContext,
+  book: LinkBook,
+  scope: LinkScope,
+): Promise<{ drafts: EnvelopeDraft[]; checked: number }> {
+  const drafts: EnvelopeDraft[] = [];
+  let checked = 0;
+  for (const { url, from, texts } of book.entries()) {
+    if (Date.now() > scope.deadline || checked >= scope.maxChecks) break;
+    if (scope.checked.has(url) || scope.refuse?.("GET", url)) continue;
+    scope.checked.add(url);
+    const target = new URL(url);
+    const template = templateOfConcrete(`${target.pathname}`, scope.operations);
+    const key = `broken-link|${template}|link`;
+    if (scope.seen.has(key)) continue;
+    checked += 1;
+    const first = await checkTarget(browserContext.request, url);
+    if (!isBrokenStatus(first.status)) continue;
+    const second = await checkTarget(browserContext.request, url);
+    if (!isBrokenStatus(second.status)) continue;
+    scope.seen.add(key);
+    const path = `${target.pathname}${target.search}`;
+    const linking = from[0] ?? "/";
+    const text = texts[0] ?? "";
+    drafts.push(
+      uiFinding(scope.context, scope.masker, {
+        defectClass: "broken-link",
+        location: template,
+        role: scope.role,
+        baseUrl: scope.baseUrl,
+        title: `Broken link to ${template} (answers ${first.status})${text ? `: "${text}"` : ""}`,
+        summary: `${from.length} page(s) link to ${path} (${from.slice(0, 5).join(", ")}), which answers ${first.status} to ${scope.role}, and ${second.status} when requested again.`,
+        impact: "A person following the link lands on an error instead of what the link promised.",
+        severity: (first.status ?? 0) >= 500 ? "medium" : "low",
+        confidence: 0.9,
+        discriminator: "link",
+        steps: [
+          `open ${linking} as ${scope.role}`,
+          `follow the link${text ? ` "${text}"` : ""} to ${path}`,
+          `it answers ${first.status}`,
+        ],
+        observed: { target: path, role: scope.role, linkedFrom: from, linkTexts: texts, first, second },
+        notes: [
+          `linked from: ${from.join(", ")}`,
+          `link text: ${texts.map((t) => `"${t}"`).join(", ") || "(none)"}`,
+        ],
+        assertion: { kind: "link", page: linking, target: path },
+      }),
+    );
+  }
+  return { drafts, checked };
+}

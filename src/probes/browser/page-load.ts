@@ -1,0 +1,125 @@
+import type { BrowserContext, Page } from "playwright-core";
+import type { BrowserSession, PageLog } from "./browser-session.ts";
+
+// Opening a page for the checks: a tab of the role's context that (1) counts requests in flight so the
+// caller can wait until the page's network is quiet, (2) refuses writes the target does not allow and
+// requests the profile excludes (a refused write still counts as "the page did something"), and (3) marks
+// side effects that leave the DOM alone (clipboard, storage, history, focus, scroll, print, media, file
+// choosers, sockets, workers) so a
+// control that only copies a link is not mistaken for a dead one.
+
+export interface LoadedPage {
+  page: Page;
+  log: PageLog;
+  status?: number;
+  error?: string;
+  /** Writes the page tried to send and was refused (method and URL). */
+  blocked: string[];
+  /** Resolves once no request has been in flight for `quietMs` (or `maxMs` passed). */
+  settle(quietMs?: number, maxMs?: number): Promise<void>;
+  /** Requests the page started so far (any origin), for telling whether a click did something. */
+  requestsStarted(): number;
+}
+
+export interface LoadOptions {
+  writesAllowed: boolean;
+  /** Why a request may never be sent (a profile-excluded operation), or undefined. */
+  refuse?: (method: string, url: string) => string | undefined;
+  timeoutMs?: number;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+// Runs in the page before its own scripts: wraps effects that change no DOM so a click that only uses them
+// is still seen as doing something. Each wrapper calls the original; the page behaves as before.
+const ACTIVITY_HOOKS = `(() => {
+  if (window.__qaasActivity !== undefined) return;
+  window.__qaasActivity = 0;
+  const mark = () => { window.__qaasActivity += 1; };
+  const wrap = (owner, name) => {
+    try {
+      const original = owner && owner[name];
+      if (typeof original !== "function") return;
+      owner[name] = function (...args) { mark(); return original.apply(this, args); };
+    } catch {}
+  };
+  wrap(window, "print"); wrap(window, "scrollTo"); wrap(window, "scrollBy"); wrap(window, "open");
+  wrap(document, "execCommand");
+  wrap(history, "pushState"); wrap(history, "replaceState"); wrap(history, "back"); wrap(history, "go");
+  wrap(Storage.prototype, "setItem"); wrap(Storage.prototype, "removeItem");
+  wrap(HTMLElement.prototype, "focus"); wrap(Element.prototype, "scrollIntoView");
+  wrap(HTMLMediaElement.prototype, "play");
+  wrap(HTMLDialogElement.prototype, "showModal"); wrap(HTMLDialogElement.prototype, "show");
+  if (navigator.clipboard) { wrap(navigator.clipboard, "writeText"); wrap(navigator.clipboard, "write"); }
+  // A control that opens a file chooser, sends on a socket, asks for the position or shares: no DOM change.
+  wrap(HTMLElement.prototype, "click"); wrap(HTMLInputElement.prototype, "showPicker");
+  wrap(Element.prototype, "requestFullscreen"); wrap(navigator, "share");
+  if (window.WebSocket) wrap(WebSocket.prototype, "send");
+  if (navigator.geolocation) { wrap(navigator.geolocation, "getCurrentPosition"); wrap(navigator.geolocation, "watchPosition"); }
+  if (window.IDBObjectStore) { wrap(IDBObjectStore.prototype, "put"); wrap(IDBObjectStore.prototype, "add"); }
+  if (window.BroadcastChannel) wrap(BroadcastChannel.prototype, "postMessage");
+  if (window.Worker) wrap(Worker.prototype, "postMessage");
+})();`;
+
+export async function loadPage(
+  session: BrowserSession,
+  context: BrowserContext,
+  url: string,
+  options: LoadOptions,
+): Promise<LoadedPage> {
+  const { page, log } = await session.newPage(context);
+  let inFlight = 0;
+  let started = 0;
+  let lastChange = Date.now();
+  const blocked: string[] = [];
+  page.on("request", () => {
+    inFlight += 1;
+    started += 1;
+    lastChange = Date.now();
+  });
+  const done = (): void => {
+    inFlight = Math.max(0, inFlight - 1);
+    lastChange = Date.now();
+  };
+  page.on("requestfinished", done);
+  page.on("requestfailed", done);
+  await page.addInitScript(ACTIVITY_HOOKS);
+  await page.route("**/*", async (route) => {
+    const request = route.request();
+    const method = request.method().toUpperCase();
+    const refused = options.refuse?.(method, request.url());
+    if (refused || (!options.writesAllowed && !SAFE_METHODS.has(method))) {
+      blocked.push(`${method} ${request.url()}`);
+      await route.abort("blockedbyclient").catch(() => {});
+      return;
+    }
+    // Fall back, not continue: the role's context route adds its bearer header after this one.
+    await route.fallback().catch(() => {});
+  });
+  const loaded: LoadedPage = {
+    page,
+    log,
+    blocked,
+    requestsStarted: () => started,
+    settle: async (quietMs = 300, maxMs = 3000) => {
+      const until = Date.now() + maxMs;
+      while (Date.now() < until && !page.isClosed()) {
+        if (inFlight === 0 && Date.now() - lastChange >= quietMs) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+  try {
+    const response = await page.goto(url, { waitUntil: "load", timeout: options.timeoutMs ?? 15_000 });
+    if (response) loaded.status = response.status();
+  } catch (error) {
+    loaded.error = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+  }
+  await loaded.settle();
+  return loaded;
+}
+
+/** Closes a tab, ignoring a browser that is already gone. */
+export async function closePage(loaded: LoadedPage | undefined): Promise<void> {
+  await loaded?.page.close().catch(() => {});
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import type { GuardedAction } from "../../guardrails/actions.ts";
+import { browsePages } from "../../probes/browser/browse-pages.ts";
+import { probeDomXss } from "../../probes/browser/dom-xss.ts";
+import { BROWSER_CHECKS } from "../../probes/browser/page-checks.ts";
+import type { ToolContext } from "../context.ts";
+import { fromProbe } from "../result.ts";
+import { defineTool } from "../tool.ts";
+
+// The `browser` server's deterministic pass: `browse_pages` opens the map's pages in the run's Chromium as
+// each role and answers `{ candidates: EnvelopeDraft[], stats }`, every candidate confirmed on a second load
+// and carrying a screenshot, what the browser recorded and a generated browser test.
+
+/** Browsing is requests to the target: the guardrail judges the base URL (origin, mode). */
+function liveActions(_input: unknown, context: ToolContext): GuardedAction[] {
+  const url = context.target?.profile.environment.base_url ?? context.systemMap()?.base_url ?? "";
+  return [{ kind: "http_request", method: "GET", url }];
+}
+
+const browsePagesTool = defineTool({
+  name: "browse_pages",
+  server: "browser",
+  description:
+    "Open every page of the system map in headless Chromium as each role (anonymous first; one page per path template) and check: console errors and uncaught exceptions (console), links and assets answering 404/410/5xx (links), serious/critical axe WCAG 2 A/AA violations (accessibility), visible buttons that do nothing when clicked (controls; destructive, sign-out and payment controls are never clicked, writes are blocked on targets that do not allow them), sideways overflow at phone width (layout), and the page's own fetch/XHR failing with 5xx (background). Each candidate is confirmed on a fresh load or a second request. Answers { candidates, stats }.",
+  input: z.strictObject({
+    roles: z
+      .array(z.string().min(1).max(100))
+      .max(20)
+      .optional()
+      .describe(
+        "roles (or profile user names) to browse as; `anonymous` is one; default: anonymous and every profile role",
+      ),
+    max_pages: z.number().int().min(1).max(200).optional().describe("pages per role (default 30)"),
+    max_seconds: z.number().int().min(10).max(1800).optional().describe("the whole pass (default 120)"),
+    checks: z
+      .array(z.enum(BROWSER_CHECKS))
+      .min(1)
+      .optional()
+      .describe("a subset of the checks (default: all)"),
+  }),
+  actions: liveActions,
+  run: async (input, context) => fromProbe(await browsePages(context, input)),
+});
+
+const probeDomXssTool = defineTool({
+  name: "probe_dom_xss",
+  server: "browser",
+  description:
+    "Load each mapped page in Chromium with an inert marker in each query parameter its links carry and in the fragment (HTML, script-string and javascript: URL forms); a marker that runs, again on a fresh load with a new marker, and that the server did not echo itself is DOM-based XSS. Answers { candidates, stats }.",
+  input: z.strictObject({
+    max_pages: z.number().int().min(1).max(200).optional().describe("page templates tried (default 30)"),
+    max_seconds: z.number().int().min(10).max(1800).optional().describe("the whole pass (default 60)"),
+  }),
+  actions: liveActions,
+  run: async (input, context) => fromProbe(await probeDomXss(context, input)),
+});
+
+export const browserTools = [browsePagesTool, probeDomXssTool];

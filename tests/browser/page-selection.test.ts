@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { pagesFor } from "../../src/probes/browser/browse-pages.ts";
+import { errorSignature } from "../../src/probes/browser/console-errors.ts";
+import { RISKY_CONTROL } from "../../src/probes/browser/dead-controls.ts";
+import { browserTools } from "../../src/tools/servers/browser-server.ts";
+import { systemMapFor, undocumented } from "../fixtures/probe-harness.ts";
+
+// The pure decisions around browsing: which pages a role opens, when two console errors are one, which
+// controls are never clicked, and what the tool accepts.
+
+describe("pagesFor", () => {
+  const map = systemMapFor({
+    target: "app",
+    baseUrl: "http://app.test",
+    document: { openapi: "3.0.0", paths: {} },
+    extraOperations: [undocumented("GET", "/projects/{id}", ["crawl"])],
+    pages: [
+      { path: "/projects/12", links: [], forms: [], roles: ["member"] },
+      { path: "/projects/51", links: [], forms: [], roles: ["member"] },
+      { path: "/logout", links: [], forms: [], roles: ["member"] },
+      { path: "/broken", status: 500, links: [], forms: [], roles: ["member"] },
+      { path: "/public", links: [], forms: [], roles: ["anonymous", "member"] },
+      { path: "/#/settings", links: [], forms: [] },
+      { path: "/#/billing", links: [], forms: [] },
+    ],
+  });
+
+  it("opens one page per template that the role reached, never sign-out links or failed pages", () => {
+    expect(pagesFor(map, "member", "/")).toEqual([
+      { path: "/projects/12", template: "/projects/{id}" },
+      { path: "/public", template: "/public" },
+      { path: "/#/settings", template: "/#/settings" },
+      { path: "/#/billing", template: "/#/billing" },
+    ]);
+    expect(pagesFor(map, "anonymous", "/").map((page) => page.path)).toEqual([
+      "/public",
+      "/#/settings",
+      "/#/billing",
+    ]);
+  });
+
+  it("falls back to the entry page for a role that reached none", () => {
+    const empty = { ...map, pages: [] };
+    expect(pagesFor(empty, "member", "/app")).toEqual([{ path: "/app", template: "/app" }]);
+  });
+});
+
+describe("errorSignature", () => {
+  it("treats errors differing in numbers, ids and query strings as one", () => {
+    const a = errorSignature(
+      "Failed to fetch order 123 from https://app.test/api/orders/123?token=abc&t=1700000000",
+    );
+    const b = errorSignature(
+      "Failed to fetch order 98 from https://app.test/api/orders/98?token=zzz&t=1700000555",
+    );
+    expect(a).toBe(b);
+    expect(errorSignature("item 0b4e6f1a-1c2d-4e5f-8a9b-0c1d2e3f4a5b missing")).toBe("item {uuid} missing");
+    expect(errorSignature("Cannot read properties of undefined (reading 'theme')")).not.toBe(
+      errorSignature("Cannot read properties of undefined (reading 'user')"),
+    );
+  });
+});
+
+describe("controls never clicked", () => {
+  it("recognises destructive, sign-out and payment names and leaves ordinary ones", () => {
+    for (const name of [
+      "Delete project",
+      "Log out",
+      "Sign out",
+      "Pay now",
+      "Buy",
+      "Cancel subscription",
+      "Archive",
+      "Reset password",
+      "Revoke key",
+      "Unsubscribe",
+      "Close account",
+    ])
+      expect(RISKY_CONTROL.test(name), name).toBe(true);
+    for (const name of ["Save draft", "Show details", "Next page", "Copy link", "Display options"])
+      expect(RISKY_CONTROL.test(name), name).toBe(false);
+  });
+});
+
+describe("browse_pages input", () => {
+  it("accepts a subset of checks and refuses unknown options", () => {
+    const tool = browserTools.find((candidate) => candidate.name === "browse_pages");
+    expect(
+      tool?.input.safeParse({ roles: ["anonymous"], max_pages: 5, checks: ["links", "layout"] }).success,
+    ).toBe(true);
+    expect(tool?.input.safeParse({ checks: ["everything"] }).success).toBe(false);
+    expect(tool?.input.safeParse({ follow_forms: true }).success).toBe(false);
+  });
+});
