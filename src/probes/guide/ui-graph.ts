@@ -1,0 +1,186 @@
+import type { ToolContext } from "../../tools/context.ts";
+import { browserSessionFor } from "../browser/browser-session.ts";
+import type { ProbeTarget } from "../http/run-http.ts";
+import { type CrawlRole, crawlAsRoles } from "../pages/crawl-pages.ts";
+import type { PageFetcher } from "../pages/page-fetcher.ts";
+import { joinEntry, mayFollow } from "../pages/urls.ts";
+import { pathOnly } from "./path-templates.ts";
+import { type RenderedPage, renderPage } from "./rendered-page.ts";
+
+// What each role can reach from the UI entry by clicking: a breadth-first walk in a real browser (so links
+// a script renders into a menu count), one per role. It never submits a form and never follows a sign-out
+// or delete link. Without a browser it falls back to the HTML crawl, and says so: the dead-end check then
+// does not run, since only the rendered page tells whether a script offers a way on.
+
+export interface RoleGraph {
+  role: string;
+  /** Every page the walk opened, in the order it opened them. */
+  pages: RenderedPage[];
+  /** Paths (no query) the role reached: pages opened and where their redirects ended. */
+  reached: Set<string>;
+  stopped?: "max_pages" | "time" | "aborted" | "sign_in";
+  /** Why the role could not walk (its sign-in failed), when it could not. */
+  error?: string;
+}
+
+export interface UiGraph {
+  entry: string;
+  origin: string;
+  rendered: boolean;
+  roles: RoleGraph[];
+  /** Why the browser could not be used, when it could not. */
+  browserError?: string;
+}
+
+export interface GraphLimits {
+  maxPagesPerRole: number;
+  deadline: number;
+}
+
+export async function walkUi(
+  context: ToolContext,
+  target: ProbeTarget,
+  roles: readonly CrawlRole[],
+  fetcher: PageFetcher,
+  limits: GraphLimits,
+): Promise<UiGraph> {
+  const entry = target.profile?.ui?.entry ?? "/";
+  const start = new URL(joinEntry(target.baseUrl, entry));
+  const graph: UiGraph = {
+    entry: `${start.pathname}${start.search}`,
+    origin: start.origin,
+    rendered: true,
+    roles: [],
+  };
+  try {
+    await browserSessionFor(context).browser();
+  } catch (error) {
+    graph.browserError = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    return crawlFallback(target, entry, roles, fetcher, limits, graph);
+  }
+  for (const role of roles) {
+    try {
+      graph.roles.push(await walkRole(context, role, graph, limits));
+    } catch (error) {
+      // A role that cannot sign in walked nothing: its walk counts as cut short, never as "links nothing".
+      graph.roles.push({
+        role: role.role,
+        pages: [],
+        reached: new Set(),
+        stopped: "sign_in",
+        error: (error instanceof Error ? error.message : String(error)).split("\n")[0],
+      });
+    }
+  }
+  return graph;
+}
+
+async function walkRole(
+  context: ToolContext,
+  role: CrawlRole,
+  graph: UiGraph,
+  limits: GraphLimits,
+): Promise<RoleGraph> {
+  const session = browserSessionFor(context);
+  const browsing = await session.context(role, graph.origin);
+  const walk: RoleGraph = { role: role.role, pages: [], reached: new Set() };
+  const queue = [graph.entry];
+  const queued = new Set([pathOnly(graph.entry)]);
+  while (queue.length > 0) {
+    if (context.signal.aborted) {
+      walk.stopped = "aborted";
+      break;
+    }
+    if (Date.now() >= limits.deadline) {
+      walk.stopped = "time";
+      break;
+    }
+    if (walk.pages.filter((page) => page.html).length >= limits.maxPagesPerRole) {
+      walk.stopped = "max_pages";
+      break;
+    }
+    const path = queue.shift() as string;
+    const { page } = await renderPage(session, browsing, graph.origin, path, {
+      timeoutMs: Math.max(1_000, Math.min(15_000, limits.deadline - Date.now())),
+    });
+    walk.pages.push(page);
+    walk.reached.add(pathOnly(path));
+    if (page.finalPath.startsWith("/")) walk.reached.add(pathOnly(page.finalPath));
+    for (const link of [...page.links, page.finalPath]) {
+      const key = pathOnly(link);
+      if (!link.startsWith("/") || queued.has(key) || !mayFollow(link)) continue;
+      queued.add(key);
+      queue.push(link);
+    }
+  }
+  return walk;
+}
+
+/** The HTML crawl, read into the same shape: links and forms as served, no rendered controls. */
+async function crawlFallback(
+  target: ProbeTarget,
+  entry: string,
+  roles: readonly CrawlRole[],
+  fetcher: PageFetcher,
+  limits: GraphLimits,
+  graph: UiGraph,
+): Promise<UiGraph> {
+  const crawl = await crawlAsRoles(target.baseUrl, entry, roles, {
+    fetchPage: fetcher,
+    maxPagesPerRole: limits.maxPagesPerRole,
+    maxTotalMs: Math.max(1_000, limits.deadline - Date.now()),
+  });
+  graph.rendered = false;
+  graph.roles = roles.map((role) => {
+    const visits = crawl.visits.filter((visit) => visit.roles?.includes(role.role));
+    const pages: RenderedPage[] = visits.map((visit) => ({
+      path: visit.path,
+      finalPath: visit.path,
+      status: visit.status,
+      contentType: visit.html ? "text/html" : "",
+      html: visit.html === true,
+      links: visit.links,
+      detachedLinks: [],
+      forms: visit.forms.map((form) => ({ action: form.action, method: form.method })),
+      navigationLandmarks: 0,
+      controls: 0,
+      text: (visit.inline_scripts ?? []).join("\n"),
+      scripts: visit.scripts ?? [],
+    }));
+    const stopped = crawl.roles.find((summary) => summary.role === role.role)?.stopped;
+    return {
+      role: role.role,
+      pages,
+      reached: new Set(visits.map((visit) => pathOnly(visit.path))),
+      // Any stop leaves the walk incomplete; a spent budget counts as aborted.
+      ...(stopped ? { stopped: stopped === "budget" ? ("aborted" as const) : stopped } : {}),
+    };
+  });
+  return graph;
+}
+
+/** The text of the scripts a role's reachable pages load (each once, capped), for the mention signal. */
+export async function scriptTexts(
+  graph: UiGraph,
+  walk: RoleGraph,
+  role: CrawlRole,
+  fetcher: PageFetcher,
+  maxScripts = 40,
+): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  const wanted = [...new Set(walk.pages.flatMap((page) => page.scripts))].slice(0, maxScripts);
+  for (const script of wanted) {
+    try {
+      const response = await fetcher({
+        url: new URL(script, graph.origin).href,
+        headers: await role.headers(),
+        timeoutMs: 10_000,
+      });
+      if (response && response.status < 300) texts.set(script, response.body);
+    } catch {
+      // A script that cannot be read again is searched no further; the page's own text still is.
+      break;
+    }
+  }
+  return texts;
+}
