@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { QaasError } from "../errors.ts";
 import { register as registerAdvisories } from "./commands/advisories.ts";
 import { register as registerDoctor } from "./commands/doctor.ts";
+import { register as registerExplore } from "./commands/explore.ts";
 import { register as registerInit } from "./commands/init.ts";
 import { register as registerMap } from "./commands/map.ts";
 import { register as registerMcp } from "./commands/mcp.ts";
@@ -32,6 +33,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerMap,
   registerMcp,
   registerAdvisories,
+  registerExplore,
 ];
 for (const register of commandModules) register(program);
 
