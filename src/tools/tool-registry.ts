@@ -1,4 +1,6 @@
 import { authzTools } from "./servers/authz-server.ts";
+import { browserTools } from "./servers/browser-server.ts";
+import { browserStepTools } from "./servers/browser-steps-server.ts";
 import { codeTools } from "./servers/code-server.ts";
 import { contractTools } from "./servers/contract-server.ts";
 import { dbTools } from "./servers/db-server.ts";
@@ -6,6 +8,7 @@ import { decisionTools } from "./servers/decisions-server.ts";
 import { defectMemoryTools } from "./servers/defect-memory-server.ts";
 import { depsTools } from "./servers/deps-server.ts";
 import { envelopeTools } from "./servers/envelope-server.ts";
+import { guideTools } from "./servers/guide-server.ts";
 import { httpTools } from "./servers/http-server.ts";
 import { loadTools } from "./servers/load-server.ts";
 import { mapTools } from "./servers/map-server.ts";
@@ -29,6 +32,9 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...authzTools,
   ...securityTools,
   ...depsTools,
+  ...browserTools,
+  ...browserStepTools,
+  ...guideTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));

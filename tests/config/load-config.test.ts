@@ -77,7 +77,7 @@ describe("the shipped configuration", () => {
   it("declares the run modes of the spec with budgets and the verify-loop bounds", () => {
     const { system } = loadConfig();
     expect(Object.keys(system.run_modes).sort()).toEqual(
-      ["bug-bash", "explore", "fix-cycle", "full-loop", "nightly", "pr-check"].sort(),
+      ["bug-bash", "explore", "fix-cycle", "full-loop", "nightly", "pr-check", "ui"].sort(),
     );
     expect(system.run_modes["pr-check"]).toMatchObject({
       roster: ["MAPPER", "API", "BROWSER", "REPRODUCER", "TRIAGE"],

@@ -1,6 +1,7 @@
-import type { Browser, BrowserContext, Page, Response } from "playwright-core";
+import type { Browser, BrowserContext, Page, Request, Response } from "playwright-core";
 import type { RunContext } from "../../tools/context.ts";
 import { onRunEnd } from "../../tools/run-end.ts";
+import { quietWindowsOf } from "../http/quiet-window.ts";
 import { parseCookieHeader } from "../pages/cookie-jar.ts";
 import { CHROMIUM_ARGS, findChromium } from "../traffic/chromium.ts";
 
@@ -80,6 +81,12 @@ export class BrowserSession {
       signal?: AbortSignal;
       /** Per navigation (default 15 s). */
       navigationTimeoutMs?: number;
+      /**
+       * Called before each request to the target is sent; answers the function to call once it has been
+       * answered. The run's measurement windows: a page loading in the browser must not be timed with a
+       * probe's request any more than another agent's request may.
+       */
+      gate?: () => Promise<() => void>;
     } = {},
   ) {}
 
@@ -122,6 +129,7 @@ export class BrowserSession {
           );
         }
         if (cookies.length > 0) await created.addCookies(cookies);
+        if (this.options.gate) await gateTargetRequests(created, origin, this.options.gate);
         return created;
       })();
       this.contexts.set(key, context);
@@ -209,13 +217,44 @@ export class BrowserSession {
   }
 }
 
+/**
+ * Holds each request to `origin` until `gate` lets it go, and tells the gate when it has been answered.
+ * Registered last on the context so it runs first; it passes the request on to the other handlers.
+ */
+async function gateTargetRequests(
+  context: BrowserContext,
+  origin: string,
+  gate: () => Promise<() => void>,
+): Promise<void> {
+  const open = new Map<Request, () => void>();
+  const done = (request: Request) => {
+    open.get(request)?.();
+    open.delete(request);
+  };
+  context.on("requestfinished", done);
+  context.on("requestfailed", done);
+  context.on("close", () => {
+    for (const leave of open.values()) leave();
+    open.clear();
+  });
+  await context.route(
+    (url) => url.origin === origin,
+    async (route) => {
+      open.set(route.request(), await gate());
+      await route.fallback();
+    },
+  );
+}
+
 const SESSION_KEY = "browser:session";
 
 /** The run's browser session: one per run, closed when the run ends (or its signal aborts). */
 export function browserSessionFor(context: RunContext): BrowserSession {
   let session = context.shared.get(SESSION_KEY) as BrowserSession | undefined;
   if (!session) {
-    session = new BrowserSession({ signal: context.signal });
+    const windows = quietWindowsOf(context);
+    const sender = {};
+    session = new BrowserSession({ signal: context.signal, gate: () => windows.enter(sender) });
     context.shared.set(SESSION_KEY, session);
     const opened = session;
     onRunEnd(context, () => opened.close());

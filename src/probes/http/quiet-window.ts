@@ -1,4 +1,4 @@
-import type { ToolContext } from "../../tools/context.ts";
+import type { RunContext } from "../../tools/context.ts";
 
 // Measurement windows over the target. A probe that times a request or reads the target's statement log
 // around it needs the target to itself for that moment, not for the whole of its run: while one client
@@ -162,7 +162,7 @@ async function atMost(event: Promise<void>, ms: number): Promise<void> {
 }
 
 /** The run-wide windows over the target (one per run: every agent's clients share it). */
-export function quietWindowsOf(context: ToolContext): QuietWindows {
+export function quietWindowsOf(context: RunContext): QuietWindows {
   const key = "http:quiet-windows";
   let windows = context.shared.get(key) as QuietWindows | undefined;
   if (!windows) {

@@ -1,0 +1,63 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BrowserSession } from "../../src/probes/browser/browser-session.ts";
+
+// The browser's requests to the target pass the run's measurement windows like any probe's: a page load
+// waits while a window is held, and the window learns when each request was answered.
+
+let server: http.Server;
+let baseUrl: string;
+const received: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    received.push(request.url ?? "/");
+    response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>t</title><p>hi</p>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+describe("the browser session's gate", () => {
+  it("holds the target's requests until the gate opens and reports each answered", async () => {
+    let open: () => void = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let entered = 0;
+    let left = 0;
+    const session = new BrowserSession({
+      gate: async () => {
+        entered += 1;
+        await opened;
+        return () => {
+          left += 1;
+        };
+      },
+    });
+    try {
+      const context = await session.context(
+        { role: "anonymous", headers: async () => ({}) },
+        new URL(baseUrl).origin,
+      );
+      const loading = session.open(context, `${baseUrl}/page`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(entered).toBeGreaterThan(0);
+      expect(received).toEqual([]);
+      open();
+      const page = await loading;
+      expect(page.response?.status()).toBe(200);
+      expect(received).toContain("/page");
+      await page.page.close();
+      expect(left).toBeGreaterThan(0);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
+});
