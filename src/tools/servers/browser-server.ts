@@ -1,21 +1,14 @@
 import { z } from "zod";
-import type { GuardedAction } from "../../guardrails/actions.ts";
 import { browsePages } from "../../probes/browser/browse-pages.ts";
 import { probeDomXss } from "../../probes/browser/dom-xss.ts";
 import { BROWSER_CHECKS } from "../../probes/browser/page-checks.ts";
-import type { ToolContext } from "../context.ts";
 import { fromProbe } from "../result.ts";
 import { defineTool } from "../tool.ts";
+import { liveActions } from "./live-actions.ts";
 
 // The `browser` server's deterministic pass: `browse_pages` opens the map's pages in the run's Chromium as
 // each role and answers `{ candidates: EnvelopeDraft[], stats }`, every candidate confirmed on a second load
 // and carrying a screenshot, what the browser recorded and a generated browser test.
-
-/** Browsing is requests to the target: the guardrail judges the base URL (origin, mode). */
-function liveActions(_input: unknown, context: ToolContext): GuardedAction[] {
-  const url = context.target?.profile.environment.base_url ?? context.systemMap()?.base_url ?? "";
-  return [{ kind: "http_request", method: "GET", url }];
-}
 
 const browsePagesTool = defineTool({
   name: "browse_pages",

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import type { GuardedAction } from "../../guardrails/actions.ts";
 import { checkCopy } from "../../probes/guide/check-copy.ts";
 import { checkNavigation } from "../../probes/guide/check-navigation.ts";
-import type { ToolContext } from "../context.ts";
 import { fromProbe } from "../result.ts";
 import { defineTool } from "../tool.ts";
+import { liveActions } from "./live-actions.ts";
 
 // The `guide` server: GUIDE's deterministic usability checks against the live target. Each walks the UI
 // from its entry as each role (in the run's browser when one is available) and answers
@@ -27,12 +26,6 @@ const common = {
   max_seconds: z.number().int().min(10).max(1800).optional().describe("the whole call (default 240)"),
   max_requests: z.number().int().min(10).max(5000).optional(),
 };
-
-/** Live checks are requests to the target: the guardrail judges the base URL (origin, mode). */
-function liveActions(_input: unknown, context: ToolContext): GuardedAction[] {
-  const url = context.target?.profile.environment.base_url ?? context.systemMap()?.base_url ?? "";
-  return [{ kind: "http_request", method: "GET", url }];
-}
 
 const checkNavigationTool = defineTool({
   name: "check_navigation",

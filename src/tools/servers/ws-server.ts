@@ -1,13 +1,12 @@
 import { z } from "zod";
-import type { GuardedAction } from "../../guardrails/actions.ts";
 import { probeAuthentication } from "../../probes/realtime/probe-auth.ts";
 import { probeAuthorization } from "../../probes/realtime/probe-authorization.ts";
 import { probeBackpressure } from "../../probes/realtime/probe-backpressure.ts";
 import { probeOrdering } from "../../probes/realtime/probe-ordering.ts";
 import { probeReconnect } from "../../probes/realtime/probe-reconnect.ts";
-import type { ToolContext } from "../context.ts";
 import { fromProbe } from "../result.ts";
 import { defineTool } from "../tool.ts";
+import { liveActions } from "./live-actions.ts";
 
 // The `ws` server: live realtime probes over plain WebSocket and socket.io. Each connects to the target's
 // channels (profile websocket.paths, the map's channels and the socket.io servers its source declares, or
@@ -39,12 +38,6 @@ const common = {
     .describe("how long to wait for a frame after an event (default 700)"),
   max_requests: z.number().int().min(10).max(2000).optional(),
 };
-
-/** Live probes are requests to the target: the guardrail judges the base URL (origin, mode). */
-function liveActions(_input: unknown, context: ToolContext): GuardedAction[] {
-  const url = context.target?.profile.environment.base_url ?? context.systemMap()?.base_url ?? "";
-  return [{ kind: "http_request", method: "GET", url }];
-}
 
 const wsProbeAuth = defineTool({
   name: "ws_probe_auth",
