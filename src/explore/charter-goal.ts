@@ -1,4 +1,4 @@
-// Reads a charter ("open the entry page and find a way to Settings", "check that /reports shows \"Monthly
+// Reads a charter ("open the entry page and find a way to Settings", "check that /invoices shows \"Monthly
 // total\"", "create a new project") into the goal a deterministic walker can pursue without a model: a page
 // to reach, texts that must appear there, and a form to complete. The heuristics are generic on purpose:
 // they read the charter's grammar, never the names of a particular application.

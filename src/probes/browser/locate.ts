@@ -27,7 +27,7 @@ export function locatorFor(page: Page, spec: LocatorSpec): Locator {
   throw new Error("name an element by role (and name), name (label), test_id or text");
 }
 
-/** `button "Export CSV"`, `test id "save"`, `text "Welcome"`: how a spec reads in answers and refusals. */
+/** `button "Save draft"`, `test id "save"`, `text "Welcome"`: how a spec reads in answers and refusals. */
 export function describeSpec(spec: LocatorSpec): string {
   if (spec.role) return spec.name ? `${spec.role} "${spec.name}"` : spec.role;
   if (spec.name) return `field labelled "${spec.name}"`;
