@@ -79,6 +79,7 @@ export const TOOL_CATALOG = {
     "axe",
     "browse_pages",
     "probe_dom_xss",
+    "submit_forms",
   ],
   guide: ["check_navigation", "check_copy"],
   test_runner: ["run_single", "run_n_times", "run_suite", "affected_tests"],

@@ -172,6 +172,24 @@ describe("seeded usability defects", () => {
     expect(history.text).not.toContain("<button");
   });
 
+  it("DEMO-45 the contact form thanks the person while its request fails", async () => {
+    const support = await app.request("GET", "/support", { as: "alice" });
+    expect(support.status).toBe(200);
+    expect(support.text).toContain('id="support-form"');
+    const dashboard = await app.request("GET", "/dashboard", { as: "alice" });
+    expect(links(dashboard.text)).toContain("/support");
+    const script = (await app.request("GET", "/static/support.js")).text;
+    expect(script).toContain("/api/support-requests");
+    // The answer is never read before the thank-you is shown.
+    expect(script).not.toMatch(/\.ok\b|\.status\b/);
+    expect(script).toContain("Your message was sent");
+    const sent = await app.request("POST", "/api/support-requests", {
+      as: "alice",
+      body: { email: "someone@example.com", message: "Hello" },
+    });
+    expect(sent.status).toBe(404);
+  });
+
   it("every other page a visitor reaches has the navigation bar", async () => {
     const pages = await crawl("adam", "/dashboard", 120);
     for (const [url, body] of pages) {

@@ -34,6 +34,13 @@ export default definePlaybook(async (session: PlaybookSession) => {
     const found = await emitCandidates(session, "probe_dom_xss", xss.data.candidates, new Set());
     session.log(`BROWSER: probe_dom_xss: ${xss.data.candidates.length} candidate(s), ${found} emitted`);
   } else session.log(`BROWSER: probe_dom_xss did not run: ${xss.error}`);
+  if (session.signal.aborted) return;
+  // Journeys write (records of the run's own); the tool refuses on targets that do not allow writes.
+  const forms = await session.call<BrowseAnswer>("submit_forms", { max_seconds: 30 });
+  if (forms.ok) {
+    const found = await emitCandidates(session, "submit_forms", forms.data.candidates, new Set());
+    session.log(`BROWSER: submit_forms: ${forms.data.candidates.length} candidate(s), ${found} emitted`);
+  } else session.log(`BROWSER: submit_forms did not run: ${forms.error}`);
   const roles = (answer.data.stats?.roles ?? [])
     .map((role) => `${role.role} ${role.pages}${role.error ? ` (${role.error})` : ""}`)
     .join(", ");

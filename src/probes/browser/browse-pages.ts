@@ -78,6 +78,8 @@ export async function browsePages(
   const checkedLinks = new Set<string>();
   const layoutDone = new Set<string>();
   const workingControls = new Set<string>();
+  const judgedControls = new Set<string>();
+  const scannedTemplates = new Set<string>();
   const stats: BrowseStats = { checks: [...checks], roles: [], templates: 0, candidates: 0, durationMs: 0 };
   const templatesSeen = new Set<string>();
 
@@ -109,13 +111,20 @@ export async function browsePages(
         }
         roleStats.pages += 1;
         const url = new URL(path, target.baseUrl).toString();
+        // Axe rules follow the markup, which roles mostly share: one scan per template.
+        const scanAccessibility = !scannedTemplates.has(template);
+        scannedTemplates.add(template);
         const page = await checkPage(session, desktop, {
           url,
           checks,
           load,
           workingControls,
+          judgedControls,
+          template,
+          scanAccessibility,
           maxControls: MAX_CONTROLS_PER_PAGE,
         });
+        if (page.skipped && scanAccessibility) scannedTemplates.delete(template);
         let overflow: ConfirmedOverflow | undefined;
         if (!page.skipped && checks.has("layout") && !layoutDone.has(template) && Date.now() < deadline) {
           layoutDone.add(template);

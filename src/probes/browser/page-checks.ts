@@ -32,6 +32,15 @@ export interface PageVisit {
   load: LoadOptions;
   /** Controls (name + selector) already seen working elsewhere: not clicked again. */
   workingControls: Set<string>;
+  /**
+   * Controls (template + name) another role already clicked on a page of this template: judged once. A
+   * later role's page mostly shows the same controls, and each click costs over a second of watching.
+   */
+  judgedControls: Set<string>;
+  /** The page's path template, for `judgedControls`. */
+  template: string;
+  /** False when another role's page of this template was already scanned by axe (same markup rules). */
+  scanAccessibility?: boolean;
   maxControls: number;
 }
 
@@ -88,7 +97,7 @@ export async function checkPage(
       }
     }
     let violations: AxeViolation[] = [];
-    if (visit.checks.has("accessibility")) {
+    if (visit.checks.has("accessibility") && visit.scanAccessibility !== false) {
       const scanned = await blockingViolations(first.page);
       if (typeof scanned === "string") result.notes.push(scanned);
       else violations = scanned;
@@ -97,11 +106,16 @@ export async function checkPage(
     const inert: Array<{ control: Control; outcome: ClickOutcome }> = [];
     if (visit.checks.has("controls")) {
       const controls = (await clickableControls(first.page, visit.maxControls * 2))
-        .filter((control) => !visit.workingControls.has(controlKey(control)))
+        .filter(
+          (control) =>
+            !visit.workingControls.has(controlKey(control)) &&
+            !visit.judgedControls.has(judgedKey(visit.template, control)),
+        )
         .slice(0, visit.maxControls);
       for (const control of controls) {
         const outcome = await clickAndWatch(first, control);
         if (!outcome.clicked) continue;
+        visit.judgedControls.add(judgedKey(visit.template, control));
         if (outcome.effects.length === 0) inert.push({ control, outcome });
         else visit.workingControls.add(controlKey(control));
         // A click that moved or replaced the page leaves the next control on another page: start over.
@@ -210,6 +224,10 @@ function movedAway(loaded: LoadedPage, url: string): boolean {
 /** The path without a trailing slash, for telling a redirect from the page asked for. */
 function pathnameOf(url: string): string {
   return new URL(url).pathname.replace(/\/+$/, "") || "/";
+}
+
+function judgedKey(template: string, control: Control): string {
+  return `${template}\u0000${control.name}`;
 }
 
 export function controlKey(control: Control): string {

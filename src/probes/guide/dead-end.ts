@@ -2,7 +2,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { browserSessionFor } from "../browser/browser-session.ts";
 import { guideFinding } from "./guide-finding.ts";
 import { type GuideScope, userOf } from "./guide-scope.ts";
-import { mayBeFeaturePage, pathOnly, templateOf } from "./path-templates.ts";
+import { getPageTemplates, mayBeFeaturePage, pathOnly, templateOf } from "./path-templates.ts";
 import { type RenderedPage, renderPage } from "./rendered-page.ts";
 import { servedPage } from "./served-page.ts";
 import type { RoleGraph } from "./ui-graph.ts";
@@ -41,12 +41,7 @@ export async function findDeadEnds(
   const stats: DeadEndStats = { pages_judged: 0, skipped: {}, flagged: [], ran: scope.graph.rendered };
   const candidates: EnvelopeDraft[] = [];
   if (!scope.graph.rendered) return { candidates, stats };
-  const templates = [
-    ...scope.run.map.operations
-      .filter((operation) => operation.method.toUpperCase() === "GET")
-      .map((op) => op.path),
-    ...scope.run.map.routes.map((route) => route.path),
-  ];
+  const templates = getPageTemplates(scope.run.map);
   const done = new Set<string>();
   for (const walk of scope.graph.roles) {
     for (const page of walk.pages) {

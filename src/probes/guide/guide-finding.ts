@@ -1,6 +1,7 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { EnvelopeDraftSchema } from "../../envelope/envelope-draft.ts";
 import type { Severity } from "../../envelope/taxonomy.ts";
+import type { ReproScript } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -10,7 +11,9 @@ import type { ProbeRun } from "../session/probe-run.ts";
 // pages were searched and what they offer), and a screenshot when the browser took one.
 
 export interface GuideFindingInput {
-  defectClass: "undiscoverable-feature" | "dead-end" | "misleading-copy";
+  /** usability by default; a form journey that breaks is a `ui` finding built the same way. */
+  domain?: "usability" | "ui";
+  defectClass: "undiscoverable-feature" | "dead-end" | "misleading-copy" | "broken-journey";
   template: string;
   title: string;
   summary: string;
@@ -24,6 +27,9 @@ export interface GuideFindingInput {
   steps: string[];
   notes?: string[];
   discriminator?: string;
+  /** A replay of the request behind the finding as a failing test, when one request shows it. */
+  repro?: ReproScript;
+  suggestedFixArea?: string;
 }
 
 function slugOf(input: GuideFindingInput): string {
@@ -36,7 +42,7 @@ function slugOf(input: GuideFindingInput): string {
 
 export function guideFinding(run: ProbeRun, input: GuideFindingInput): EnvelopeDraft {
   const draft = buildFinding(run, {
-    domain: "usability",
+    domain: input.domain ?? "usability",
     defectClass: input.defectClass,
     title: input.title,
     summary: input.summary,
@@ -48,7 +54,8 @@ export function guideFinding(run: ProbeRun, input: GuideFindingInput): EnvelopeD
     steps: input.steps,
     ...(input.notes ? { notes: input.notes } : {}),
     ...(input.discriminator ? { discriminator: input.discriminator } : {}),
-    suggestedFixArea: "navigation and page templates (menus, links, help copy)",
+    ...(input.repro ? { repro: input.repro } : {}),
+    suggestedFixArea: input.suggestedFixArea ?? "navigation and page templates (menus, links, help copy)",
   });
   const folder = `${run.tool}/${slugOf(input)}`;
   draft.evidence.push({

@@ -1,9 +1,11 @@
 import type { ToolContext } from "../../tools/context.ts";
 import type { RequestBudget } from "../http/http-client.ts";
+import type { CrawlRole } from "../pages/crawl-pages.ts";
 import { webFetcher, webRoles } from "../pages/web-session.ts";
 import { openProbeRun } from "../session/probe-run.ts";
 import type { GuideScope } from "./guide-scope.ts";
-import { walkUi } from "./ui-graph.ts";
+import { getPageTemplates } from "./path-templates.ts";
+import { type UiGraph, walkUi } from "./ui-graph.ts";
 
 // Opening a GUIDE check: the probe run, the roles to walk as, a budgeted fetcher, and the walk of the UI
 // from its entry that every check judges against.
@@ -32,10 +34,13 @@ export async function openGuideScope(
   if (roles.length === 0)
     return `none of the roles asked for (${(input.roles ?? []).join(", ")}) is in the profile`;
   const { fetcher, budget } = webFetcher(context, run.target, maxRequests);
-  const graph = await walkUi(context, run.target, roles, fetcher, {
-    maxPagesPerRole: input.max_pages ?? 80,
-    deadline,
-  });
+  const graph = await sharedWalk(context, roles, input.max_pages ?? 80, () =>
+    walkUi(context, run.target, roles, fetcher, {
+      maxPagesPerRole: input.max_pages ?? 80,
+      deadline,
+      templates: getPageTemplates(run.map),
+    }),
+  );
   const stats: Record<string, unknown> = {
     entry: graph.entry,
     rendered: graph.rendered,
@@ -49,6 +54,27 @@ export async function openGuideScope(
     })),
   };
   return { scope: { run, roles, users, graph, fetcher, deadline }, budget, stats };
+}
+
+/**
+ * One walk per run for the same roles and page cap: every GUIDE check judges the same UI, and walking it
+ * again per check doubled GUIDE's time for nothing.
+ */
+function sharedWalk(
+  context: ToolContext,
+  roles: readonly CrawlRole[],
+  maxPages: number,
+  walk: () => Promise<UiGraph>,
+): Promise<UiGraph> {
+  const key = `guide:walk:${roles.map((role) => role.role).join(",")}:${maxPages}`;
+  let graph = context.shared.get(key) as Promise<UiGraph> | undefined;
+  if (!graph) {
+    graph = walk();
+    context.shared.set(key, graph);
+    // A walk that failed is not kept: the next check walks again.
+    graph.catch(() => context.shared.delete(key));
+  }
+  return graph;
 }
 
 /** The request counts and sign-in failures of a finished check, for its stats. */

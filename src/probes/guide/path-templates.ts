@@ -1,6 +1,22 @@
+import type { SystemMap } from "../../map/system-map.ts";
+
 // Path templates (`/tasks/{id}/history`) as GUIDE reads them: which concrete paths a template covers, how
 // a template is filled with ids seen in crawled links, and which kinds of path are not features a person
 // is meant to find by clicking (APIs, sign-in plumbing, health checks, files, pages reached from an email).
+
+/** The GET page templates a map knows (operations and source routes), each once. */
+export function getPageTemplates(map: Pick<SystemMap, "operations" | "routes">): string[] {
+  return [
+    ...new Set([
+      ...map.operations
+        .filter((operation) => operation.method.toUpperCase() === "GET" && !operation.graphql)
+        .map((operation) => operation.path),
+      ...map.routes
+        .filter((route) => route.method.toUpperCase() === "GET" || route.method === "*")
+        .map((route) => route.path),
+    ]),
+  ];
+}
 
 /** The path part of `/path?query`, without a trailing slash (except the root). */
 export function pathOnly(reference: string): string {

@@ -3,9 +3,12 @@ import { browserSessionFor } from "../browser/browser-session.ts";
 import type { ProbeTarget } from "../http/run-http.ts";
 import { type CrawlRole, crawlAsRoles } from "../pages/crawl-pages.ts";
 import type { PageFetcher } from "../pages/page-fetcher.ts";
-import { joinEntry, mayFollow } from "../pages/urls.ts";
+import { joinEntry } from "../pages/urls.ts";
 import { pathOnly } from "./path-templates.ts";
 import { type RenderedPage, renderPage } from "./rendered-page.ts";
+import { WalkFrontier } from "./walk-frontier.ts";
+
+const TABS_PER_WALK = 2;
 
 // What each role can reach from the UI entry by clicking: a breadth-first walk in a real browser (so links
 // a script renders into a menu count), one per role. It never submits a form and never follows a sign-out
@@ -35,6 +38,8 @@ export interface UiGraph {
 export interface GraphLimits {
   maxPagesPerRole: number;
   deadline: number;
+  /** The map's page templates: the walk opens a few pages of each, not every record's page. */
+  templates?: readonly string[];
 }
 
 export async function walkUi(
@@ -84,35 +89,42 @@ async function walkRole(
   const session = browserSessionFor(context);
   const browsing = await session.context(role, graph.origin);
   const walk: RoleGraph = { role: role.role, pages: [], reached: new Set() };
+  const frontier = new WalkFrontier(limits.templates ?? []);
   const queue = [graph.entry];
-  const queued = new Set([pathOnly(graph.entry)]);
-  while (queue.length > 0) {
-    if (context.signal.aborted) {
-      walk.stopped = "aborted";
-      break;
+  frontier.admit(graph.entry);
+  const openNext = async (): Promise<void> => {
+    while (queue.length > 0) {
+      if (context.signal.aborted) walk.stopped = "aborted";
+      else if (Date.now() >= limits.deadline) walk.stopped = "time";
+      else if (walk.pages.filter((page) => page.html).length >= limits.maxPagesPerRole)
+        walk.stopped = "max_pages";
+      if (walk.stopped) return;
+      const path = queue.shift() as string;
+      const { page } = await renderPage(session, browsing, graph.origin, path, {
+        timeoutMs: Math.max(1_000, Math.min(15_000, limits.deadline - Date.now())),
+      });
+      walk.pages.push(page);
+      walk.reached.add(pathOnly(path));
+      if (page.finalPath.startsWith("/")) walk.reached.add(pathOnly(page.finalPath));
+      for (const link of [...page.links, page.finalPath]) if (frontier.admit(link)) queue.push(link);
     }
-    if (Date.now() >= limits.deadline) {
-      walk.stopped = "time";
-      break;
+  };
+  // A page mostly waits for its scripts to settle: two tabs at once roughly halve the walk. A tab that
+  // finds the queue empty while the other is still reading a page would end early, so each loops until
+  // both are idle.
+  let busy = 0;
+  const tab = async (): Promise<void> => {
+    for (;;) {
+      busy += 1;
+      await openNext().finally(() => {
+        busy -= 1;
+      });
+      if (walk.stopped || busy === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (queue.length === 0 && busy === 0) return;
     }
-    if (walk.pages.filter((page) => page.html).length >= limits.maxPagesPerRole) {
-      walk.stopped = "max_pages";
-      break;
-    }
-    const path = queue.shift() as string;
-    const { page } = await renderPage(session, browsing, graph.origin, path, {
-      timeoutMs: Math.max(1_000, Math.min(15_000, limits.deadline - Date.now())),
-    });
-    walk.pages.push(page);
-    walk.reached.add(pathOnly(path));
-    if (page.finalPath.startsWith("/")) walk.reached.add(pathOnly(page.finalPath));
-    for (const link of [...page.links, page.finalPath]) {
-      const key = pathOnly(link);
-      if (!link.startsWith("/") || queued.has(key) || !mayFollow(link)) continue;
-      queued.add(key);
-      queue.push(link);
-    }
-  }
+  };
+  await Promise.all(Array.from({ length: TABS_PER_WALK }, tab));
   return walk;
 }
 

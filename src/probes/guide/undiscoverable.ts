@@ -163,7 +163,7 @@ export async function findUndiscoverable(
       skip(stats, "mentioned in a reachable page or the scripts it loads", template);
       continue;
     }
-    if (redirectInSource(scope.run.context, template)) {
+    if (redirectInSource(scope.run.context, template, first.answer.exchange.response?.body)) {
       skip(stats, "the source redirects or navigates there (reached after an action)", template);
       continue;
     }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { browsePages } from "../../probes/browser/browse-pages.ts";
 import { probeDomXss } from "../../probes/browser/dom-xss.ts";
 import { BROWSER_CHECKS } from "../../probes/browser/page-checks.ts";
+import { submitForms } from "../../probes/browser/submit-forms.ts";
 import { fromProbe } from "../result.ts";
 import { defineTool } from "../tool.ts";
 import { liveActions } from "./live-actions.ts";
@@ -35,6 +36,21 @@ const browsePagesTool = defineTool({
   run: async (input, context) => fromProbe(await browsePages(context, input)),
 });
 
+const submitFormsTool = defineTool({
+  name: "submit_forms",
+  server: "browser",
+  description:
+    "Walk the journeys of the map's pages in headless Chromium: each form (once per name and action, as the first role that sees it) is filled with valid values from its field types, constraints and labels, and submitted. misleading-copy: the page announces success while the request it sent failed; broken-journey: a 5xx behind the scenes, an error page, or a submission that does nothing. Confirmed by a second journey with fresh values. Only when the profile allows writes; never sign-in, upload, delete or payment forms, and updates of records the run did not create are refused in the browser. Answers { candidates, stats }.",
+  input: z.strictObject({
+    roles: z.array(z.string().min(1).max(100)).max(20).optional(),
+    max_forms: z.number().int().min(1).max(100).optional().describe("forms tried (default 20)"),
+    max_seconds: z.number().int().min(10).max(900).optional().describe("the whole pass (default 45)"),
+  }),
+  // A journey writes: the guardrails judge it as a POST to the target, refused where writes are not allowed.
+  actions: (input, context) => liveActions(input, context).map((action) => ({ ...action, method: "POST" })),
+  run: async (input, context) => fromProbe(await submitForms(context, input)),
+});
+
 const probeDomXssTool = defineTool({
   name: "probe_dom_xss",
   server: "browser",
@@ -48,4 +64,4 @@ const probeDomXssTool = defineTool({
   run: async (input, context) => fromProbe(await probeDomXss(context, input)),
 });
 
-export const browserTools = [browsePagesTool, probeDomXssTool];
+export const browserTools = [browsePagesTool, probeDomXssTool, submitFormsTool];

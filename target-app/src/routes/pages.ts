@@ -37,6 +37,7 @@ import {
   platformPage,
   searchPage,
   settingsPage,
+  supportPage,
   timesheetPage,
 } from "../views/misc.ts";
 import { projectDetailPage, projectFormPage, projectsListPage } from "../views/projects.ts";
@@ -228,6 +229,11 @@ export function pageRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const user = sessionFromRequest(ctx, request);
       const html = helpPage(user ? viewerOf(user) : null, queryValue(request, "topic") ?? null);
       return reply.type("text/html; charset=utf-8").send(html);
+    });
+
+    app.get("/support", async (request, reply) => {
+      const user = sessionFromRequest(ctx, request);
+      return reply.type("text/html; charset=utf-8").send(supportPage(user ? viewerOf(user) : null));
     });
   };
 }

@@ -12,7 +12,7 @@ const STATIC_TYPES: Record<string, string> = {
   ".svg": "image/svg+xml",
 };
 
-const STATIC_FILES = ["app.css", "app.js", "dashboard.js", "logo.svg", "avatar.svg"];
+const STATIC_FILES = ["app.css", "app.js", "dashboard.js", "support.js", "logo.svg", "avatar.svg"];
 
 const APP_ENV =
   /^(PORT|DATA_DIR|SQL_LOG|SQL_LOG_FILE|APP_TEST_RESET|TOKEN_|LOGIN_|LOG_LEVEL|CORS_ORIGINS|NODE_ENV|TZ)/;

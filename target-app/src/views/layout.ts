@@ -73,7 +73,7 @@ ${scripts}
 <main id="main">
 ${options.body}
 </main>
-<footer class="footer"><a href="/help">Help</a> · Tasklane 1.4</footer>
+<footer class="footer"><a href="/help">Help</a> · <a href="/support">Contact support</a> · Tasklane 1.4</footer>
 </body>
 </html>`;
   return page.value;

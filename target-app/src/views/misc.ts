@@ -231,6 +231,27 @@ export function helpPage(viewer: Viewer | null, topic: string | null): string {
   });
 }
 
+// DEMO-45: the contact form thanks the person whatever the server answered. The endpoint it posts to was
+// never built, so every request fails (404) while the page says it was sent.
+export function supportPage(viewer: Viewer | null): string {
+  return layout({
+    title: "Contact support",
+    viewer,
+    scripts: ["/static/support.js"],
+    body: html`<h1>Contact support</h1>
+<section class="card narrow">
+<form class="stack" id="support-form">
+  <label for="support-email">Your email</label>
+  <input id="support-email" name="email" type="email" required>
+  <label for="support-message">How can we help?</label>
+  <textarea id="support-message" name="message" required maxlength="2000"></textarea>
+  <button type="submit">Send</button>
+</form>
+<p class="notice" role="status" id="support-status"></p>
+</section>`,
+  });
+}
+
 export function notFoundPage(viewer: Viewer | null, path: string): string {
   return layout({
     title: "Not found",

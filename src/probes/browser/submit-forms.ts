@@ -1,0 +1,233 @@
+import { randomBytes } from "node:crypto";
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { ToolContext } from "../../tools/context.ts";
+import { guideFinding } from "../guide/guide-finding.ts";
+import { pathOnly } from "../guide/path-templates.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { excludedBy } from "../http/profile-endpoints.ts";
+import { webRoles } from "../pages/web-session.ts";
+import { openProbeRun, type ProbeRun } from "../session/probe-run.ts";
+import { pagesFor } from "./browse-pages.ts";
+import { browserSessionFor, DESKTOP } from "./browser-session.ts";
+import { RISKY_CONTROL } from "./dead-controls.ts";
+import { describeForms } from "./form-fill.ts";
+import { type JourneyRecord, runJourney, type SentRequest } from "./form-journey.ts";
+import { type JourneyVerdict, judgeJourney } from "./journey-judge.ts";
+import { closePage, loadPage } from "./page-load.ts";
+
+// submit_forms: the journeys of the pinned map's pages. Each form (once per name and action, as the first
+// role that sees it) is filled with valid values and submitted in the run's Chromium; what the page said is
+// compared with what the server answered. A verdict holds only when a second journey, on a fresh load with
+// fresh values, reaches the same one. Only on targets whose profile allows writes, and never a form that
+// signs in, uploads, deletes, pays or updates a record the run did not create.
+
+export interface SubmitFormsOptions {
+  roles?: string[];
+  max_forms?: number;
+  max_seconds?: number;
+}
+
+interface Tried {
+  role: string;
+  template: string;
+  form: string;
+  verdict: string;
+}
+
+export async function submitForms(
+  context: ToolContext,
+  options: SubmitFormsOptions = {},
+): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
+  const run = openProbeRun(context, "submit_forms", { max_requests: 50 });
+  if (typeof run === "string") return run;
+  const map = context.systemMap();
+  if (!map) return "no system map is pinned for this run yet: MAPPER runs first";
+  if (!run.target.writesAllowed)
+    return "the target's profile does not allow writes: no form is submitted (journeys create records)";
+  const deadline = Date.now() + (options.max_seconds ?? 45) * 1000;
+  const maxForms = options.max_forms ?? 20;
+  const origin = new URL(run.target.baseUrl).origin;
+  const session = browserSessionFor(context);
+  const refuse = excludedBy(run.target.profile?.api?.exclude);
+  const load = { writesAllowed: true, ...(refuse ? { refuse } : {}) };
+  const { roles, users } = webRoles(context, run.target, options.roles);
+  const entry = run.target.profile?.ui?.entry ?? "/";
+  const candidates: EnvelopeDraft[] = [];
+  const tried: Tried[] = [];
+  const formsDone = new Set<string>();
+  const templatesDone = new Set<string>();
+
+  for (const role of roles) {
+    const browsing = await session.context(role, origin, DESKTOP).catch(() => undefined);
+    if (!browsing) continue;
+    for (const { path, template } of pagesFor(map, role.role, entry)) {
+      if (Date.now() > deadline || context.signal.aborted || tried.length >= maxForms) break;
+      if (templatesDone.has(template)) continue;
+      templatesDone.add(template);
+      const url = new URL(path, origin).href;
+      const first = await loadPage(session, browsing, url, { ...load, writesAllowed: false });
+      const forms = first.error || (first.status ?? 0) >= 400 ? [] : await describeForms(first.page);
+      await closePage(first);
+      for (const form of forms) {
+        const key = `${form.name}|${pathOnly(new URL(form.action, origin).pathname)}`;
+        if (form.skip || formsDone.has(key) || RISKY_CONTROL.test(`${form.name} ${form.submitLabel}`))
+          continue;
+        if (Date.now() > deadline || tried.length >= maxForms) break;
+        formsDone.add(key);
+        const journey = await runJourney(session, browsing, url, form.index, token(), load);
+        const verdict = judgeJourney(journey);
+        tried.push({ role: role.role, template, form: form.name, verdict: describe(verdict) });
+        if (verdict.kind === "none") continue;
+        const again = await runJourney(session, browsing, url, form.index, token(), load);
+        const second = judgeJourney(again);
+        if (second.kind !== verdict.kind) {
+          tried.push({
+            role: role.role,
+            template,
+            form: form.name,
+            verdict: `not confirmed: ${describe(second)}`,
+          });
+          continue;
+        }
+        candidates.push(
+          draftFor(
+            run,
+            { role: role.role, user: users[role.role], template, form: form.name },
+            journey,
+            again,
+            verdict,
+          ),
+        );
+      }
+    }
+  }
+  return { candidates, stats: { forms_tried: tried.length, tried } };
+}
+
+function token(): string {
+  return randomBytes(4).toString("hex");
+}
+
+function describe(verdict: JourneyVerdict): string {
+  if (verdict.kind === "misleading-copy")
+    return `misleading-copy: "${verdict.claim}" while ${verdict.failed.method} answered ${verdict.failed.status ?? verdict.failed.failure}`;
+  return `${verdict.kind}: ${verdict.reason}`;
+}
+
+/** The browser's request as an exchange a person can replay with curl. */
+function exchangeOf(sent: SentRequest, user: string | undefined): HttpExchange {
+  const json = (() => {
+    try {
+      return sent.responseBody ? (JSON.parse(sent.responseBody) as unknown) : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  return {
+    sequence: 0,
+    startedAt: new Date().toISOString(),
+    request: {
+      method: sent.method,
+      url: sent.url,
+      headers: sent.body?.trim().startsWith("{") ? { "content-type": "application/json" } : {},
+      ...(sent.body ? { body: sent.body } : {}),
+    },
+    response:
+      sent.status === undefined
+        ? undefined
+        : {
+            status: sent.status,
+            headers: {},
+            setCookies: [],
+            contentType: json === undefined ? "text/html" : "application/json",
+            body: sent.responseBody ?? "",
+            truncated: false,
+            json,
+          },
+    ...(sent.failure ? { error: sent.failure } : {}),
+    durationMs: 0,
+    ...(user ? { user } : {}),
+  };
+}
+
+function draftFor(
+  run: ProbeRun,
+  where: { role: string; user: string | undefined; template: string; form: string },
+  journey: JourneyRecord,
+  again: JourneyRecord,
+  verdict: Exclude<JourneyVerdict, { kind: "none" }>,
+): EnvelopeDraft {
+  const failed = verdict.failed;
+  const page = new URL(journey.page).pathname;
+  const open = `Open ${page} as ${where.role}, fill "${where.form}" with valid values and submit it.`;
+  const facts = {
+    role: where.role,
+    form: where.form,
+    verdict,
+    journeys: [journey, again].map((each) => ({ ...each, screenshot: undefined })),
+  };
+  const exchanges = failed
+    ? [{ label: "the-request-the-form-sent", exchange: exchangeOf(failed, where.user) }]
+    : [];
+  const repro = failed
+    ? {
+        title: `${failed.method} sent by "${where.form}" on ${where.template} succeeds`,
+        steps: [
+          {
+            name: "submit",
+            ...(where.user ? { as: where.user } : {}),
+            method: failed.method,
+            path: `${new URL(failed.url).pathname}${new URL(failed.url).search}`,
+            ...(failed.body ? { body: failed.body, contentType: "application/json" } : {}),
+          },
+        ],
+        assertions: [
+          {
+            kind: "status_below" as const,
+            step: "submit",
+            value: verdict.kind === "misleading-copy" ? 400 : 500,
+            message: `the request "${where.form}" sends should succeed`,
+          },
+        ],
+      }
+    : undefined;
+  if (verdict.kind === "misleading-copy")
+    return guideFinding(run, {
+      defectClass: "misleading-copy",
+      template: where.template,
+      discriminator: where.form,
+      title: `"${where.form}" on ${where.template} says it worked while the request failed`,
+      summary: `Submitting "${where.form}" on ${page} as ${where.role} with valid values shows "${verdict.claim}", but the ${verdict.failed.method} ${new URL(verdict.failed.url).pathname} it sent answered ${verdict.failed.status ?? verdict.failed.failure}; a second submission with fresh values did the same.`,
+      impact:
+        "People are told their action succeeded when it did not: what they entered is lost without a word.",
+      severity: "medium",
+      confidence: 0.8,
+      exchanges,
+      facts,
+      ...(journey.screenshot ? { screenshot: journey.screenshot } : {}),
+      steps: [
+        open,
+        `The page shows "${verdict.claim}".`,
+        `The request behind it answered ${verdict.failed.status ?? verdict.failed.failure}.`,
+      ],
+      ...(repro ? { repro } : {}),
+      suggestedFixArea: "the form's submit handler: check the answer before announcing success",
+    });
+  return guideFinding(run, {
+    domain: "ui",
+    defectClass: "broken-journey",
+    template: where.template,
+    discriminator: where.form,
+    title: `Submitting "${where.form}" on ${where.template} fails: ${verdict.reason}`,
+    summary: `Submitting "${where.form}" on ${page} as ${where.role} with valid values: ${verdict.reason}; a second submission with fresh values did the same.`,
+    impact: "People cannot complete this journey: what the form is for does not happen.",
+    severity: "medium",
+    confidence: 0.75,
+    exchanges,
+    facts,
+    ...(journey.screenshot ? { screenshot: journey.screenshot } : {}),
+    steps: [open, verdict.reason],
+    ...(repro ? { repro } : {}),
+    suggestedFixArea: "the form's submit handler and the operation it calls",
+  });
+}

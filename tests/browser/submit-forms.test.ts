@@ -1,0 +1,170 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
+import { updatesExisting } from "../../src/probes/browser/form-journey.ts";
+import { submitForms } from "../../src/probes/browser/submit-forms.ts";
+import { closeRunServices } from "../../src/tools/run-end.ts";
+import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+import type { FakeRunContext } from "../support/fake-run-context.ts";
+
+// Form journeys over a site where each outcome has a defective form and a safe look-alike: a success
+// message over a failed request, an honest error, a 500 page, a working create, an update of an existing
+// record (refused before it leaves the browser), a sign-in form (never submitted) and a submit that does
+// nothing.
+
+const page = (title: string, body: string): string =>
+  `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+
+const jsForm = (method: string, url: string, onDone: string): string => `
+<form id="f"><label for="message">Message</label><textarea id="message" name="message" required></textarea>
+<label for="email">Email</label><input id="email" name="email" type="email" required>
+<button type="submit">Send</button></form><p id="status"></p>
+<script>
+document.getElementById("f").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const response = await fetch(${JSON.stringify(url)}, { method: ${JSON.stringify(method)}, headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message: document.getElementById("message").value, email: document.getElementById("email").value }) });
+  const status = document.getElementById("status");
+  ${onDone}
+});
+</script>`;
+
+const PAGES: Record<string, string> = {
+  // The handler announces success whatever the answer (the endpoint does not exist).
+  "/feedback": page(
+    "Feedback",
+    jsForm("POST", "/api/feedback", `status.textContent = "Thanks! Your message was sent.";`),
+  ),
+  // The same form, honest about the failure.
+  "/contact": page(
+    "Contact",
+    jsForm(
+      "POST",
+      "/api/contact",
+      `status.textContent = response.ok ? "Thanks! Your message was sent." : "Could not send: " + (await response.json()).message;`,
+    ),
+  ),
+  "/notes/new": page(
+    "New note",
+    `<form method="post" action="/notes"><label>Title <input name="title" required maxlength="40"></label><button>Create note</button></form>`,
+  ),
+  "/orders/new": page(
+    "New order",
+    `<form method="post" action="/orders"><label>Quantity <input name="quantity" type="number" min="1" max="5" required></label><label>Deliver on <input name="date" type="date" required></label><button>Place</button></form>`,
+  ),
+  "/profiles/5/edit": page("Edit profile", jsForm("PUT", "/api/profiles/5", `status.textContent = "Saved";`)),
+  "/sign-in": page(
+    "Sign in",
+    `<form method="post" action="/session"><input name="user"><input name="password" type="password"><button>Go</button></form>`,
+  ),
+  "/newsletter": page(
+    "Newsletter",
+    `<form id="n"><label>Email <input name="email" type="email" required></label><button>Subscribe</button></form><script>document.getElementById("n").addEventListener("submit", (event) => event.preventDefault());</script>`,
+  ),
+};
+
+let server: http.Server;
+let baseUrl: string;
+const writes: string[] = [];
+let context: FakeRunContext;
+let candidates: EnvelopeDraft[];
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    const url = request.url ?? "/";
+    const html = (status: number, body: string) =>
+      response.writeHead(status, { "content-type": "text/html" }).end(body);
+    if (request.method !== "GET") {
+      writes.push(`${request.method} ${url}`);
+      request.resume();
+      if (url === "/api/contact")
+        return void response
+          .writeHead(422, { "content-type": "application/json" })
+          .end(JSON.stringify({ message: "the mail relay is down" }));
+      if (url === "/notes") return html(500, page("Internal Server Error", "<p>Traceback: boom</p>"));
+      if (url === "/orders") return void response.writeHead(303, { location: "/orders/ok" }).end();
+      return html(404, page("Not found", ""));
+    }
+    if (url === "/orders/ok") return html(200, page("Order placed", "<p>Your order was placed.</p>"));
+    const body = PAGES[url.split("?")[0] as string];
+    return body ? html(200, body) : html(404, page("Not found", ""));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const map = systemMapFor({
+    target: "forms",
+    baseUrl,
+    document: { openapi: "3.0.0", paths: {} },
+    pages: Object.keys(PAGES).map((path) => ({
+      path,
+      status: 200,
+      links: [],
+      forms: [],
+      roles: ["anonymous"],
+    })),
+  });
+  const profile = profileFor({
+    name: "forms",
+    source: {},
+    environment: { mode: "external", base_url: baseUrl, allow_writes: true },
+  });
+  context = probeContext({ profile, map, agent: "BROWSER" });
+  const answer = await submitForms(context, { max_seconds: 150 });
+  if (typeof answer === "string") throw new Error(answer);
+  candidates = answer.candidates;
+}, 180_000);
+
+afterAll(async () => {
+  await closeRunServices(context);
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const found = (): string[] =>
+  candidates.map((draft) => `${draft.domain}/${draft.defect_class} ${draft.location.value}`).sort();
+
+describe("submit_forms", () => {
+  it("flags a success message over a failed request, a 500 behind a form and a submit that does nothing — nothing else", () => {
+    expect(found()).toEqual([
+      "ui/broken-journey /newsletter",
+      "ui/broken-journey /notes/new",
+      "usability/misleading-copy /feedback",
+    ]);
+  });
+
+  it("confirms each on a second journey with fresh values, and keeps the request as replayable evidence", () => {
+    expect(writes.filter((write) => write === "POST /api/feedback")).toHaveLength(2);
+    const copy = candidates.find((draft) => draft.defect_class === "misleading-copy") as EnvelopeDraft;
+    expect(copy.summary).toContain("Thanks! Your message was sent.");
+    expect(copy.summary).toContain("404");
+    expect(copy.reproduction.test?.command).toMatch(/node --test/);
+    expect(copy.evidence.some((item) => item.kind === "exchange")).toBe(true);
+  });
+
+  it("never sends an update of a record it did not create, nor a sign-in form", () => {
+    expect(writes.some((write) => write.startsWith("PUT "))).toBe(false);
+    expect(writes.some((write) => write.includes("/session"))).toBe(false);
+    expect(writes.filter((write) => write === "POST /orders").length).toBe(1);
+  });
+
+  it("tells updates of existing records from creations", () => {
+    expect(updatesExisting("PATCH", "http://x/api/tasks")).toBe(true);
+    expect(updatesExisting("POST", "http://x/api/users/42")).toBe(true);
+    expect(updatesExisting("POST", "http://x/api/tasks/42/comments")).toBe(false);
+    expect(updatesExisting("POST", "http://x/api/projects")).toBe(false);
+  });
+});
+
+describe("submit_forms on a target that does not allow writes", () => {
+  it("submits nothing and says why", async () => {
+    const readOnly = probeContext({
+      profile: profileFor({ name: "ro", source: {}, environment: { mode: "external", base_url: baseUrl } }),
+      map: systemMapFor({ target: "ro", baseUrl, document: { openapi: "3.0.0", paths: {} } }),
+      agent: "BROWSER",
+    });
+    const before = writes.length;
+    expect(await submitForms(readOnly, {})).toMatch(/does not allow writes/);
+    expect(writes.length).toBe(before);
+  });
+});
