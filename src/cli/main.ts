@@ -6,6 +6,7 @@ import { register as registerExplore } from "./commands/explore.ts";
 import { register as registerInit } from "./commands/init.ts";
 import { register as registerMap } from "./commands/map.ts";
 import { register as registerMcp } from "./commands/mcp.ts";
+import { register as registerReport } from "./commands/report.ts";
 import { register as registerRun } from "./commands/run.ts";
 import { register as registerRuns } from "./commands/runs.ts";
 import { register as registerScore } from "./commands/score.ts";
@@ -26,6 +27,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerRuns,
   registerShow,
   registerTrace,
+  registerReport,
   registerScore,
   registerValidate,
   registerDoctor,

@@ -87,6 +87,7 @@ export const TOOL_CATALOG = {
   tracker: ["create_issue", "transition_issue", "link_issues", "search_issues"],
   vcs: ["create_branch", "write_file", "commit", "push", "open_pull_request"],
   decisions: ["record_reproduction", "record_review", "record_verdict"],
+  report: ["write_run_reports"],
 } as const;
 
 export type ToolServerName = keyof typeof TOOL_CATALOG;

@@ -12,6 +12,7 @@ import { guideTools } from "./servers/guide-server.ts";
 import { httpTools } from "./servers/http-server.ts";
 import { loadTools } from "./servers/load-server.ts";
 import { mapTools } from "./servers/map-server.ts";
+import { reportTools } from "./servers/report-server.ts";
 import { securityTools } from "./servers/security-server.ts";
 import { wsTools } from "./servers/ws-server.ts";
 import type { ToolDefinition } from "./tool.ts";
@@ -35,6 +36,7 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...browserTools,
   ...browserStepTools,
   ...guideTools,
+  ...reportTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));

@@ -166,15 +166,28 @@ describe("qaas runs / show / trace", () => {
     ]);
   });
 
-  it("show prints the header, timeline, agents and findings as text", async () => {
+  it("show leads with findings by severity, agents and spend; the timeline only with --timeline", async () => {
     const result = await qaas("show", "latest");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Run ${runId}`);
     expect(result.stdout).toMatch(/target\s+shop @ 0123456789ab on main \(dirty\)/);
     expect(result.stdout).toMatch(/budget\s+\$0\.1250 of \$5\.00/);
-    expect(result.stdout).toMatch(/envelope_emitted\s+BROWSER\s+env-2 low console-error — Console error/);
-    expect(result.stdout).toMatch(/API\s+1\s+\$0\.1250\s+4000\s+7\s+completed/);
-    expect(result.stdout).toMatch(/env-2\s+low\s+console-error\s+held\s+Console error on the home page/);
+    expect(result.stdout).toContain("Findings (2: 1 medium, 1 low)");
+    expect(result.stdout).toMatch(/medium\s+unhandled-error\s+filed QA-7\s+env-1\s+Creating an item/);
+    expect(result.stdout).toMatch(/low\s+console-error\s+held\s+env-2\s+Console error on the home page/);
+    expect(result.stdout).toMatch(/API\s+completed\s+1\s+\$0\.1250\s+4000\s+7/);
+    expect(result.stdout).toMatch(/BROWSER\s+failed\s+1/);
+    // Findings come before agents, and the raw ledger stays out unless asked for.
+    expect(result.stdout.indexOf("Findings (")).toBeLessThan(result.stdout.indexOf("Agents"));
+    expect(result.stdout).not.toContain("Timeline (UTC)");
+    expect(result.stdout).not.toMatch(/envelope_emitted/);
+
+    const withTimeline = await qaas("show", "latest", "--timeline");
+    expect(withTimeline.code).toBe(0);
+    expect(withTimeline.stdout).toContain("Timeline (UTC)");
+    expect(withTimeline.stdout).toMatch(
+      /envelope_emitted\s+BROWSER\s+env-2 low console-error — Console error/,
+    );
   });
 
   it("show of a missing run is one line on stderr and exit code 1", async () => {

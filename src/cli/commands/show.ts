@@ -1,13 +1,17 @@
 import type { Command } from "commander";
 
-// `qaas show <run>`: one run read back from its files — header, timeline, agents, findings.
+// `qaas show <run>`: one run read back from its files — findings by severity, agents, spend; the raw
+// timeline behind --timeline.
 export function register(program: Command): void {
   program
     .command("show")
-    .description("show one run: header, ledger timeline, per-agent cost and outcome, findings")
+    .description(
+      "show one run: findings by severity, agents and their outcome, spend (--timeline adds the ledger)",
+    )
     .argument("<run>", "run id (see `qaas runs`), or `latest`")
-    .option("--json", "print one JSON object instead of text")
-    .action(async (run: string, options: { json?: boolean }, command: Command) => {
+    .option("--json", "print one JSON object instead of text (it always holds the timeline)")
+    .option("--timeline", "also print the raw ledger timeline")
+    .action(async (run: string, options: { json?: boolean; timeline?: boolean }, command: Command) => {
       const { resolveHome } = await import("../../store/home.ts");
       const { openRunArgument } = await import("../open-run.ts");
       const { buildShowView } = await import("../show-view.ts");
@@ -15,6 +19,10 @@ export function register(program: Command): void {
       const home = resolveHome(command.optsWithGlobals<{ home?: string }>().home);
       const view = buildShowView(openRunArgument(home, run));
       for (const warning of view.warnings) process.stderr.write(`qaas: warning: ${warning}\n`);
-      process.stdout.write(options.json ? `${JSON.stringify(view, null, 2)}\n` : renderShow(view));
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify(view, null, 2)}\n`
+          : renderShow(view, { timeline: options.timeline === true }),
+      );
     });
 }
