@@ -12,7 +12,9 @@ import { guideTools } from "./servers/guide-server.ts";
 import { httpTools } from "./servers/http-server.ts";
 import { loadTools } from "./servers/load-server.ts";
 import { mapTools } from "./servers/map-server.ts";
+import { reproductionTools } from "./servers/reproductions-server.ts";
 import { securityTools } from "./servers/security-server.ts";
+import { trackerTools } from "./servers/tracker-server.ts";
 import { wsTools } from "./servers/ws-server.ts";
 import type { ToolDefinition } from "./tool.ts";
 
@@ -35,6 +37,8 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...browserTools,
   ...browserStepTools,
   ...guideTools,
+  ...trackerTools,
+  ...reproductionTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));
