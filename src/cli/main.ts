@@ -12,6 +12,7 @@ import { register as registerRuns } from "./commands/runs.ts";
 import { register as registerScore } from "./commands/score.ts";
 import { register as registerShow } from "./commands/show.ts";
 import { register as registerTrace } from "./commands/trace.ts";
+import { register as registerTrackerCheck } from "./commands/tracker-check.ts";
 import { register as registerValidate } from "./commands/validate.ts";
 
 // Every command is registered here; each command module declares its options and lazily imports the
@@ -36,6 +37,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerMcp,
   registerAdvisories,
   registerExplore,
+  registerTrackerCheck,
 ];
 for (const register of commandModules) register(program);
 

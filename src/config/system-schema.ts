@@ -9,6 +9,47 @@ export const RunModeSchema = z.strictObject({
   focus: z.enum(["all", "changed"]).default("all"),
 });
 
+// Tracker credentials are named, never written: `secret_ref:ENV_NAME`, read when a tracker is called.
+const TrackerSecretRef = z
+  .string()
+  .regex(/^secret_ref:[A-Z_][A-Z0-9_]*$/, "must be secret_ref:ENV_NAME; never write a token in the config");
+
+const GithubTrackerSchema = z.strictObject({
+  owner: z.string().min(1),
+  repo: z.string().min(1),
+  token: TrackerSecretRef,
+  /** API root; only for GitHub Enterprise Server (`https://HOST/api/v3`). */
+  base_url: z.url().optional(),
+});
+
+const JiraTrackerSchema = z.strictObject({
+  /** The site, e.g. `https://example.atlassian.net`. */
+  base_url: z.url(),
+  project: z.string().regex(/^[A-Z][A-Z0-9_]+$/, "must be a Jira project key such as QA"),
+  /** The account's email, or `secret_ref:ENV_NAME` to keep it out of the file. */
+  email: z.string().min(1),
+  token: TrackerSecretRef,
+  issue_type: z.string().min(1).default("Bug"),
+});
+
+function requireTrackerSettings(
+  tracker: { kind: "local" | "jira" | "github"; github?: unknown; jira?: unknown },
+  context: z.RefinementCtx,
+): void {
+  if (tracker.kind === "local") return;
+  if (tracker[tracker.kind] === undefined) {
+    const needs =
+      tracker.kind === "github"
+        ? "owner, repo and token (secret_ref:ENV_NAME)"
+        : "base_url, project, email, token (secret_ref:ENV_NAME) and issue_type";
+    context.addIssue({
+      code: "custom",
+      path: [tracker.kind],
+      message: `tracker.kind is ${tracker.kind}, so tracker.${tracker.kind} is required: ${needs}`,
+    });
+  }
+}
+
 export const SystemConfigSchema = z.strictObject({
   version: z.literal(1),
   run_modes: z.record(z.string(), RunModeSchema),
@@ -40,8 +81,14 @@ export const SystemConfigSchema = z.strictObject({
     .describe("path classes (migrations, auth, payment, secrets, infrastructure, ci) → globs"),
   forbidden_commands: z.array(z.string()).default([]),
   tracker: z
-    .strictObject({ kind: z.enum(["local", "jira", "github"]).default("local") })
+    .strictObject({
+      kind: z.enum(["local", "jira", "github"]).default("local"),
+      github: GithubTrackerSchema.optional(),
+      jira: JiraTrackerSchema.optional(),
+    })
+    .superRefine(requireTrackerSettings)
     .default({ kind: "local" }),
 });
 export type SystemConfig = z.infer<typeof SystemConfigSchema>;
 export type RunMode = z.infer<typeof RunModeSchema>;
+export type TrackerConfig = SystemConfig["tracker"];

@@ -26,6 +26,8 @@ export const LEDGER_KINDS = [
   "artifact_written",
   "finding_reproduced",
   "ticket_filed",
+  /** A ticket commented on, moved (closed, reopened) or linked by the tracker tools. */
+  "ticket_updated",
   "review_recorded",
   "verdict_recorded",
   "escalation",

@@ -13,7 +13,9 @@ import { httpTools } from "./servers/http-server.ts";
 import { loadTools } from "./servers/load-server.ts";
 import { mapTools } from "./servers/map-server.ts";
 import { reportTools } from "./servers/report-server.ts";
+import { reproductionTools } from "./servers/reproductions-server.ts";
 import { securityTools } from "./servers/security-server.ts";
+import { trackerTools } from "./servers/tracker-server.ts";
 import { wsTools } from "./servers/ws-server.ts";
 import type { ToolDefinition } from "./tool.ts";
 
@@ -37,6 +39,8 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...browserStepTools,
   ...guideTools,
   ...reportTools,
+  ...trackerTools,
+  ...reproductionTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));
