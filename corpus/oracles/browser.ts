@@ -76,6 +76,9 @@ async function open(context: BrowserContext, url: string, settleMs = 700): Promi
       failures.push(`${type} ${new URL(response.url()).pathname} → ${response.status()}`);
   });
   const response = await page.goto(url, { waitUntil: "load" });
+  // A page's scripts act after its own requests answer: wait for the network to go quiet first, so a
+  // rejection raised after a slow fetch (a busy machine) is still seen.
+  await page.waitForLoadState("networkidle", { timeout: 5000 }).catch(() => undefined);
   await page.waitForTimeout(settleMs);
   return { page, errors, failures, status: response?.status() ?? 0 };
 }

@@ -204,11 +204,11 @@ export function buildAccessibility(row: Row<AccessibilityKnobs>, ctx: BuildConte
         assetEndpoint(
           script,
           "js",
-          'document.getElementById("more").addEventListener("click", () => {\n  const panel = document.getElementById("panel");\n  panel.hidden = !panel.hidden;\n});\n',
+          `document.getElementById("more-${ctx.place.slug}").addEventListener("click", () => {\n  const panel = document.getElementById("panel");\n  panel.hidden = !panel.hidden;\n});\n`,
         ),
       );
       const named = form === "aria-labelledby" ? ' aria-labelledby="more-label"' : "";
-      body = `${form === "aria-labelledby" ? '<span id="more-label">Show the details</span> ' : ""}<button type="button" id="more"${named}>${ICON}</button><div id="panel" hidden><p>Three ${noun} are due this week.</p></div>`;
+      body = `${form === "aria-labelledby" ? '<span id="more-label">Show the details</span> ' : ""}<button type="button" id="more-${ctx.place.slug}"${named}>${ICON}</button><div id="panel" hidden><p>Three ${noun} are due this week.</p></div>`;
       break;
     }
     case "low-contrast":

@@ -129,10 +129,10 @@ export function buildBrokenJourney(row: Row<JourneyKnobs>, ctx: BuildContext): B
         assetEndpoint(
           script,
           "js",
-          `document.getElementById("export").addEventListener("click", ${handler});\n`,
+          `document.getElementById("export-${ctx.place.slug}").addEventListener("click", ${handler});\n`,
         ),
       );
-      body = `<p>Every ${ctx.place.singular} of this month.</p><button type="button" id="export">Export the list</button>${status}`;
+      body = `<p>Every ${ctx.place.singular} of this month.</p><button type="button" id="export-${ctx.place.slug}">Export the ${noun}</button>${status}`;
       break;
     }
     case "error-page":
