@@ -1,7 +1,7 @@
 import { stringify } from "yaml";
 import { DERIVED_FAMILIES, familyOf } from "../model/families.ts";
 import { GENERATED_NOTICE } from "./emit-node.ts";
-import { channelKey, endpointKey, type ServerModel, variantLocation } from "./server-model.ts";
+import { channelKey, endpointKey, pageKey, type ServerModel, variantLocation } from "./server-model.ts";
 
 // The golden ledger of one server (spec/golden-ledger.md), and beside it the metadata the corpus bench
 // needs to score per family: which family and label every entry stands for. Vulnerable rows are defects,
@@ -56,7 +56,13 @@ export function buildMeta(model: ServerModel): ServerMeta {
       domain: family.domain,
       class: built.ledgerClass ?? family.ledgerClass,
       severity: row.severity,
-      locations: [variantLocation(built), ...(built.alsoAt ?? []).map(endpointKey)],
+      locations: [
+        variantLocation(built),
+        ...(built.alsoAt ?? []).map(endpointKey),
+        ...(built.page?.places ?? []).map((place) =>
+          "page" in place ? pageKey(place.page) : place.endpoint,
+        ),
+      ],
       knobs: row.knobs as Record<string, unknown>,
       documented,
     };
@@ -69,7 +75,7 @@ export function buildMeta(model: ServerModel): ServerMeta {
         family: DERIVED_FAMILIES.collateral,
         domain: "api",
         class: built.collateral.class,
-        location: endpointKey(built.endpoint),
+        location: endpointKey(built.collateral.at ?? built.endpoint),
         variant: row.id,
       });
     }
@@ -77,8 +83,11 @@ export function buildMeta(model: ServerModel): ServerMeta {
   if (model.server.doc === "partial") {
     for (const { row, built, documented } of model.variants) {
       if (documented) continue;
-      // A realtime variant's channel is not an operation a document could list.
-      for (const endpoint of [...(built.channel ? [] : [built.endpoint]), ...(built.alsoAt ?? [])]) {
+      // A realtime variant's channel is not an operation a document could list; a page's GET is support.
+      for (const endpoint of [
+        ...(built.channel || built.page ? [] : [built.endpoint]),
+        ...(built.alsoAt ?? []),
+      ]) {
         derived.push({
           id: `UNDOC-${row.id}${endpoint === built.endpoint ? "" : `-${endpoint.method}`}`,
           family: DERIVED_FAMILIES.undocumentedEndpoint,
@@ -106,12 +115,11 @@ export function emitLedger(model: ServerModel, meta: ServerMeta): string {
   const notDefects: Record<string, unknown>[] = [];
   for (const variant of meta.variants) {
     const built = titles.get(variant.id)!;
-    const locations = variant.locations.map(
-      (place): Record<string, string> =>
-        place.startsWith(channelKey(""))
-          ? { channel: place.slice(channelKey("").length) }
-          : { endpoint: place },
-    );
+    const locations = variant.locations.map((place): Record<string, string> => {
+      if (place.startsWith(channelKey(""))) return { channel: place.slice(channelKey("").length) };
+      if (place.startsWith(pageKey(""))) return { page: place.slice(pageKey("").length) };
+      return { endpoint: place };
+    });
     // Data variants also name the tables their flaw is about: a schema finding is placed at a table.
     for (const table of built.dataPlaces ?? []) locations.push({ table });
     if (variant.label === "vulnerable") {

@@ -162,8 +162,12 @@ const LOGIN_PAGE = `<!doctype html>
 
 /** Links to every GET operation and a form for every form-bodied one, as a small site would have. */
 function homePage(model: ServerModel): string {
+  // Pages a variant keeps out of the navigation, and the scripts, styles and images pages load, are not
+  // listed: a site's menu links pages, not its files.
   const endpoints: Endpoint[] = allEndpoints(model).filter(
-    (endpoint) => !["/", "/login", RESET_PATH].includes(endpoint.path),
+    (endpoint) =>
+      !["/", "/login", RESET_PATH, ...model.unlinkedPaths].includes(endpoint.path) &&
+      !/\.(?:js|css|svg|png)$/.test(endpoint.path),
   );
   const links: string[] = [];
   const forms: string[] = [];

@@ -73,6 +73,11 @@ export interface Built {
    * `endpoint` (the write that causes its events) is registered as a supporting operation.
    */
   channel?: string;
+  /**
+   * UI and usability variants: the page (a UI route path) is the ledger location, and `endpoint` (the GET
+   * that serves it) is registered as a supporting operation.
+   */
+  page?: UiPage;
   /** Operations the variant needs to be exercised (create, list); correct code, listed as not_defects. */
   support?: Endpoint[];
   /** Further operations that are also the flaw's location (the write half of stored XSS). */
@@ -94,7 +99,12 @@ export interface Built {
    * A second, real defect the vulnerable flaw causes at the same operation in the api domain: a 5xx on an
    * unusual input (unhandled-error), or fields the document does not declare (contract-drift).
    */
-  collateral?: { class: "unhandled-error" | "contract-drift"; title: string };
+  collateral?: {
+    class: "unhandled-error" | "contract-drift";
+    title: string;
+    /** Where the 5xx is answered when that is not `endpoint` (a form's action beside a page). */
+    at?: Endpoint;
+  };
   /** Overrides the family's ledger class (a family straddling two classes). */
   ledgerClass?: string;
   /** Cookie-session servers: the view is exempt from the CSRF check (the csrf family's flaw). */
@@ -102,6 +112,19 @@ export interface Built {
   oracle: Oracle;
   /** The oracle counts the server's logged statements, so the self-check runs it with nothing else in flight. */
   alone?: boolean;
+}
+
+/** A page a UI or usability variant serves. */
+export interface UiPage {
+  path: string;
+  /** The link text the site's navigation uses for it. */
+  label: string;
+  /** Where the site's home page lists it: its menu, its footer, or nowhere (reached another way, or not at all). */
+  listed: "menu" | "footer" | false;
+  /** A page of the variant's own that the menu lists and that links this one (a list linking its detail). */
+  via?: { path: string; label: string };
+  /** Further ledger places of the same flaw: a broken link's target, the operation a help text describes. */
+  places?: Array<{ page: string } | { endpoint: string }>;
 }
 
 export interface BuildContext {

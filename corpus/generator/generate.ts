@@ -13,6 +13,7 @@ import { emitProfile, emitSecrets, SECRETS_FILE } from "./emit-profile.ts";
 import { emitPythonApp } from "./emit-python.ts";
 import { placeholderFor } from "./endpoint.ts";
 import { buildRow } from "./families/index.ts";
+import { siteHome } from "./families/ui-page.ts";
 import { Namer } from "./naming.ts";
 import { baseOperations } from "./server-base.ts";
 import { endpointKey, type OracleCase, type ServerModel, variantLocation } from "./server-model.ts";
@@ -87,6 +88,7 @@ function buildServer(server: CorpusServer, rows: readonly Row[], namer: Namer): 
     tables: [],
     files: {},
     csrfExempt: [],
+    unlinkedPaths: [],
   };
   const ph = placeholderFor(server);
   const taken = new Map<string, string>();
@@ -113,8 +115,8 @@ function buildServer(server: CorpusServer, rows: readonly Row[], namer: Namer): 
       location: variantLocation(built),
       documented,
     });
-    if (built.channel) {
-      // The write that causes a channel's events is correct code: a supporting operation.
+    if (built.channel || built.page) {
+      // The write that causes a channel's events, the GET that serves a page: supporting operations.
       const id = `SUP-${row.id}-0`;
       claim(endpointKey(built.endpoint), id);
       model.support.push({
@@ -143,6 +145,14 @@ function buildServer(server: CorpusServer, rows: readonly Row[], namer: Namer): 
       model.files[file] = content;
     }
     if (built.csrfExempt) model.csrfExempt.push(pyName(built.endpoint.method, built.endpoint.path));
+    if (built.page && !built.page.listed) model.unlinkedPaths.push(built.page.path);
+  }
+  // Pages need a way in: servers without a home page of their own get one listing the linked pages.
+  const pages = model.variants.flatMap((variant) => (variant.built.page ? [variant.built.page] : []));
+  if (pages.length > 0 && server.auth !== "cookie") {
+    const home = siteHome(pages.filter((page) => page.listed || page.via));
+    claim(endpointKey(home), "SUP-SITE-HOME");
+    model.support.push({ id: "SUP-SITE-HOME", endpoint: home, documented: server.doc !== "none" });
   }
   return model;
 }

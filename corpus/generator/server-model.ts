@@ -37,6 +37,8 @@ export interface ServerModel {
   files: Record<string, string>;
   /** Python view names exempt from the cookie server's CSRF check. */
   csrfExempt: string[];
+  /** Pages no navigation may list (the cookie server's home page links every other GET operation). */
+  unlinkedPaths: string[];
 }
 
 export interface OracleCase {
@@ -56,9 +58,15 @@ export function channelKey(channel: string): string {
   return `WS ${channel}`;
 }
 
-/** A variant's ledger location: its channel, else its operation. */
-export function variantLocation(built: Pick<Built, "endpoint" | "channel">): string {
-  return built.channel ? channelKey(built.channel) : endpointKey(built.endpoint);
+/** A page's location key (`PAGE /settings`): never equal to an operation's or a channel's. */
+export function pageKey(path: string): string {
+  return `PAGE ${path}`;
+}
+
+/** A variant's ledger location: its channel or page, else its operation. */
+export function variantLocation(built: Pick<Built, "endpoint" | "channel" | "page">): string {
+  if (built.channel) return channelKey(built.channel);
+  return built.page ? pageKey(built.page.path) : endpointKey(built.endpoint);
 }
 
 /** Every operation a server registers, in a stable order: supporting ones, then each variant's. */
@@ -66,8 +74,8 @@ export function allEndpoints(model: ServerModel): Endpoint[] {
   return [
     ...model.support.map((op) => op.endpoint),
     ...model.variants.flatMap((variant) => [
-      // A realtime variant's endpoint is already among the supporting operations.
-      ...(variant.built.channel ? [] : [variant.built.endpoint]),
+      // A realtime or page variant's endpoint is already among the supporting operations.
+      ...(variant.built.channel || variant.built.page ? [] : [variant.built.endpoint]),
       ...(variant.built.alsoAt ?? []),
     ]),
   ];

@@ -17,6 +17,7 @@ export function createClient(
   secrets: Record<string, string>,
   listener: LoopbackListener,
   corpusRoot: string,
+  browser?: OracleClient["browser"],
 ): OracleClient {
   const credentials = new Map<Person, Promise<Credential>>();
   const credential = (person: Person) => {
@@ -90,6 +91,7 @@ export function createClient(
     listener,
     secrets,
     corpusRoot,
+    ...(browser ? { browser } : {}),
     token: async (person) => {
       const held = await credential(person);
       if (!held.bearer) throw new Error(`${server.name} signs ${person} in without a bearer token`);

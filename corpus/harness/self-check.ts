@@ -3,6 +3,7 @@ import path from "node:path";
 import { generateCorpus } from "../generator/generate.ts";
 import type { OracleCase } from "../generator/server-model.ts";
 import type { CorpusServer } from "../model/servers.ts";
+import { launchOracleBrowser } from "../oracles/browser.ts";
 import { SQLITE_FILE, SQLITE_FILE_VARIABLE } from "../oracles/query-plan.ts";
 import { STATEMENT_LOG_FILE, STATEMENT_LOG_VARIABLE } from "../oracles/statement-log.ts";
 import { createClient } from "./client.ts";
@@ -38,6 +39,13 @@ export async function selfCheck(options: SelfCheckOptions = {}): Promise<CheckRe
   const corpus = generateCorpus();
   const root = writeScratchCorpus(corpus);
   const listener = await startListener();
+  // One Chromium for every UI oracle of the check, launched only when one asks.
+  const browser = launchOracleBrowser();
+  let browserUsed = false;
+  const useBrowser = () => {
+    browserUsed = true;
+    return browser();
+  };
   const results: CheckResult[] = [];
   try {
     const secrets = readSecrets(path.join(root, "targets", "corpus.secrets.env"));
@@ -59,7 +67,7 @@ export async function selfCheck(options: SelfCheckOptions = {}): Promise<CheckRe
         ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
       });
       try {
-        const client = createClient(server, running.url, secrets, listener, root);
+        const client = createClient(server, running.url, secrets, listener, root, useBrowser);
         const check = async (entry: OracleCase) => {
           let flawed = false;
           let evidence: string;
@@ -94,6 +102,7 @@ export async function selfCheck(options: SelfCheckOptions = {}): Promise<CheckRe
       }
     }
   } finally {
+    if (browserUsed) await (await browser()).close();
     await listener.close();
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -331,6 +331,71 @@ export const FAMILIES = [
     ["CWE-400", "CWE-770"],
     "a channel buffers without limit for a connection that stopped reading",
   ),
+  // The browser's side (domain ui) and a person's (domain usability): pages, their scripts, links, markup
+  // and copy. Written from WCAG 2.x success criteria, axe-core's rule descriptions, Nielsen's heuristics
+  // and MDN, one family per ledger class.
+  family(
+    "console-error",
+    "ui",
+    "console-error",
+    ["MDN Window: error event", "MDN Window: unhandledrejection event", "MDN console.error()"],
+    "a page throws an uncaught exception, leaves a rejection unhandled or fails its own data request",
+  ),
+  family(
+    "broken-link",
+    "ui",
+    "broken-link",
+    ["RFC 9110 §15.5.5 (404)", "WCAG 2.x 2.4.4 Link Purpose", "W3C Link Checker"],
+    "a link, or a script, stylesheet or image a page loads, answers 404",
+  ),
+  family(
+    "accessibility",
+    "ui",
+    "accessibility",
+    [
+      "WCAG 2.x 1.1.1 Non-text Content",
+      "WCAG 2.x 1.3.1 Info and Relationships",
+      "WCAG 2.x 1.4.3 Contrast (Minimum)",
+      "WCAG 2.x 4.1.2 Name, Role, Value",
+      "axe-core rules label, select-name, image-alt, button-name, color-contrast",
+    ],
+    "a control without an accessible name, an image without alt text, text below 4.5:1 contrast",
+  ),
+  family(
+    "broken-journey",
+    "ui",
+    "broken-journey",
+    ["Nielsen heuristic 1 (visibility of system status)", "Nielsen heuristic 9 (recover from errors)"],
+    "a button that does nothing or throws, a form whose submission ends on an error page or fails unseen",
+  ),
+  family(
+    "visual-defect",
+    "ui",
+    "visual-defect",
+    ["WCAG 2.x 1.4.10 Reflow", "MDN Responsive design"],
+    "content wider than a phone's viewport, so the page scrolls sideways",
+  ),
+  family(
+    "undiscoverable-feature",
+    "usability",
+    "undiscoverable-feature",
+    ["Nielsen heuristic 6 (recognition rather than recall)", "WCAG 2.x 2.4.5 Multiple Ways"],
+    "a working page that no menu, footer, breadcrumb or link leads to",
+  ),
+  family(
+    "misleading-copy",
+    "usability",
+    "misleading-copy",
+    ["Nielsen heuristic 1 (visibility of system status)", "Nielsen heuristic 2 (match the real world)"],
+    "help text promising a limit or an undo the application does not honour, a success shown for a failure",
+  ),
+  family(
+    "dead-end",
+    "usability",
+    "dead-end",
+    ["Nielsen heuristic 3 (user control and freedom)", "WCAG 2.x 2.4.8 Location"],
+    "a page with no link onward or back, no menu and no breadcrumb",
+  ),
 ] as const satisfies readonly Family[];
 
 export type FamilyName = (typeof FAMILIES)[number]["name"];

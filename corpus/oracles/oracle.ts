@@ -1,3 +1,4 @@
+import type { Browser } from "playwright-core";
 import type { CorpusServer } from "../model/servers.ts";
 
 // A self-check oracle asks the running server a direct question that only the flaw answers "yes" to: a
@@ -51,6 +52,8 @@ export interface OracleClient {
   secrets: Record<string, string>;
   /** The folder the servers run from (`<root>/servers/<name>`), for oracles that name a file the app ships. */
   corpusRoot: string;
+  /** The check's one headless Chromium, launched on first use, for the UI oracles. */
+  browser?: () => Promise<Browser>;
 }
 
 export interface Verdict {

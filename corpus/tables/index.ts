@@ -40,6 +40,7 @@ import {
   WS_RECONNECT,
 } from "./realtime.ts";
 import { SQL_INJECTION } from "./sql-injection.ts";
+import { UI_AND_USABILITY } from "./ui.ts";
 import {
   CORS,
   CSRF,
@@ -98,4 +99,5 @@ export const ALL_ROWS: readonly Row[] = [
   ...WS_BACKPRESSURE,
   ...DATA_CONSTRAINTS,
   ...DATA_INTEGRITY,
+  ...UI_AND_USABILITY,
 ] as readonly Row[];

@@ -68,7 +68,9 @@ describe("corpus generator", () => {
       expect(entry!.locations).toContainEqual(
         variant!.built.channel
           ? { kind: "channel", value: variant!.built.channel }
-          : { kind: "endpoint", value: `${endpoint.method} ${endpoint.path}` },
+          : variant!.built.page
+            ? { kind: "page", value: variant!.built.page.path }
+            : { kind: "endpoint", value: `${endpoint.method} ${endpoint.path}` },
       );
     }
   });
@@ -100,8 +102,11 @@ describe("corpus generator", () => {
       for (const [index, left] of entries.entries()) {
         for (const right of entries.slice(index + 1)) {
           if (left.entry.id === right.entry.id || left.entry.domain !== right.entry.domain) continue;
-          const [lm, lp] = left.endpoint.split(" ");
-          const [rm, rp] = right.endpoint.split(" ");
+          // A page is a path alone; an operation is a method and a path.
+          const [lm, lp] = left.endpoint.includes(" ") ? left.endpoint.split(" ") : ["PAGE", left.endpoint];
+          const [rm, rp] = right.endpoint.includes(" ")
+            ? right.endpoint.split(" ")
+            : ["PAGE", right.endpoint];
           if (lm !== rm || !pathsMatch(lp!, rp!)) continue;
           // Only two defects of different classes may share a place (a flaw and the 5xx it causes).
           const allowed =

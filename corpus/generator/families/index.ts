@@ -36,8 +36,11 @@ import {
 import { buildBruteForce, buildResetTokenExposure, buildUserEnumeration } from "./sign-in-variants.ts";
 import { buildSqlInjection } from "./sql-injection.ts";
 import { buildTokenForgery } from "./token-forgery.ts";
+import { buildAccessibility, buildBrokenLink, buildVisualDefect } from "./ui-markup.ts";
+import { buildBrokenJourney, buildConsoleError } from "./ui-runtime.ts";
 import { buildUnboundedResult } from "./unbounded-result.ts";
 import { buildUnindexedQuery } from "./unindexed-query.ts";
+import { buildDeadEnd, buildMisleadingCopy, buildUndiscoverable } from "./usability.ts";
 import { buildCors, buildCsrf, buildOpenRedirect, buildSecurityHeaders, buildXss } from "./web.ts";
 
 // One builder per family: the row's knobs in, the operation and its oracle out. The tables type each
@@ -96,6 +99,14 @@ const BUILDERS: Record<string, Builder> = {
   "double-submit-race": buildDoubleSubmitRace,
   "stale-derived-field": buildStaleDerivedField,
   "lost-update": buildLostUpdate,
+  "console-error": buildConsoleError,
+  "broken-link": buildBrokenLink,
+  accessibility: buildAccessibility,
+  "broken-journey": buildBrokenJourney,
+  "visual-defect": buildVisualDefect,
+  "undiscoverable-feature": buildUndiscoverable,
+  "dead-end": buildDeadEnd,
+  "misleading-copy": buildMisleadingCopy,
 };
 
 export function buildRow(row: Row, ctx: BuildContext): Built {
