@@ -57,6 +57,8 @@ describe("the BROWSER playbook", () => {
       ["get_system_map", true],
       ["browse_pages", true],
       ["probe_dom_xss", true],
+      // The fixture target does not allow writes: no journey is submitted.
+      ["submit_forms", false],
     ]);
     expect(
       context

@@ -53,10 +53,19 @@ describe("path templates", () => {
       "/webhooks/stripe",
       "/reset-password/{token}",
       "/404",
+      "/files/report.pdf",
       "/",
     ])
       expect(mayBeFeaturePage(path), path).toBe(false);
-    for (const path of ["/tasks/{id}/history", "/reports", "/settings/billing.html"])
+    // Words that also name sections of an application are features when their page is a page.
+    for (const path of [
+      "/tasks/{id}/history",
+      "/reports",
+      "/settings/billing.html",
+      "/events",
+      "/media/tasks/report",
+      "/files",
+    ])
       expect(mayBeFeaturePage(path), path).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import { emitCandidates } from "./emit-candidates.ts";
 // role, and emit every candidate. The tool confirms each candidate on a second load before answering; the
 // playbook adds no judgement of its own.
 
-const BROWSE_SECONDS = 60;
+const BROWSE_SECONDS = 90;
 
 interface BrowseAnswer {
   candidates: EnvelopeDraft[];

@@ -63,7 +63,11 @@ export async function browsePages(
   const map = context.systemMap();
   if (!map) return "no system map is pinned for this run yet: MAPPER runs first (get_system_map answers it)";
   const checks = new Set<BrowserCheck>(options.checks?.length ? options.checks : BROWSER_CHECKS);
-  const deadline = started + (options.max_seconds ?? 120) * 1000;
+  const budgetMs = (options.max_seconds ?? 120) * 1000;
+  const deadline = started + budgetMs;
+  // Link targets are checked after a role's pages, over plain HTTP: a fifth of the time is kept for them,
+  // or a slow page set would leave every link unchecked.
+  const pagesDeadline = started + budgetMs * 0.8;
   const maxPages = options.max_pages ?? 30;
   const origin = new URL(target.baseUrl).origin;
   const session = browserSessionFor(context);
@@ -105,7 +109,7 @@ export async function browsePages(
       plan.slice(0, maxPages),
       PAGES_AT_ONCE,
       async ({ path, template }) => {
-        if (context.signal?.aborted || Date.now() > deadline) {
+        if (context.signal?.aborted || Date.now() > pagesDeadline) {
           roleStats.stopped = context.signal?.aborted ? "aborted" : "time";
           return undefined;
         }
@@ -126,7 +130,12 @@ export async function browsePages(
         });
         if (page.skipped && scanAccessibility) scannedTemplates.delete(template);
         let overflow: ConfirmedOverflow | undefined;
-        if (!page.skipped && checks.has("layout") && !layoutDone.has(template) && Date.now() < deadline) {
+        if (
+          !page.skipped &&
+          checks.has("layout") &&
+          !layoutDone.has(template) &&
+          Date.now() < pagesDeadline
+        ) {
           layoutDone.add(template);
           overflow = await layoutOf(session, role, origin, url, load);
         }

@@ -80,6 +80,11 @@ export async function checkPage(
       result.skipped = first.error ?? `answered ${first.status}`;
       return result;
     }
+    // JSON or a file shown in the browser's own viewer: not a page of the application's UI.
+    if (first.contentType !== undefined && first.contentType !== "" && !/html/i.test(first.contentType)) {
+      result.skipped = `not an HTML page (${first.contentType.split(";")[0]})`;
+      return result;
+    }
     // Sent elsewhere (a sign-in page, a canonical path): that page is checked under its own name, if mapped.
     const landed = pathnameOf(first.page.url());
     if (landed !== pathnameOf(visit.url)) {

@@ -12,6 +12,8 @@ export interface LoadedPage {
   page: Page;
   log: PageLog;
   status?: number;
+  /** The document's content type, as answered. */
+  contentType?: string;
   error?: string;
   /** Writes the page tried to send and was refused (method and URL). */
   blocked: string[];
@@ -111,7 +113,10 @@ export async function loadPage(
   };
   try {
     const response = await page.goto(url, { waitUntil: "load", timeout: options.timeoutMs ?? 15_000 });
-    if (response) loaded.status = response.status();
+    if (response) {
+      loaded.status = response.status();
+      loaded.contentType = response.headers()["content-type"] ?? "";
+    }
   } catch (error) {
     loaded.error = (error instanceof Error ? error.message : String(error)).split("\n")[0];
   }

@@ -2,7 +2,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { browserSessionFor } from "../browser/browser-session.ts";
 import { guideFinding } from "./guide-finding.ts";
 import { type GuideScope, userOf } from "./guide-scope.ts";
-import { getPageTemplates, mayBeFeaturePage, pathOnly, templateOf } from "./path-templates.ts";
+import { getPageTemplates, hasParameters, mayBeFeaturePage, pathOnly, templateOf } from "./path-templates.ts";
 import { type RenderedPage, renderPage } from "./rendered-page.ts";
 import { servedPage } from "./served-page.ts";
 import type { RoleGraph } from "./ui-graph.ts";
@@ -128,7 +128,8 @@ async function confirmDeadEnd(
     impact:
       "People reaching this page are stranded: the application offers no way back to where they came from.",
     severity: "low",
-    confidence: sibling ? 0.75 : 0.65,
+    // A page without parameters has no sibling to compare: a fresh load is the only second look there is.
+    confidence: sibling || !hasParameters(template) ? 0.75 : 0.65,
     exchanges: [{ label: "page-as-served", exchange: served.exchange }],
     facts: {
       template,

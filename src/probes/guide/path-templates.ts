@@ -146,10 +146,12 @@ function parameterCount(template: string): number {
 
 /**
  * Paths that are not features a person finds by navigating: machine endpoints, sign-in plumbing, health
- * and metrics, files, error pages, and pages people reach from an email (reset, verify, invite).
+ * and metrics, files, error pages, and pages people reach from an email (reset, verify, invite). Words
+ * that also name real sections of an application (events, media, files) are not on the list: a file is
+ * told by its extension.
  */
 const NOT_A_FEATURE =
-  /(?:^|\/)(?:api|v\d+|graphql|rpc|socket\.io|ws|sse|events|_next|__\w*|static|assets?|public|dist|build|media|uploads?|files?|img|images|css|js|fonts?|favicon[^/]*|robots\.txt|sitemap[^/]*|\.well-known|health[\w-]*|healthz|readyz|livez|ping|status|metrics|version|debug|webhooks?|hooks?|callbacks?|oauth[\w-]*|sso|saml|auth|login|log-?in|sign-?in|signin|logout|log-?out|sign-?out|signout|sign-?up|signup|register|password[\w-]*|reset[\w-]*|forgot[\w-]*|verify[\w-]*|verification|confirm[\w-]*|activate[\w-]*|invite[\w-]*|invitations?|unsubscribe|errors?|404|500|403|401|not-found|maintenance|manifest[^/]*|service-worker[^/]*|sw\.js)(?:$|[/.])/i;
+  /(?:^|\/)(?:api|v\d+|graphql|rpc|socket\.io|ws|sse|_next|__\w*|static|assets?|public|dist|build|uploads?|img|images|css|js|fonts?|favicon[^/]*|robots\.txt|sitemap[^/]*|\.well-known|health[\w-]*|healthz|readyz|livez|ping|status|metrics|version|debug|webhooks?|hooks?|callbacks?|oauth[\w-]*|sso|saml|auth|login|log-?in|sign-?in|signin|logout|log-?out|sign-?out|signout|sign-?up|signup|register|password[\w-]*|reset[\w-]*|forgot[\w-]*|verify[\w-]*|verification|confirm[\w-]*|activate[\w-]*|invite[\w-]*|invitations?|unsubscribe|errors?|404|500|403|401|not-found|maintenance|manifest[^/]*|service-worker[^/]*|sw\.js)(?:$|[/.])/i;
 
 /** Whether a template names something a person could be expected to find through the UI. */
 export function mayBeFeaturePage(template: string): boolean {
