@@ -20,6 +20,7 @@ import { gitFacts } from "./git-facts.ts";
 import { Progress } from "./progress.ts";
 import { createRunContext } from "./run-context.ts";
 import { type SeatFactory, seatResolver } from "./seat-resolver.ts";
+import { SpendMeter } from "./spend-meter.ts";
 import { noteSkippedProbes } from "./target-health.ts";
 
 // One run, start to finish: load, record the start, bring the environment up, hand the plan to the
@@ -156,6 +157,12 @@ async function drive(
   const tickets = {
     filed: store.readLedger().entries.filter((entry) => entry.kind === "ticket_filed").length,
   };
+  // Every model call is checked against the caps as it is made; a resumed run starts from what it spent.
+  const meter = new SpendMeter(
+    firstEvent.type === "run.start" ? firstEvent.plan : state.plan,
+    state.spend,
+    state.agentSpend,
+  );
 
   const announcedSkips = new Set<string>();
   let environment: PreparedEnvironment | undefined;
@@ -195,6 +202,7 @@ async function drive(
           seatFor: (agent: LoadedAgent): { seat: WorkerSeat; ref: SeatRef } => resolveSeat(agent),
           tickets,
           log: (message) => progress.line(message),
+          meter,
         }),
       signal,
     });
