@@ -1,5 +1,6 @@
 import { QaasError } from "../errors.ts";
 import { dryRun, renderDryRun } from "./dry-run.ts";
+import { assertSomethingRan } from "./nothing-ran.ts";
 import { resumeRun, startRun } from "./start-run.ts";
 
 export interface RunCommandOptions {
@@ -54,6 +55,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     signal: controller.signal,
   });
   print(outcome.report, options.json);
+  assertSomethingRan(outcome.report);
 }
 
 /** Ctrl-C stops dispatching; running agents finish, the run stays resumable with --resume. */

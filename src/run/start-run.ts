@@ -19,6 +19,7 @@ import { type FinalCatch, runFinalCatch } from "./final-catch.ts";
 import { gitFacts } from "./git-facts.ts";
 import { Progress } from "./progress.ts";
 import { createRunContext } from "./run-context.ts";
+import { preflightSeats } from "./seat-preflight.ts";
 import { type SeatFactory, seatResolver } from "./seat-resolver.ts";
 import { SpendMeter } from "./spend-meter.ts";
 import { noteSkippedProbes } from "./target-health.ts";
@@ -53,6 +54,13 @@ export async function startRun(options: RunOptions): Promise<RunOutcome> {
   const config = loadConfig(options.configDir);
   const target = loadTarget(options.target, { configDir: config.dir });
   const plan = buildPlan(config, { mode: options.mode, only: options.agents, tickets: options.tickets });
+  // Injected seats (tests) are the caller's business; configured ones must work before anything starts.
+  if (!options.seatFactory) {
+    await preflightSeats(config, plan, {
+      ...(options.seat ? { seat: options.seat } : {}),
+      skipOrchestrator: options.orchestrator !== undefined,
+    });
+  }
   const store = RunStore.create(options.home, { mode: options.mode, target: target.profile.name });
   const git = await gitFacts(target.root);
   store.append("run_started", {
