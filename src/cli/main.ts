@@ -11,6 +11,7 @@ import { register as registerRun } from "./commands/run.ts";
 import { register as registerRuns } from "./commands/runs.ts";
 import { register as registerScore } from "./commands/score.ts";
 import { register as registerShow } from "./commands/show.ts";
+import { register as registerSweep } from "./commands/sweep.ts";
 import { register as registerTrace } from "./commands/trace.ts";
 import { register as registerTrackerCheck } from "./commands/tracker-check.ts";
 import { register as registerValidate } from "./commands/validate.ts";
@@ -38,6 +39,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerAdvisories,
   registerExplore,
   registerTrackerCheck,
+  registerSweep,
 ];
 for (const register of commandModules) register(program);
 

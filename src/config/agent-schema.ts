@@ -14,6 +14,8 @@ export const SeatRefSchema = z.strictObject({
   /** USD per million input / output tokens, for the cost record. */
   price: z.strictObject({ input_per_mtok: z.number().min(0), output_per_mtok: z.number().min(0) }).optional(),
   timeout_seconds: z.number().positive().optional(),
+  /** Output tokens one model call may produce; bounds a call's worst-case cost for the budget check. */
+  max_output_tokens: z.number().int().positive().optional(),
 });
 export type SeatRef = z.infer<typeof SeatRefSchema>;
 

@@ -71,6 +71,8 @@ export interface RunState {
   findings: Array<{ id: string; fileable: boolean }>;
   tickets: TicketLoop[];
   budgetExceeded: boolean;
+  /** Agents whose own cap refused a model call: their queued invocations are not dispatched. */
+  agentsOverBudget?: string[];
   nextInvocation: number;
 }
 
@@ -83,6 +85,8 @@ export interface AgentOutcome {
   review?: Review;
   branch?: string;
   ticketsFiled?: Array<{ key: string; findingId?: string }>;
+  /** The seat refused a model call that could cross this cap: "run" ends the run, "agent" stops the agent. */
+  budgetStop?: "run" | "agent";
 }
 
 export type RouterEvent =

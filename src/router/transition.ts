@@ -82,8 +82,10 @@ function onAgentDone(state: RunState, effects: RouterEffect[], id: string, resul
       state.tickets.push(newTicketLoop(ticket.key, ticket.findingId));
     }
   }
+  if (result.budgetStop === "agent" && !state.agentsOverBudget?.includes(invocation.agent))
+    state.agentsOverBudget = [...(state.agentsOverBudget ?? []), invocation.agent];
   if (invocation.phase === "verify") stepVerifyLoop(state, effects, invocation, result);
-  checkRunBudget(state, effects);
+  checkRunBudget(state, effects, result.budgetStop === "run");
 }
 
 function onAgentFailed(
@@ -229,10 +231,13 @@ function escalate(state: RunState, effects: RouterEffect[], invocation: Invocati
   });
 }
 
-function checkRunBudget(state: RunState, effects: RouterEffect[]) {
+/** `refused`: a seat refused a call whose worst case could cross the cap, so the run stops below it. */
+function checkRunBudget(state: RunState, effects: RouterEffect[], refused = false) {
   const { usd, tokens } = state.plan.budget;
   const over =
-    (usd !== undefined && state.spend.usd >= usd) || (tokens !== undefined && state.spend.tokens >= tokens);
+    refused ||
+    (usd !== undefined && state.spend.usd >= usd) ||
+    (tokens !== undefined && state.spend.tokens >= tokens);
   if (!over || state.budgetExceeded) return;
   state.budgetExceeded = true;
   effects.push({
@@ -282,10 +287,11 @@ function dispatchQueued(state: RunState, effects: RouterEffect[]) {
     const spent = state.agentSpend[head.agent];
     const cap = headPlan?.budget;
     if (
-      spent &&
-      cap &&
-      ((cap.usd !== undefined && spent.usd >= cap.usd) ||
-        (cap.tokens !== undefined && spent.tokens >= cap.tokens))
+      state.agentsOverBudget?.includes(head.agent) ||
+      (spent &&
+        cap &&
+        ((cap.usd !== undefined && spent.usd >= cap.usd) ||
+          (cap.tokens !== undefined && spent.tokens >= cap.tokens)))
     ) {
       state.ended[head.id] = "over_budget";
       effects.push({
@@ -295,8 +301,8 @@ function dispatchQueued(state: RunState, effects: RouterEffect[]) {
           scope: "agent",
           agent: head.agent,
           invocation: head.id,
-          spent_usd: round(spent.usd),
-          spent_tokens: spent.tokens,
+          spent_usd: round(spent?.usd ?? 0),
+          spent_tokens: spent?.tokens ?? 0,
         },
       });
       continue;

@@ -118,6 +118,12 @@ export function buildReport(input: {
     row.cost_usd += Number(entry.data.cost_usd ?? 0);
     row.tokens += Number(entry.data.tokens ?? 0);
   }
+  // A failed invocation's model calls still cost money; its outcome is counted by the dead-letter below.
+  for (const entry of ofKind("agent_failed")) {
+    const row = agentRow(String(entry.data.agent));
+    row.cost_usd += Number(entry.data.cost_usd ?? 0);
+    row.tokens += Number(entry.data.tokens ?? 0);
+  }
   for (const entry of ofKind("agent_dead_lettered")) {
     const row = agentRow(String(entry.data.agent));
     row.outcomes.dead_lettered = (row.outcomes.dead_lettered ?? 0) + 1;

@@ -1,5 +1,6 @@
 import { QaasError } from "../errors.ts";
 import { dryRun, renderDryRun } from "./dry-run.ts";
+import { assertSomethingRan } from "./nothing-ran.ts";
 import { resumeRun, startRun } from "./start-run.ts";
 
 export interface RunCommandOptions {
@@ -13,6 +14,9 @@ export interface RunCommandOptions {
   dryRun?: boolean;
   resume?: string;
   json?: boolean;
+  /** `--repo <path|git URL>`: clone it into the home and run on its profile (found or guessed). */
+  repo?: string;
+  ref?: string;
 }
 
 export async function runCommand(options: RunCommandOptions): Promise<void> {
@@ -28,8 +32,25 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     print(outcome.report, options.json);
     return;
   }
+  if (options.repo) {
+    if (options.target) throw new QaasError("BAD_OPTIONS", "pass --target or --repo, not both");
+    const { checkoutRepo } = await import("./repo-checkout.ts");
+    const checkout = await checkoutRepo({
+      home: options.home,
+      repo: options.repo,
+      ...(options.ref ? { ref: options.ref } : {}),
+      ...(options.config ? { configDir: options.config } : {}),
+    });
+    process.stderr.write(
+      `qaas: cloned ${options.repo} into ${checkout.root}; ${checkout.guessed ? "guessed profile" : "profile"} ${checkout.profile}\n`,
+    );
+    options = { ...options, target: checkout.profile };
+  }
   if (!options.target)
-    throw new QaasError("NO_TARGET", "qaas run needs --target <name|path> (see config/targets/)");
+    throw new QaasError(
+      "NO_TARGET",
+      "qaas run needs --target <name|path> (see config/targets/) or --repo <path|URL>",
+    );
   if (options.dryRun) {
     const result = dryRun({
       configDir: options.config,
@@ -54,6 +75,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     signal: controller.signal,
   });
   print(outcome.report, options.json);
+  assertSomethingRan(outcome.report);
 }
 
 /** Ctrl-C stops dispatching; running agents finish, the run stays resumable with --resume. */

@@ -19,7 +19,9 @@ import { type FinalCatch, runFinalCatch } from "./final-catch.ts";
 import { gitFacts } from "./git-facts.ts";
 import { Progress } from "./progress.ts";
 import { createRunContext } from "./run-context.ts";
+import { preflightSeats } from "./seat-preflight.ts";
 import { type SeatFactory, seatResolver } from "./seat-resolver.ts";
+import { SpendMeter } from "./spend-meter.ts";
 import { noteSkippedProbes } from "./target-health.ts";
 
 // One run, start to finish: load, record the start, bring the environment up, hand the plan to the
@@ -52,6 +54,13 @@ export async function startRun(options: RunOptions): Promise<RunOutcome> {
   const config = loadConfig(options.configDir);
   const target = loadTarget(options.target, { configDir: config.dir });
   const plan = buildPlan(config, { mode: options.mode, only: options.agents, tickets: options.tickets });
+  // Injected seats (tests) are the caller's business; configured ones must work before anything starts.
+  if (!options.seatFactory) {
+    await preflightSeats(config, plan, {
+      ...(options.seat ? { seat: options.seat } : {}),
+      skipOrchestrator: options.orchestrator !== undefined,
+    });
+  }
   const store = RunStore.create(options.home, { mode: options.mode, target: target.profile.name });
   const git = await gitFacts(target.root);
   store.append("run_started", {
@@ -156,6 +165,12 @@ async function drive(
   const tickets = {
     filed: store.readLedger().entries.filter((entry) => entry.kind === "ticket_filed").length,
   };
+  // Every model call is checked against the caps as it is made; a resumed run starts from what it spent.
+  const meter = new SpendMeter(
+    firstEvent.type === "run.start" ? firstEvent.plan : state.plan,
+    state.spend,
+    state.agentSpend,
+  );
 
   const announcedSkips = new Set<string>();
   let environment: PreparedEnvironment | undefined;
@@ -195,6 +210,7 @@ async function drive(
           seatFor: (agent: LoadedAgent): { seat: WorkerSeat; ref: SeatRef } => resolveSeat(agent),
           tickets,
           log: (message) => progress.line(message),
+          meter,
         }),
       signal,
     });

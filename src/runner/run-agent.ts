@@ -2,6 +2,8 @@ import type { SeatRef } from "../config/agent-schema.ts";
 import type { LoadedAgent, LoadedConfig } from "../config/load-config.ts";
 import { buildAgentOptions } from "../registry/build-agent-options.ts";
 import type { AgentOutcome, Invocation, Review, RouterEvent, Verdict } from "../router/run-state.ts";
+import type { InvocationBudget, SpendMeter } from "../run/spend-meter.ts";
+import { BudgetStopError } from "../seats/call-budget.ts";
 import { type SeatRequest, TransientSeatError, type WorkerSeat } from "../seats/seat.ts";
 import type { RunContext, ToolContext } from "../tools/context.ts";
 import { invokeTool } from "../tools/invoke-tool.ts";
@@ -20,6 +22,8 @@ export interface RunnerRuntime {
   /** Tickets filed so far in this run (the cap is per run). */
   tickets: { filed: number };
   log(message: string): void;
+  /** The live budget every model call is checked against; without it calls are not capped one by one. */
+  meter?: SpendMeter;
 }
 
 const BRANCH_TOOLS = new Set(["create_branch", "commit", "push", "open_pull_request"]);
@@ -107,6 +111,7 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   context.signal.addEventListener("abort", onAbort, { once: true });
+  const budget = runtime.meter?.forInvocation(loaded.config.name);
 
   const request: SeatRequest = {
     agent: loaded.config.name,
@@ -140,11 +145,13 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
     checkStop: () => mustCall.check(),
     log: (message) => runtime.log(`${invocation.phase}: ${loaded.config.name}: ${message}`),
     signal: controller.signal,
+    ...(budget === undefined ? {} : { budget }),
   };
 
   try {
     const result = await seat.run(request);
     const tokens = result.usage.inputTokens + result.usage.outputTokens;
+    budget?.reconcile({ usd: result.costUsd, tokens });
     context.record(
       "agent_finished",
       {
@@ -169,7 +176,12 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
     );
     return { type: "agent.done", invocation: invocation.id, result: outcome };
   } catch (error) {
+    if (error instanceof BudgetStopError && budget !== undefined) {
+      return stoppedAtBudget(error, budget, { invocation, agent: loaded.config.name, runtime, collected });
+    }
     const transient = error instanceof TransientSeatError;
+    // A failed call still cost what the meter counted for it (the server's usage or an estimate).
+    const spent = budget?.spent() ?? { usd: 0, tokens: 0 };
     context.record(
       "agent_failed",
       {
@@ -178,16 +190,85 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
         attempt: invocation.attempt,
         error: messageOf(error),
         transient,
+        cost_usd: spent.usd,
+        tokens: spent.tokens,
       },
       loaded.config.name,
     );
     runtime.log(
       `${invocation.phase}: ${loaded.config.name} failed${transient ? " (transient)" : ""}: ${messageOf(error)}`,
     );
-    return { type: "agent.failed", invocation: invocation.id, error: messageOf(error), transient };
+    return {
+      type: "agent.failed",
+      invocation: invocation.id,
+      error: messageOf(error),
+      transient,
+      costUsd: spent.usd,
+      tokens: spent.tokens,
+    };
   } finally {
     context.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * The seat refused a model call that could cross a cap. What the agent found before stands; the ledger
+ * says which cap, how much was spent and what the refused call could have cost, and the router is told
+ * the scope so a run cap ends the run and an agent cap stops that agent.
+ */
+function stoppedAtBudget(
+  error: BudgetStopError,
+  budget: InvocationBudget,
+  parts: {
+    invocation: Invocation;
+    agent: string;
+    runtime: RunnerRuntime;
+    collected: ReturnType<typeof collectOutcome>;
+  },
+): RouterEvent {
+  const { invocation, agent, runtime, collected } = parts;
+  const spent = budget.spent();
+  const { stop } = error;
+  runtime.context.record(
+    "budget_exceeded",
+    {
+      scope: stop.scope,
+      agent,
+      invocation: invocation.id,
+      reason: "model_call_refused",
+      unit: stop.unit,
+      cap: stop.cap,
+      spent: stop.spent,
+      refused_call_worst_case: stop.worstCase,
+      message: error.message,
+    },
+    agent,
+  );
+  runtime.context.record(
+    "agent_finished",
+    {
+      agent,
+      invocation: invocation.id,
+      outcome: "over_budget",
+      turns: 0,
+      cost_usd: spent.usd,
+      tokens: spent.tokens,
+      warnings: [],
+    },
+    agent,
+  );
+  runtime.log(`${invocation.phase}: ${agent} stopped at its budget: ${error.message}`);
+  return {
+    type: "agent.done",
+    invocation: invocation.id,
+    result: {
+      outcome: "stopped",
+      costUsd: spent.usd,
+      tokens: spent.tokens,
+      budgetStop: stop.scope,
+      ...collected.result(),
+    },
+  };
 }
 
 /** Reads what an invocation produced from the ledger entries it wrote, as they are written. */

@@ -97,7 +97,7 @@ function assertSafe(ref: SeatRef, source: string, defaultBaseUrl: string | undef
 }
 
 function ignoredSettings(ref: SeatRef, source: string): SeatWarning[] {
-  const ignored = (["model", "base_url", "api_key_env", "price"] as const).filter(
+  const ignored = (["model", "base_url", "api_key_env", "price", "max_output_tokens"] as const).filter(
     (key) => ref[key] !== undefined,
   );
   return ignored.map((feature) => ({

@@ -2,7 +2,6 @@ import {
   APICallError,
   generateText,
   jsonSchema,
-  type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage,
   RetryError,
@@ -12,6 +11,7 @@ import {
 } from "ai";
 import type { SeatRef } from "../config/agent-schema.ts";
 import { QaasError } from "../errors.ts";
+import { DEFAULT_MAX_OUTPUT_TOKENS, meteredModel } from "./call-budget.ts";
 import { addUsage, priceUsage, ZERO_USAGE } from "./pricing.ts";
 import {
   type SeatRequest,
@@ -35,14 +35,22 @@ export const DEFAULT_MODEL_TIMEOUT_SECONDS = 300;
 
 export interface ModelLoopSeat {
   backend: string;
-  ref: Pick<SeatRef, "model" | "price" | "is_local">;
+  ref: Pick<SeatRef, "model" | "price" | "is_local" | "max_output_tokens">;
 }
 
+type LoopModel = Parameters<typeof meteredModel>[0];
+
 export async function runModelLoop(
-  model: LanguageModel,
+  unmetered: LoopModel,
   request: SeatRequest,
   seat: ModelLoopSeat,
 ): Promise<SeatResult> {
+  // The output limit is always sent: it bounds what one call can cost, which the budget check relies on.
+  const maxOutputTokens = seat.ref.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  const model =
+    request.budget === undefined
+      ? unmetered
+      : meteredModel(unmetered, request.budget, seat.ref, maxOutputTokens);
   const fatal: { error?: unknown } = {};
   const tools = buildTools(request, fatal);
   let messages: ModelMessage[] = [{ role: "user", content: request.task }];
@@ -71,6 +79,7 @@ export async function runModelLoop(
           system: request.system,
           messages,
           tools,
+          maxOutputTokens,
           // A failing tool call ends the loop at once: its error is rethrown below, not shown to the model.
           stopWhen: [stepCountIs(Math.max(1, request.maxTurns - turns)), () => fatal.error !== undefined],
           // The router owns retries and their budget; a hidden SDK retry would spend it twice.

@@ -1,4 +1,5 @@
 import type { ToolResult } from "../tools/result.ts";
+import type { CallBudget } from "./call-budget.ts";
 
 // The worker-seat contract, version 1. A seat runs one agent invocation to its end: the builtin seat by
 // running the agent's playbook, a model seat by a tool-calling loop. Everything a seat may touch goes
@@ -37,6 +38,8 @@ export interface SeatRequest {
   /** Progress lines for the terminal and the ledger. */
   log(message: string): void;
   signal: AbortSignal;
+  /** The run's and the agent's caps, asked before every model call (seats without a model ignore it). */
+  budget?: CallBudget;
 }
 
 export interface SeatUsage {

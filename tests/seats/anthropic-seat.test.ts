@@ -97,6 +97,18 @@ describe("AnthropicSeat", () => {
     expect(server.requests[0]?.headers["x-api-key"]).toBe("sk-ant-test");
   });
 
+  it("hands the SDK's own warnings to the result instead of the console", async () => {
+    // A known model with an output limit above what it supports: the SDK clamps it and says so.
+    const { seat } = await seatFor([{ text: "Done." }], {
+      model: "claude-3-haiku-20240307",
+      max_output_tokens: 100_000,
+    });
+    const result = await seat.run(recordingSeatRequest());
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ type: "unsupported", feature: "maxOutputTokens" }),
+    ]);
+  });
+
   it("calls a tool, then another, then finishes; tool results (a denial included) reach the next request", async () => {
     const { server: fake, seat } = await seatFor([
       { tool: "http_get", input: { path: "/items" }, usage: { input: 100, output: 20 } },
@@ -120,10 +132,8 @@ describe("AnthropicSeat", () => {
       costUsd: (600 * 3 + 100 * 15) / 1_000_000,
       finalText: "Done.",
     });
-    // The SDK's own warnings (here: an unknown model id) reach the result instead of the console.
-    expect(result.warnings).toEqual([
-      expect.objectContaining({ type: "notice", feature: "maxOutputTokens" }),
-    ]);
+    // The output limit is always sent (it bounds a call's cost), so an unknown model id warns of nothing.
+    expect(result.warnings).toEqual([]);
     expect(request.toolCalls.map((call) => call.name)).toEqual(["http_get", "write_file"]);
     const first = bodyOf(fake, 0);
     expect(first.model).toBe("claude-fake");

@@ -11,6 +11,8 @@ export function register(program: Command): void {
       "nightly",
     )
     .option("--target <target>", "target profile name (config/targets/<name>.yaml) or path to a profile file")
+    .option("--repo <repo>", "clone this repository (path or git URL) into the home and run on it")
+    .option("--ref <ref>", "with --repo: the branch, tag or commit to check out")
     .option("--agent <agents...>", "run only these agents of the mode's roster")
     .option(
       "--seat <seat>",
