@@ -7,12 +7,15 @@ import { dbTools } from "./servers/db-server.ts";
 import { decisionTools } from "./servers/decisions-server.ts";
 import { defectMemoryTools } from "./servers/defect-memory-server.ts";
 import { depsTools } from "./servers/deps-server.ts";
+import { envControlTools } from "./servers/env-control-server.ts";
 import { envelopeTools } from "./servers/envelope-server.ts";
 import { guideTools } from "./servers/guide-server.ts";
 import { httpTools } from "./servers/http-server.ts";
 import { loadTools } from "./servers/load-server.ts";
 import { mapTools } from "./servers/map-server.ts";
 import { securityTools } from "./servers/security-server.ts";
+import { testRunnerTools } from "./servers/test-runner-server.ts";
+import { vcsTools } from "./servers/vcs-server.ts";
 import { wsTools } from "./servers/ws-server.ts";
 import type { ToolDefinition } from "./tool.ts";
 
@@ -35,6 +38,9 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...browserTools,
   ...browserStepTools,
   ...guideTools,
+  ...testRunnerTools,
+  ...vcsTools,
+  ...envControlTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));
