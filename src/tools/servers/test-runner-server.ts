@@ -40,7 +40,7 @@ async function runFindingTest(
   const command = repeatCommand(file, options.times);
   const baseUrl = context.target?.profile.environment.base_url;
   const result = await runTestProcess(command, {
-    cwd: path.dirname(file),
+    cwd: context.target?.root ?? path.dirname(file),
     env: baseUrl ? { QAAS_BASE_URL: baseUrl } : {},
     timeoutMs: options.timeoutSeconds * options.times * 1000,
     signal: context.signal,

@@ -75,12 +75,19 @@ for (let run = 1; run <= times; run += 1) await import(file + "?run=" + run);
 export function repeatCommand(testFile: string, times: number): string {
   const harness = path.join(path.dirname(testFile), "qaas-repeat.mjs");
   if (!fs.existsSync(harness)) fs.writeFileSync(harness, REPEAT_HARNESS);
-  return `node --test-reporter=tap qaas-repeat.mjs ${JSON.stringify(path.basename(testFile))} ${times}`;
+  // Absolute paths: the test runs from the target root, where a test that reads the target's files expects to be.
+  return `node --test-reporter=tap ${JSON.stringify(harness)} ${JSON.stringify(testFile)} ${times}`;
 }
 
 /** Whether a failure message comes from an assertion the test itself states (not from its set-up). */
 export function isOwnAssertion(message: string | undefined, source: string): boolean {
   if (!message) return false;
-  const stem = message.replace(/\s*\((?:got|took)\b[^)]*\)\s*$/i, "").trim();
+  // The first line, without a `(got …)` tail, and at most its first 40 characters: assertion messages are
+  // often built from a literal plus what was observed, and only the literal is in the source.
+  const stem = message
+    .split("\n")[0]!
+    .replace(/\s*\((?:got|took)\b[^)]*\)\s*$/i, "")
+    .trim()
+    .slice(0, 40);
   return stem.length > 0 && source.includes(JSON.stringify(stem).slice(1, -1));
 }
