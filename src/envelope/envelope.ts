@@ -124,7 +124,9 @@ export function isFileable(envelope: DefectEnvelope, threshold: number): boolean
   return (
     hasEvidence(envelope) &&
     envelope.confidence >= threshold &&
-    envelope.reproduction.not_reproducible !== true
+    envelope.reproduction.not_reproducible !== true &&
+    // A test that failed only some of the time proves nothing yet: flaky findings wait for a person.
+    (envelope.reproduction.flake_rate ?? 0) === 0
   );
 }
 

@@ -89,6 +89,7 @@ export function describeTarget(target: LoadedTarget | undefined): Record<string,
     ui_entry: profile.ui?.entry ?? null,
     websocket_paths: profile.websocket?.paths ?? [],
     database: profile.database?.kind ?? null,
+    repro_branches: profile.vcs?.repro_branches ?? false,
     users: profile.users.map((user) => ({ name: user.name, role: user.role, tenant: user.tenant ?? null })),
   };
 }

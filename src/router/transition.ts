@@ -75,7 +75,10 @@ function onAgentDone(state: RunState, effects: RouterEffect[], id: string, resul
   state.ended[id] = "completed";
   addSpend(state, invocation.agent, result.costUsd, result.tokens);
   for (const finding of result.findings) {
-    if (!state.findings.some((known) => known.id === finding.id)) state.findings.push(finding);
+    const known = state.findings.find((candidate) => candidate.id === finding.id);
+    if (!known) state.findings.push(finding);
+    // A later word on a known finding (REPRODUCER's outcome) replaces its fileability.
+    else if (invocation.phase !== "discover") known.fileable = finding.fileable;
   }
   for (const ticket of result.ticketsFiled ?? []) {
     if (hasVerifyLoop(state) && !state.tickets.some((loop) => loop.ticket === ticket.key)) {

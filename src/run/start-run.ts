@@ -12,6 +12,7 @@ import { SystemMapStore } from "../store/system-map-store.ts";
 import { type PreparedEnvironment, prepareEnvironment } from "../targets/environment.ts";
 import { loadTarget } from "../targets/load-target.ts";
 import type { LoadedTarget } from "../tools/context.ts";
+import { TARGET_ENVIRONMENT_KEY } from "../tools/environment-swap.ts";
 import { closeRunServices } from "../tools/run-end.ts";
 import { buildPlan } from "./build-plan.ts";
 import { buildReport, type RunReport } from "./build-report.ts";
@@ -187,6 +188,8 @@ async function drive(
     });
     const restart = environment.restart?.bind(environment);
     if (restart) context.shared.set(TARGET_RESTART_KEY, restart);
+    // env_control swaps the running target (a fix branch's build, then the checkout's again) through this.
+    context.shared.set(TARGET_ENVIRONMENT_KEY, environment);
     progress.line(`run ${store.runId}: mode ${options.mode}, target ${target.profile.name}`);
     finalState = await execute(state, firstEvent, {
       record: (kind, data) => {

@@ -283,6 +283,9 @@ function collectOutcome(invocation: string) {
       if (data.invocation !== invocation) return;
       if (kind === "envelope_emitted") {
         findings.push({ id: String(data.envelope_id), fileable: data.fileable === true });
+      } else if (kind === "finding_reproduced") {
+        // Reproduction decides fileability: the router replaces what discovery said about this finding.
+        findings.push({ id: String(data.finding_id), fileable: data.fileable === true });
       } else if (kind === "verdict_recorded") {
         verdict = data.verdict as Verdict;
       } else if (kind === "review_recorded") {

@@ -208,7 +208,7 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<void> {
   });
 }
 
-function runCommand(
+export function runCommand(
   command: string,
   cwd: string,
   env: Record<string, string> | undefined,

@@ -140,6 +140,15 @@ export const TargetProfileSchema = z.strictObject({
     })
     .optional(),
   tests: z.strictObject({ command: z.string(), path: z.string().optional() }).optional(),
+  /** What agents may do with the branches they commit: nothing leaves this machine unless push is allowed. */
+  vcs: z
+    .strictObject({
+      allow_push: z.boolean().default(false),
+      remote: z.string().default("origin"),
+      /** REPRODUCER commits each reproduced finding's test on its own qa/repro/* branch (off by default). */
+      repro_branches: z.boolean().default(false),
+    })
+    .optional(),
   auth: Auth.optional(),
   users: z.array(User).default([]),
   /** Declared layers, outermost first, as folder globs (else inferred from folder names). */

@@ -7,6 +7,7 @@ import { dbTools } from "./servers/db-server.ts";
 import { decisionTools } from "./servers/decisions-server.ts";
 import { defectMemoryTools } from "./servers/defect-memory-server.ts";
 import { depsTools } from "./servers/deps-server.ts";
+import { envControlTools } from "./servers/env-control-server.ts";
 import { envelopeTools } from "./servers/envelope-server.ts";
 import { guideTools } from "./servers/guide-server.ts";
 import { httpTools } from "./servers/http-server.ts";
@@ -15,7 +16,9 @@ import { mapTools } from "./servers/map-server.ts";
 import { reportTools } from "./servers/report-server.ts";
 import { reproductionTools } from "./servers/reproductions-server.ts";
 import { securityTools } from "./servers/security-server.ts";
+import { testRunnerTools } from "./servers/test-runner-server.ts";
 import { trackerTools } from "./servers/tracker-server.ts";
+import { vcsTools } from "./servers/vcs-server.ts";
 import { wsTools } from "./servers/ws-server.ts";
 import type { ToolDefinition } from "./tool.ts";
 
@@ -41,6 +44,9 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...reportTools,
   ...trackerTools,
   ...reproductionTools,
+  ...testRunnerTools,
+  ...vcsTools,
+  ...envControlTools,
 ];
 
 const byName = new Map(IMPLEMENTED_TOOLS.map((tool) => [tool.name, tool]));

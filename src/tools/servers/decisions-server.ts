@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { ok } from "../result.ts";
+import { isFileable } from "../../envelope/envelope.ts";
+import { err, ok } from "../result.ts";
 import { defineTool } from "../tool.ts";
+import { heldReason } from "./envelope-server.ts";
 
 // Verdicts, reviews and reproductions are typed ledger entries written through these tools; the router
 // reads them from the ledger, never from an agent's prose.
@@ -14,17 +16,44 @@ const TestRun = z.strictObject({
 const recordReproduction = defineTool({
   name: "record_reproduction",
   server: "decisions",
-  description: "Record whether a finding reproduced, its flake rate, and the failing test committed for it.",
+  description:
+    "Record whether a finding reproduced (status reproduced, flaky or not_reproduced; untestable when it has no runnable test), its flake rate, the test run and the branch the test was committed on. Only reproduced findings stay fileable.",
   input: z.strictObject({
     finding_id: z.string(),
     reproduced: z.boolean(),
+    status: z.enum(["reproduced", "flaky", "not_reproduced", "untestable"]).optional(),
     flake_rate: z.number().min(0).max(1),
     test: z.strictObject({ path: z.string(), command: z.string(), branch: z.string() }).optional(),
+    output_artifact: z.string().optional(),
     notes: z.string().optional(),
   }),
   async run(input, context) {
-    context.record("finding_reproduced", { ...input }, context.agent.name);
-    return ok({ recorded: true });
+    const envelope = context.readEnvelopes().find((candidate) => candidate.id === input.finding_id);
+    if (!envelope) return err(`no finding ${input.finding_id} in this run (list_findings shows them)`);
+    const status = input.status ?? (input.reproduced ? "reproduced" : "not_reproduced");
+    const threshold = context.system.thresholds.file_confidence;
+    const wasFileable = isFileable(envelope, threshold);
+    // The outcome goes on the envelope itself, so isFileable (and so TRIAGE) sees it: a finding whose test
+    // did not fail, or failed only sometimes, is held for a person rather than filed.
+    if (status === "not_reproduced") envelope.reproduction.not_reproducible = true;
+    if (status !== "untestable") envelope.reproduction.flake_rate = input.flake_rate;
+    if (input.test && envelope.reproduction.test) envelope.reproduction.test.branch = input.test.branch;
+    const fileable = isFileable(envelope, threshold);
+    if (!fileable && envelope.tracker.state === "unfiled") envelope.tracker.state = "held";
+    context.writeEnvelope(envelope);
+    context.record(
+      "finding_reproduced",
+      { ...input, envelope_id: input.finding_id, status, fileable },
+      context.agent.name,
+    );
+    if (wasFileable && !fileable) {
+      context.record(
+        "envelope_held",
+        { envelope_id: envelope.id, reason: heldReason(envelope, threshold) },
+        context.agent.name,
+      );
+    }
+    return ok({ recorded: true, status, fileable });
   },
 });
 

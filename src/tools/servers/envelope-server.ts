@@ -127,6 +127,8 @@ export function rememberEnvelope(context: ToolContext, envelope: DefectEnvelope)
 
 export function heldReason(envelope: DefectEnvelope, threshold: number): string {
   if (envelope.reproduction.not_reproducible) return "marked not reproducible";
+  if ((envelope.reproduction.flake_rate ?? 0) > 0)
+    return `flaky: its test failed only part of the time (flake rate ${envelope.reproduction.flake_rate})`;
   if (envelope.confidence < threshold)
     return `confidence ${envelope.confidence} is below the threshold ${threshold}`;
   return "no artifact or failing test backs it";

@@ -1,0 +1,223 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DefectEnvelope, ENVELOPE_VERSION } from "../../src/envelope/envelope.ts";
+import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
+import { invokeTool } from "../../src/tools/invoke-tool.ts";
+import { closeRunServices } from "../../src/tools/run-end.ts";
+import { type FakeRunContext, fakeRunContext, testAgent } from "../support/fake-run-context.ts";
+
+// The loop's tools on a throw-away repository and a tiny live server: run a stored failing test three
+// times, record the reproduction (fileability follows), and change code only on a worktree branch.
+
+let server: http.Server;
+let baseUrl = "";
+let fixed = false;
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    response.writeHead(fixed ? 403 : 200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ secret: fixed ? undefined : "x" }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const TEST_SOURCE = `import assert from "node:assert/strict";
+import { test } from "node:test";
+test("others are denied", async () => {
+  const response = await fetch(process.env.QAAS_BASE_URL + "/records/1");
+  assert.ok([401, 403, 404].includes(response.status), "expected a denial" + " (got " + response.status + ")");
+});
+`;
+
+function repository(): { root: string; top: string } {
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-loop-repo-"));
+  const root = path.join(top, "app");
+  fs.mkdirSync(path.join(root, "src"), { recursive: true });
+  fs.writeFileSync(path.join(root, "src", "records.js"), "export const allowed = () => true;\n");
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: top, stdio: "ignore" });
+  git("init", "-q", "-b", "main");
+  git("add", ".");
+  git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start");
+  return { root, top };
+}
+
+function context(agent: Parameters<typeof testAgent>[0], root?: string): FakeRunContext {
+  const profile = TargetProfileSchema.parse({
+    name: "fake",
+    source: { path: "." },
+    environment: { mode: "external", base_url: baseUrl, health_path: "/" },
+  });
+  const run = fakeRunContext({
+    agent: testAgent(agent),
+    target: { profile, file: "/tmp/fake.yaml", root, goldenLedger: undefined },
+  });
+  // The store's layout, so artifact URIs resolve: <home>/runs/<run>/artifacts/<name>.
+  const artifacts = path.join(run.home, "runs", run.runId, "artifacts");
+  run.putArtifact = (name, content) => {
+    const file = path.join(artifacts, name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+    return `artifact://${run.runId}/${name}`;
+  };
+  return run;
+}
+
+function finding(run: FakeRunContext): DefectEnvelope {
+  const uri = run.putArtifact("api/x/x.test.mjs", TEST_SOURCE);
+  const envelope: DefectEnvelope = {
+    envelope_version: ENVELOPE_VERSION,
+    id: "env-1",
+    run_id: run.runId,
+    discovered_by: "API",
+    discovered_at: new Date().toISOString(),
+    domain: "security",
+    defect_class: "broken-object-authorization",
+    title: "A record of another tenant is readable",
+    summary: "s",
+    location: { kind: "endpoint", value: "GET /records/{id}" },
+    evidence: [
+      {
+        kind: "failing_test",
+        description: "t",
+        uri,
+        test: { path: "tests/qaas/x.test.mjs", command: "node --test tests/qaas/x.test.mjs" },
+      },
+    ],
+    reproduction: {
+      steps: ["GET /records/1"],
+      test: { path: "tests/qaas/x.test.mjs", command: "node --test tests/qaas/x.test.mjs" },
+    },
+    impact: "i",
+    severity: "high",
+    confidence: 0.9,
+    suggested_owner: null,
+    suggested_fix_area: null,
+    autonomy_eligible: false,
+    dedupe: { fingerprint: "fp_x" },
+    tracker: { state: "unfiled", key: null, url: null },
+  };
+  run.writeEnvelope(envelope);
+  return envelope;
+}
+
+describe("test_runner and record_reproduction", () => {
+  it("runs the stored test three times in one process and reads each failure", async () => {
+    fixed = false;
+    const run = context({ tools: ["run_n_times", "record_reproduction"] });
+    finding(run);
+    const result = await invokeTool("run_n_times", { finding_id: "env-1" }, run, "reproducer-1");
+    expect(result).toMatchObject({
+      ok: true,
+      data: {
+        times: 3,
+        failed: 3,
+        flake_rate: 0,
+        same_reason: true,
+        own_assertion: true,
+        reasons: ["expected a denial"],
+      },
+    });
+  });
+
+  it("a test that passes is not reproduced: the finding is held, with why", async () => {
+    fixed = true;
+    const run = context({ tools: ["run_n_times", "record_reproduction"] });
+    finding(run);
+    const series = await invokeTool("run_n_times", { finding_id: "env-1" }, run, "reproducer-1");
+    expect(series).toMatchObject({ ok: true, data: { failed: 0 } });
+    const recorded = await invokeTool(
+      "record_reproduction",
+      { finding_id: "env-1", reproduced: false, status: "not_reproduced", flake_rate: 0, notes: "passed" },
+      run,
+      "reproducer-1",
+    );
+    expect(recorded).toMatchObject({ ok: true, data: { fileable: false } });
+    // The fake store appends; the newest copy is the envelope as it now stands.
+    const stored = run.readEnvelopes().at(-1)!;
+    expect(stored.reproduction.not_reproducible).toBe(true);
+    expect(stored.tracker.state).toBe("held");
+    expect(run.entries.map((entry) => entry.kind)).toContain("envelope_held");
+  });
+});
+
+describe("vcs on a worktree", () => {
+  const fixer = {
+    name: "FIXER",
+    phase: "verify" as const,
+    layer: "remediate" as const,
+    tools: ["create_branch", "write_file", "commit", "push", "open_pull_request"],
+    policy: {
+      write_paths: ["**"],
+      branch_patterns: ["qaas/fix-*"],
+      diff_budget: { files: 2, lines: 20 },
+      immutable_test: true,
+      may_file_tickets: false,
+    },
+  };
+
+  it("commits on its own branch in a worktree and leaves the checkout as it was", async () => {
+    const { root, top } = repository();
+    const run = context(fixer, root);
+    run.guard.immutableTest = "tests/qaas/x.test.mjs";
+    const before = execFileSync("git", ["status", "--porcelain"], { cwd: top, encoding: "utf8" });
+    const branch = "qaas/fix-env-1";
+    expect(await invokeTool("create_branch", { branch }, run, "fixer-1")).toMatchObject({ ok: true });
+    const written = await invokeTool(
+      "write_file",
+      { branch, path: "src/records.js", content: "export const allowed = () => false;\n" },
+      run,
+      "fixer-1",
+    );
+    expect(written).toMatchObject({ ok: true });
+    const committed = await invokeTool("commit", { branch, message: "Deny by default" }, run, "fixer-1");
+    expect(committed, JSON.stringify(committed)).toMatchObject({
+      ok: true,
+      data: { files: ["src/records.js"] },
+    });
+    const show = (ref: string) =>
+      execFileSync("git", ["show", `${ref}:app/src/records.js`], { cwd: top, encoding: "utf8" });
+    expect(show(branch)).toContain("false");
+    expect(show("main")).toContain("true");
+    expect(fs.readFileSync(path.join(root, "src", "records.js"), "utf8")).toContain("true");
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd: top, encoding: "utf8" })).toBe(before);
+    expect(execFileSync("git", ["branch", "--show-current"], { cwd: top, encoding: "utf8" }).trim()).toBe(
+      "main",
+    );
+    await closeRunServices(run);
+  });
+
+  it("is refused: main, the immutable test, the diff budget, force, and a push the profile does not allow", async () => {
+    const { root } = repository();
+    const run = context(fixer, root);
+    run.guard.immutableTest = "tests/qaas/x.test.mjs";
+    const branch = "qaas/fix-env-1";
+    const denied = async (tool: string, input: unknown) => {
+      const result = await invokeTool(tool, input, run, "fixer-1");
+      expect(result.ok).toBe(false);
+      return result.ok ? "" : result.error;
+    };
+    expect(await denied("create_branch", { branch: "main" })).toMatch(/protected-branch/);
+    await invokeTool("create_branch", { branch }, run, "fixer-1");
+    expect(
+      await denied("write_file", { branch, path: "tests/qaas/x.test.mjs", content: "// gutted\n" }),
+    ).toMatch(/immutable-test/);
+    const big = Array.from({ length: 30 }, (_, index) => `line ${index}`).join("\n");
+    expect(await denied("write_file", { branch, path: "src/records.js", content: big })).toMatch(
+      /diff-budget/,
+    );
+    expect(await denied("push", { branch, force: true })).toMatch(/force-push/);
+    expect(await denied("push", { branch })).toMatch(/does not allow pushing/);
+    expect(await denied("open_pull_request", { branch, title: "t", body: "b" })).toMatch(/not available/);
+    expect(
+      run.entries.filter((entry) => entry.kind === "tool_denied").map((entry) => entry.data.rule),
+    ).toEqual(["protected-branch", "immutable-test", "diff-budget", "force-push"]);
+    await closeRunServices(run);
+  });
+});

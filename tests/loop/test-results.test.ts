@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { classify } from "../../src/agents/playbooks/reproducer.ts";
+import { isOwnAssertion } from "../../src/tools/testing/finding-test.ts";
+import { parseTap, parseVitestJson, reasonOf } from "../../src/tools/testing/test-results.ts";
+
+const TAP = `TAP version 13
+# Subtest: members cannot read another tenant's record
+not ok 1 - members cannot read another tenant's record
+  ---
+  duration_ms: 4.6
+  failureType: 'testCodeFailure'
+  error: 'expected a denial (got 200)'
+  code: 'ERR_ASSERTION'
+  ...
+# Subtest: health answers
+ok 2 - health answers
+  ---
+  duration_ms: 0.3
+  ...
+1..2
+`;
+
+describe("reading test output", () => {
+  it("reads node:test TAP per case, with the failing assertion and its code", () => {
+    expect(parseTap(TAP)).toEqual([
+      {
+        name: "members cannot read another tenant's record",
+        passed: false,
+        message: "expected a denial (got 200)",
+        code: "ERR_ASSERTION",
+      },
+      { name: "health answers", passed: true },
+    ]);
+  });
+
+  it("reads a vitest JSON report per assertion, skipping skipped cases", () => {
+    const report = JSON.stringify({
+      testResults: [
+        {
+          name: "a.test.ts",
+          assertionResults: [
+            { fullName: "a works", status: "passed", failureMessages: [] },
+            { fullName: "b works", status: "failed", failureMessages: ["AssertionError: nope\n at x"] },
+            { fullName: "c later", status: "skipped", failureMessages: [] },
+          ],
+        },
+      ],
+    });
+    expect(parseVitestJson(report)).toEqual([
+      { name: "a works", passed: true },
+      { name: "b works", passed: false, message: "AssertionError: nope" },
+    ]);
+    expect(parseVitestJson("not json")).toBeUndefined();
+  });
+
+  it("compares failures by reason, without what varies between runs", () => {
+    expect(reasonOf("expected a denial (got 200)")).toBe(reasonOf("expected a denial (got 500)"));
+    expect(reasonOf("answered within 500 ms (took 812 ms)")).toBe("answered within # ms");
+  });
+
+  it("tells the test's own assertion from a failure in its set-up", () => {
+    const source = 'assert.ok(x, "expected a denial" + " (got " + s + ")");';
+    expect(isOwnAssertion("expected a denial (got 200)", source)).toBe(true);
+    expect(isOwnAssertion("sign-in as alice failed (401)", source)).toBe(false);
+  });
+});
+
+describe("REPRODUCER's classification of three runs", () => {
+  const series = (overrides: Record<string, unknown>) => ({
+    command: "node …",
+    recorded_path: "tests/qaas/x.test.mjs",
+    test_artifact: "artifact://r/x",
+    times: 3,
+    failed: 3,
+    flake_rate: 0,
+    same_reason: true,
+    own_assertion: true,
+    reasons: ["expected a denial"],
+    runs: [{ output_artifact: "artifact://r/o", failure: "expected a denial (got 200)", timed_out: false }],
+    ...overrides,
+  });
+
+  it("reproduced: every run failed on the same assertion of the test itself", () => {
+    expect(classify(series({})).status).toBe("reproduced");
+  });
+  it("flaky: mixed results, with the rate", () => {
+    expect(classify(series({ failed: 2, flake_rate: 0.333 }))).toMatchObject({ status: "flaky" });
+  });
+  it("not reproduced: passed every run, or failed before its own assertion, or for different reasons", () => {
+    expect(classify(series({ failed: 0 })).notes).toMatch(/passed all 3 runs/);
+    expect(classify(series({ own_assertion: false })).notes).toMatch(/not on its own assertion/);
+    expect(classify(series({ same_reason: false, reasons: ["a", "b"] })).status).toBe("not_reproduced");
+  });
+});
