@@ -16,12 +16,13 @@ export async function invokeTool(
 ): Promise<ToolResult> {
   const agent = context.agent.name;
   const tool = findTool(name);
+  // The allowlist before anything else: a tool the agent may not use tells it nothing, not even its schema.
+  if (!context.agent.tools.includes(name)) {
+    const reason = `${name} is not in ${agent}'s allowlist; allowed: ${context.agent.tools.join(", ") || "(none)"}`;
+    context.record("tool_denied", { tool: name, invocation, rule: "tool-allowlist", reason }, agent);
+    return err(`denied by guardrail tool-allowlist: ${reason}`, { rule: "tool-allowlist" });
+  }
   if (!tool) {
-    if (!context.agent.tools.includes(name)) {
-      const reason = `${name} is not in ${agent}'s allowlist; allowed: ${context.agent.tools.join(", ") || "(none)"}`;
-      context.record("tool_denied", { tool: name, invocation, rule: "tool-allowlist", reason }, agent);
-      return err(`denied by guardrail tool-allowlist: ${reason}`, { rule: "tool-allowlist" });
-    }
     const reason = CATALOG_TOOL_NAMES.has(name)
       ? `${name} is not available in this version of qaas yet`
       : `there is no tool named ${name}; your tools are: ${context.agent.tools.join(", ")}`;
