@@ -86,9 +86,13 @@ describe("REPRODUCER's classification of three runs", () => {
   it("flaky: mixed results, with the rate", () => {
     expect(classify(series({ failed: 2, flake_rate: 0.333 }))).toMatchObject({ status: "flaky" });
   });
-  it("not reproduced: passed every run, or failed before its own assertion, or for different reasons", () => {
+  it("not reproduced: passed every run, or failed for different reasons", () => {
+    expect(classify(series({ failed: 0 }))).toMatchObject({ status: "not_reproduced" });
     expect(classify(series({ failed: 0 })).notes).toMatch(/passed all 3 runs/);
-    expect(classify(series({ own_assertion: false })).notes).toMatch(/not on its own assertion/);
     expect(classify(series({ same_reason: false, reasons: ["a", "b"] })).status).toBe("not_reproduced");
+  });
+  it("untestable: the test broke before its own assertion, so it cannot judge the finding", () => {
+    expect(classify(series({ own_assertion: false }))).toMatchObject({ status: "untestable" });
+    expect(classify(series({ own_assertion: false })).notes).toMatch(/not on its own assertion/);
   });
 });

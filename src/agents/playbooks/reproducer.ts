@@ -21,7 +21,7 @@ interface Series {
   runs: Array<{ output_artifact: string; failure?: string; timed_out: boolean }>;
 }
 
-type Status = "reproduced" | "flaky" | "not_reproduced";
+type Status = "reproduced" | "flaky" | "not_reproduced" | "untestable";
 
 /** The outcome of three runs, and why, in words a person reads on the held finding. */
 export function classify(series: Series): { status: Status; notes: string } {
@@ -42,8 +42,10 @@ export function classify(series: Series): { status: Status; notes: string } {
     const why =
       series.runs.find((run) => run.failure)?.failure ??
       (series.runs[0]?.timed_out ? "timed out" : "no assertion ran");
+    // The test could not judge (its sign-in or set-up broke here): that says nothing against the finding,
+    // which stands on the probe's own confirmed evidence, as one without a test does.
     return {
-      status: "not_reproduced",
+      status: "untestable",
       notes: `the test failed ${times} of ${times} runs, but not on its own assertion (${why}): set-up, sign-in or the environment failed, not the behaviour under test`,
     };
   }
