@@ -47,6 +47,11 @@ export const EnvelopeObjectSchema = z.strictObject({
     curl: z.string().optional(),
     test: z.strictObject({ path: z.string(), command: z.string(), branch: z.string().optional() }).optional(),
     not_reproducible: z.boolean().optional(),
+    /**
+     * The test measures the target with the data its probe put there (a collection grown to show a query
+     * per item, a slow answer at size): a reset removes that data, so a pass after one proves nothing.
+     */
+    needs_probe_data: z.boolean().optional(),
     flake_rate: z.number().min(0).max(1).optional(),
   }),
   impact: z.string().min(1),

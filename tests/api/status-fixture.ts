@@ -225,9 +225,10 @@ function statusDocument(): Record<string, unknown> {
       },
       delete: { parameters: id, responses: { "204": { description: "gone" }, "401": error, "404": error } },
     };
-    paths[`${base}/{id}/confirm`] = {
+    // Action routes often name the id their own way: the probe must still tie it to the record it made.
+    paths[`${base}/{recordId}/confirm`] = {
       get: {
-        parameters: id,
+        parameters: [{ ...id[0]!, name: "recordId" }],
         responses: { "200": { description: "state", ...json(record) }, "401": error, "404": error },
       },
     };

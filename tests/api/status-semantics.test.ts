@@ -1,5 +1,8 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
+import { type EnvelopeDraft, EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import type { SystemMap } from "../../src/map/system-map.ts";
 import { looksLikeErrorPayload } from "../../src/probes/api/value-tools.ts";
 import { contractTools } from "../../src/tools/servers/contract-server.ts";
@@ -37,6 +40,8 @@ function withoutDocument(map: SystemMap): SystemMap {
 
 /** Each finding's place and, after `+`, the further places it names (a finding that groups operations). */
 let lastRelated: string[] = [];
+let lastDrafts: EnvelopeDraft[] = [];
+let lastArtifacts = "";
 
 async function probe(tool: string, map: SystemMap): Promise<string[]> {
   const profile = profileFor({
@@ -62,13 +67,16 @@ async function probe(tool: string, map: SystemMap): Promise<string[]> {
     ],
   });
   const context = probeContext({ profile, map });
+  lastArtifacts = context.artifactsDir;
   const definition = contractTools.find((candidate) => candidate.name === tool)!;
   const result = await callTool(definition, {}, context);
   if (!result.ok) throw new Error(result.error);
   const { candidates } = result.data as { candidates: Parameters<typeof summarize>[0] };
   lastRelated = [];
+  lastDrafts = [];
   for (const candidate of candidates) {
     const draft = EnvelopeDraftSchema.parse(candidate);
+    lastDrafts.push(draft);
     for (const related of draft.location.related ?? [])
       lastRelated.push(`${draft.location.value} + ${related.value}`);
   }
@@ -122,11 +130,30 @@ function withoutReads(map: SystemMap): SystemMap {
 }
 
 describe("method semantics oracles", () => {
+  it("the GET side effect's generated test makes its own record, so it fails on a freshly started server", async () => {
+    await probe("probe_semantics", documented);
+    const draft = lastDrafts.find((candidate) => candidate.dedupe?.discriminator === "get-side-effect")!;
+    const uri = draft.evidence.find((item) => item.kind === "failing_test")!.uri!;
+    const file = path.join(lastArtifacts, uri.replace(/^artifact:\/\/[^/]+\//, ""));
+    // A fresh server holds none of the probe's records: the test must confirm the one it creates itself.
+    const fresh = await startStatusServer();
+    try {
+      await expect(
+        promisify(execFile)(process.execPath, ["--test", file], {
+          env: { ...process.env, QAAS_BASE_URL: fresh.baseUrl },
+          timeout: 20_000,
+        }),
+      ).rejects.toMatchObject({ stdout: expect.stringContaining("must not change") });
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("probe_semantics with no read of the item: the GET action and the PUT are judged by their own answers", async () => {
     const found = await probe("probe_semantics", withoutReads(documented));
     expect(found).toEqual(
       expect.arrayContaining([
-        "contract-drift GET /api/loose/records/{id}/confirm [get-side-effect]",
+        "contract-drift GET /api/loose/records/{recordId}/confirm [get-side-effect]",
         "contract-drift PUT /api/loose/records/{id} [put-not-idempotent]",
       ]),
     );
@@ -142,7 +169,7 @@ describe("method semantics oracles", () => {
       expect(found).toEqual(
         expect.arrayContaining([
           "wrong-status GET /api/loose/records/{id} [unknown-id]",
-          "contract-drift GET /api/loose/records/{id}/confirm [get-side-effect]",
+          "contract-drift GET /api/loose/records/{recordId}/confirm [get-side-effect]",
           "unhandled-error DELETE /api/loose/records/{id} [delete-twice]",
           "contract-drift PUT /api/loose/records/{id} [put-not-idempotent]",
         ]),

@@ -28,8 +28,9 @@ export const documentsFolderDescription = "documents are read from the docs fold
 export const greetingTemplateDescription = "greetings are rendered from the visitor's name and the clock";
 `;
 
+// Quoted words: a line read into a JSON answer arrives with its quotes escaped, as real files do.
 const README = `Welcome to the documents folder of the fixture application
-Every document here is plain text and safe to show to any visitor
+Every document here is "plain text" and safe to show to any visitor of the "documents" page
 `;
 
 function json(response: http.ServerResponse, status: number, body: unknown): void {
@@ -283,8 +284,9 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
       }
       if (route === "POST /api/import") {
         const xml = await readBody(request);
-        response.writeHead(200, { "content-type": "text/plain" });
-        return response.end(`imported ${await readXml(xml, vulnerable)}`);
+        // JSON, as import endpoints answer: a file read through an entity arrives escaped inside a string.
+        response.writeHead(200, { "content-type": "application/json" });
+        return response.end(JSON.stringify({ imported: await readXml(xml, vulnerable) }));
       }
       if (route === "GET /auth/continue") {
         const next = url.searchParams.get("next") ?? "/";

@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
@@ -24,7 +27,7 @@ afterAll(async () => {
 async function probe(
   tool: string,
   server: InjectionServer,
-): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
+): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown>; artifactsDir: string }> {
   const profile = profileFor({
     name: "injection-fixture",
     source: {},
@@ -42,7 +45,28 @@ async function probe(
   if (!result.ok) throw new Error(result.error);
   const data = result.data as { candidates: EnvelopeDraft[]; stats: Record<string, unknown> };
   for (const candidate of data.candidates) EnvelopeDraftSchema.parse(candidate);
-  return data;
+  return { ...data, artifactsDir: context.artifactsDir };
+}
+
+const execute = promisify(execFile);
+
+/** Runs a finding's generated test against `server`: whether it failed, and what it printed. */
+async function replay(
+  draft: EnvelopeDraft,
+  artifactsDir: string,
+  server: InjectionServer,
+): Promise<{ failed: boolean; output: string }> {
+  const uri = draft.evidence.find((item) => item.kind === "failing_test")!.uri!;
+  const file = path.join(artifactsDir, uri.replace(/^artifact:\/\/[^/]+\//, ""));
+  try {
+    const { stdout } = await execute(process.execPath, ["--test", file], {
+      env: { ...process.env, QAAS_BASE_URL: server.baseUrl },
+      timeout: 20_000,
+    });
+    return { failed: false, output: stdout };
+  } catch (error) {
+    return { failed: true, output: String((error as { stdout?: string }).stdout ?? error) };
+  }
 }
 
 function exchangeLabels(draft: EnvelopeDraft): string[] {
@@ -122,4 +146,24 @@ describe("injection probes: the vulnerable build is found, the safe build is not
     expect(candidates[0]!.title).toMatch(/node-serialize/);
     expect((await probe("probe_insecure_deserialization", safe)).candidates).toEqual([]);
   });
+
+  // The proof a person replays: each finding's generated test fails on the vulnerable build, on the
+  // assertion that encodes the defect (a file's text found escaped inside a JSON string counts), and
+  // passes on the safe build.
+  for (const tool of [
+    "probe_command_injection",
+    "probe_template_injection",
+    "probe_path_traversal",
+    "probe_xxe",
+    "probe_insecure_deserialization",
+  ]) {
+    it(`${tool}: the generated test fails on the vulnerable build and passes on the safe one`, async () => {
+      const { candidates, artifactsDir } = await probe(tool, vulnerable);
+      expect(candidates).toHaveLength(1);
+      const onVulnerable = await replay(candidates[0]!, artifactsDir, vulnerable);
+      expect(onVulnerable.failed).toBe(true);
+      expect(onVulnerable.output).toMatch(/not ok 1 .*\n[\s\S]*ERR_ASSERTION/);
+      expect(await replay(candidates[0]!, artifactsDir, safe)).toMatchObject({ failed: false });
+    });
+  }
 });

@@ -54,6 +54,8 @@ describe("LOAD on a TypeScript application", () => {
     expect(byClass("n-plus-one").dedupe?.discriminator).toBe("comments");
     expect(byClass("n-plus-one").summary).toContain("SELECT id, body FROM comments WHERE post_id = ?");
     expect(byClass("n-plus-one").evidence.some((item) => item.kind === "failing_test")).toBe(true);
+    // Measured on the data the probe grew: a reproduction after a reset cannot judge it by a pass.
+    expect(byClass("n-plus-one").reproduction.needs_probe_data).toBe(true);
     // A report with no page of its own grows with the users the probe created (and removed nothing else).
     const report = emitted.find(
       (draft) => draft.location.value === "GET /api/reports/authors",

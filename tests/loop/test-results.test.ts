@@ -56,6 +56,11 @@ describe("reading test output", () => {
   it("compares failures by reason, without what varies between runs", () => {
     expect(reasonOf("expected a denial (got 200)")).toBe(reasonOf("expected a denial (got 500)"));
     expect(reasonOf("answered within 500 ms (took 812 ms)")).toBe("answered within # ms");
+    // Node prints the values under the message; a fresh token differs on every run, the reason does not.
+    const diff = (token: string) =>
+      `the answer must not carry the token\n+ actual - expected\n\n+ '${token}'\n- undefined`;
+    expect(reasonOf(diff("f3aab9ef"))).toBe(reasonOf(diff("c01dbeef")));
+    expect(reasonOf(diff("f3aab9ef"))).toBe("the answer must not carry the token");
   });
 
   it("tells the test's own assertion from a failure in its set-up", () => {
@@ -94,5 +99,12 @@ describe("REPRODUCER's classification of three runs", () => {
   it("untestable: the test broke before its own assertion, so it cannot judge the finding", () => {
     expect(classify(series({ own_assertion: false }))).toMatchObject({ status: "untestable" });
     expect(classify(series({ own_assertion: false })).notes).toMatch(/not on its own assertion/);
+  });
+  it("untestable: a pass after the reset removed the data a load finding was measured on", () => {
+    const grown = { reproduction: { steps: [], needs_probe_data: true } };
+    expect(classify(series({ failed: 0 }), grown)).toMatchObject({ status: "untestable" });
+    expect(classify(series({ failed: 0 }), grown).notes).toMatch(/data its probe created/);
+    // A test that still fails on the reset target reproduced, grown data or not.
+    expect(classify(series({}), grown).status).toBe("reproduced");
   });
 });

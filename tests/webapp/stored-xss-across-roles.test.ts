@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
@@ -95,6 +98,9 @@ function deskPages(): Page[] {
   ];
 }
 
+const execute = promisify(execFile);
+let lastArtifacts = "";
+
 async function probe(app: DeskApp): Promise<EnvelopeDraft[]> {
   const profile = profileFor({
     name: "desk",
@@ -122,7 +128,9 @@ async function probe(app: DeskApp): Promise<EnvelopeDraft[]> {
     pages: deskPages(),
   });
   map.openapi = null;
-  const result = await callTool(probeXssTool, {}, probeContext({ profile, map, agent: "AUDITOR" }));
+  const context = probeContext({ profile, map, agent: "AUDITOR" });
+  lastArtifacts = context.artifactsDir;
+  const result = await callTool(probeXssTool, {}, context);
   if (!result.ok) throw new Error(result.error);
   const { candidates } = result.data as { candidates: EnvelopeDraft[] };
   for (const candidate of candidates) EnvelopeDraftSchema.parse(candidate);
@@ -139,6 +147,29 @@ describe("stored XSS across roles, through a CSRF-guarded form with typed fields
     const planted = vulnerable.bookings.find((booking) => booking.note.includes("<qaas-xss-"));
     expect(planted?.day).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(planted?.slot).toMatch(/^\d{2}:\d{2}$/);
+
+    // The generated test saves its own note and reads that booking's page: it fails on a freshly started
+    // (reset) app, which holds none of the probe's bookings, and passes on the build that escapes.
+    const onRecordPage = stored.find((candidate) => /\/staff\/bookings\/\d+/.test(candidate.title))!;
+    expect(onRecordPage).toBeDefined();
+    const testUri = onRecordPage.evidence.find((item) => item.kind === "failing_test")!.uri!;
+    const testFile = path.join(lastArtifacts, testUri.replace(/^artifact:\/\/[^/]+\//, ""));
+    const runAgainst = (baseUrl: string) =>
+      execute(process.execPath, ["--test", testFile], {
+        env: { ...process.env, QAAS_BASE_URL: baseUrl },
+        timeout: 20_000,
+      });
+    const fresh = await startDeskApp({ vulnerable: true });
+    // Its records are not the probe's: the booking the probe saw at this id is someone else's here.
+    fresh.bookings.push({ id: 1, user: "pat", day: "2026-01-05", slot: "09:00", note: "plain" });
+    try {
+      await expect(runAgainst(fresh.baseUrl)).rejects.toMatchObject({
+        stdout: expect.stringContaining("user input must be HTML-escaped"),
+      });
+    } finally {
+      await fresh.close();
+    }
+    await expect(runAgainst(safe.baseUrl)).resolves.toBeDefined();
   }, 60_000);
 
   it("leaves the build that escapes the note on staff pages alone", async () => {

@@ -24,8 +24,18 @@ interface Series {
 type Status = "reproduced" | "flaky" | "not_reproduced" | "untestable";
 
 /** The outcome of three runs, and why, in words a person reads on the held finding. */
-export function classify(series: Series): { status: Status; notes: string } {
+export function classify(
+  series: Series,
+  finding?: Pick<DefectEnvelope, "reproduction">,
+): { status: Status; notes: string } {
   const { failed, times } = series;
+  if (failed === 0 && finding?.reproduction.needs_probe_data) {
+    // Its probe measured it on data the reset removed: the pass says the data is gone, not the defect.
+    return {
+      status: "untestable",
+      notes: `the test passed all ${times} runs, but it measures data its probe created and the reset removed: the finding stands on the probe's measurements`,
+    };
+  }
   if (failed === 0) {
     return {
       status: "not_reproduced",
@@ -90,7 +100,7 @@ export default definePlaybook(async (session) => {
     return;
   }
   const series = answer.data;
-  const { status, notes } = classify(series);
+  const { status, notes } = classify(series, finding);
   const branch = status === "reproduced" ? await commitTest(session, findingId, series) : undefined;
   await session.call("record_reproduction", {
     finding_id: findingId,

@@ -1,7 +1,7 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ReproStep } from "../evidence/failing-test.ts";
-import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { creationSteps, idStepsFor, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -41,7 +41,9 @@ export function stepsFor(
   const created = creationSteps(resource);
   return [
     ...created.steps,
-    ...extra.map((step) => stepFromPrepared(step.name, step.prepared, step.user, created.idSteps)),
+    ...extra.map((step) =>
+      stepFromPrepared(step.name, step.prepared, step.user, idStepsFor(step.prepared, created)),
+    ),
   ];
 }
 

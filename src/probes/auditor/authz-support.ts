@@ -7,7 +7,7 @@ import { buildRequest } from "../api/request-builder.ts";
 import type { CreatedResource, ResourceFactory } from "../api/resource-factory.ts";
 import { idOf, listItems, uniqueSeed } from "../api/resource-factory.ts";
 import type { ReproAssertion, ReproStep } from "../evidence/failing-test.ts";
-import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { creationSteps, idStepsFor, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -105,13 +105,15 @@ export function reproFor(
   target: Target,
   extra: Array<{ name: string; prepared: PreparedRequest; user: string | undefined }>,
 ): { steps: ReproStep[]; markers: string[] } {
-  const created = target.resource ? creationSteps(target.resource) : { steps: [], idSteps: {} };
+  const created = target.resource ? creationSteps(target.resource) : { steps: [], idSteps: {}, stepOfId: {} };
   const seed = target.resource?.request.seed;
   const markers = target.markers.map((marker) => (seed ? marker.split(seed).join("{{unique}}") : marker));
   return {
     steps: [
       ...created.steps,
-      ...extra.map((step) => stepFromPrepared(step.name, step.prepared, step.user, created.idSteps)),
+      ...extra.map((step) =>
+        stepFromPrepared(step.name, step.prepared, step.user, idStepsFor(step.prepared, created)),
+      ),
     ],
     markers,
   };

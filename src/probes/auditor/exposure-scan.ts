@@ -247,8 +247,9 @@ function findingOf(run: ProbeRun, candidate: ExposureCandidate, related: string[
   const { observed } = candidate;
   const key = operationKey(observed.operation);
   const step = stepFromPrepared("exposed", observed.prepared, observed.user);
-  // The value itself is masked everywhere, the test included: it asserts on the field or on the shape.
-  run.masker.addSecret(candidate.value);
+  // A secret is masked everywhere, the test included: it asserts on the field or on the shape. An error
+  // message is no secret, and masking its words would mangle the pattern the test matches it with.
+  if (candidate.discriminator !== "error-disclosure") run.masker.addSecret(candidate.value);
   const assertion: ReproAssertion =
     candidate.path !== "text"
       ? {

@@ -5,6 +5,7 @@ import { isSafeWrite, operationKey, selectOperations } from "../api/operation-in
 import { endpointLocation, sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { ResourceFactory } from "../api/resource-factory.ts";
+import type { ReproStep } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
@@ -52,7 +53,13 @@ interface Hit {
   kind: "reflected" | "stored";
   point: InputPoint;
   marker: string;
-  injected: { prepared: PreparedRequest; exchange: HttpExchange; user: string | undefined };
+  injected: {
+    prepared: PreparedRequest;
+    exchange: HttpExchange;
+    user: string | undefined;
+    /** The id the save answered with, when the page that shows the marker is that record's own. */
+    resourceId?: string;
+  };
   shown: { exchange: HttpExchange; operation: Operation | undefined; path: string; user: string | undefined };
   confirm: HttpExchange;
 }
@@ -146,7 +153,12 @@ export async function probeXss(
           kind: "stored",
           point: entry.point,
           marker: entry.marker,
-          injected: { prepared: entry.prepared, exchange: entry.exchange, user: entry.user },
+          injected: {
+            prepared: entry.prepared,
+            exchange: entry.exchange,
+            user: entry.user,
+            resourceId: entry.resourceId,
+          },
           shown: { exchange, operation: page.operation, path: page.path, user: viewer },
           confirm,
         });
@@ -253,6 +265,20 @@ function pageVisits(
     for (const viewer of viewers) visits.push({ page, viewer });
   }
   return visits.slice(0, MAX_VISITS);
+}
+
+/**
+ * The page of the record the test saves itself: the id the probe's save answered with becomes the id the
+ * test's own save answers with, so the test does not depend on a record a reset removed.
+ */
+function recordPathOf(shownPath: string, resourceId: string | undefined, injectedStep: ReproStep): string {
+  if (resourceId === undefined) return shownPath;
+  const segments = shownPath.split("/");
+  const index = segments.indexOf(encodeURIComponent(resourceId));
+  if (index < 0) return shownPath;
+  injectedStep.captureId = {};
+  segments[index] = "{{injected.id}}";
+  return segments.join("/");
 }
 
 /** The id a create answered with: a JSON `id`, or the last segment of the address it redirected to. */
@@ -385,8 +411,13 @@ function findingOf(run: ProbeRun, hit: Hit): EnvelopeDraft {
   injectedStep.path = injectedStep.path
     .split(encodeURIComponent(markerText))
     .join(`${encodeURIComponent("<qaas-xss-")}{{unique}}${encodeURIComponent(">")}`);
+  // A form body carries the marker URL-encoded; JSON carries it as is.
   if (injectedStep.body)
-    injectedStep.body = injectedStep.body.split(markerText).join("<qaas-xss-{{unique}}>");
+    injectedStep.body = injectedStep.body
+      .split(markerText)
+      .join("<qaas-xss-{{unique}}>")
+      .split(encodeURIComponent(markerText))
+      .join(`${encodeURIComponent("<qaas-xss-")}{{unique}}${encodeURIComponent(">")}`);
   const steps = [injectedStep];
   let checkStep = "injected";
   let location = endpointLocation(hit.point.operation);
@@ -401,7 +432,12 @@ function findingOf(run: ProbeRun, hit: Hit): EnvelopeDraft {
   }
   if (hit.kind === "stored") {
     const shownPath = hit.shown.path;
-    steps.push({ name: "shown", as: hit.shown.user, method: "GET", path: shownPath });
+    steps.push({
+      name: "shown",
+      as: hit.shown.user,
+      method: "GET",
+      path: recordPathOf(shownPath, hit.injected.resourceId, injectedStep),
+    });
     checkStep = "shown";
     if (hit.shown.operation) location = endpointLocation(hit.shown.operation);
     else location = { kind: "endpoint", value: `GET ${shownPath}` };

@@ -48,6 +48,8 @@ export type ReproAssertion =
   | { kind: "json_equals"; step: string; path: string; value: unknown; message: string }
   | { kind: "json_not_equals"; step: string; path: string; value: unknown; message: string }
   | { kind: "body_lacks"; step: string; text: string; message: string }
+  /** Like body_lacks, but also in the answer's JSON strings and HTML-decoded text, as probes look. */
+  | { kind: "answer_lacks"; step: string; text: string; message: string }
   | { kind: "body_not_matches"; step: string; pattern: string; flags?: string; message: string }
   | { kind: "same_response"; steps: [string, string]; strip?: string[]; message: string }
   | { kind: "denied_or_lacks"; step: string; texts: string[]; message: string }
@@ -163,6 +165,8 @@ function renderAssertion(assertion: ReproAssertion): string {
       return `assert.notDeepEqual(valueAt(${ref(assertion.step)}.json, ${JSON.stringify(assertion.path)}), ${JSON.stringify(assertion.value)}, ${message});`;
     case "body_lacks":
       return `assert.ok(!${ref(assertion.step)}.text.includes(fill(steps, ${JSON.stringify(assertion.text)})), ${message});`;
+    case "answer_lacks":
+      return `assert.ok(!answerTexts(${ref(assertion.step)}).some((form) => form.includes(fill(steps, ${JSON.stringify(assertion.text)}))), ${message});`;
     case "body_not_matches":
       return `assert.doesNotMatch(${ref(assertion.step)}.text, new RegExp(${JSON.stringify(assertion.pattern)}, ${JSON.stringify(assertion.flags ?? "")}), ${message});`;
     case "same_response": {
@@ -287,7 +291,7 @@ async function call(steps, step) {
   let json;
   try { json = JSON.parse(text); } catch {}
   const result = { status: response.status, headers: response.headers, text, json, ms };
-  if (step.captureId) result.id = idOf(json, step.captureId.parameter) ?? (response.headers.get("location") ?? "").split("/").filter(Boolean).pop();
+  if (step.captureId) result.id = idOf(json, step.captureId.parameter) ?? locationId(response.headers.get("location") ?? "");
   return result;
 }
 
@@ -363,6 +367,18 @@ function decodeEntities(text) {
   return text.replace(/&quot;/g, '"').replace(/&#39;|&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 }
 
+/** The raw answer, its JSON strings (escaped on the wire) and its HTML-decoded text: where a marker hides. */
+function answerTexts(result) {
+  const strings = [];
+  const collect = (value) => {
+    if (typeof value === "string" || typeof value === "number") strings.push(String(value));
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === "object") for (const [key, inner] of Object.entries(value)) { strings.push(key); collect(inner); }
+  };
+  collect(result.json);
+  return [result.text, strings.join("\n"), decodeEntities(result.text)];
+}
+
 function setCookies(response) {
   const cookies = {};
   for (const line of response.headers.getSetCookie()) {
@@ -391,6 +407,12 @@ function forge(token, how) {
     return input + "." + createHmac("sha" + alg.slice(2), how.secret ?? "").update(input).digest("base64url");
   }
   return head + "." + payload + "." + signature;
+}
+
+/** The record a save redirected to: the last id-like segment (/things/7/edit is 7), else the last. */
+function locationId(location) {
+  const segments = location.split("?")[0].split("/").filter(Boolean);
+  return segments.findLast((segment) => /^\d+$|^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(segment)) ?? segments.pop();
 }
 
 function idOf(json, parameter) {

@@ -47,13 +47,19 @@ export function stepFromPrepared(
   return step;
 }
 
-/** Steps that create `resource` (and its parents) as its owner; `idSteps` maps each id parameter to its step. */
-export function creationSteps(resource: CreatedResource): {
+export interface CreationSteps {
   steps: ReproStep[];
+  /** Each family id parameter to the step that creates its record. */
   idSteps: Record<string, string>;
-} {
+  /** Each id the probe's records got to the step that creates that record in the test. */
+  stepOfId: Record<string, string>;
+}
+
+/** Steps that create `resource` (and its parents) as its owner; `idSteps` maps each id parameter to its step. */
+export function creationSteps(resource: CreatedResource): CreationSteps {
   const steps: ReproStep[] = [];
   const idSteps: Record<string, string> = {};
+  const stepOfId: Record<string, string> = {};
   for (const [index, current] of [...resource.parents, resource].entries()) {
     const name = index === resource.parents.length ? "created" : `parent${index + 1}`;
     steps.push(
@@ -66,6 +72,21 @@ export function creationSteps(resource: CreatedResource): {
       ),
     );
     if (current.family.idParameter) idSteps[current.family.idParameter] = name;
+    stepOfId[current.id] = name;
   }
-  return { steps, idSteps };
+  return { steps, idSteps, stepOfId };
+}
+
+/**
+ * The id steps for a request on the created records. A route may name the id its own way (an action
+ * `/orders/{orderId}/confirm` beside `/orders/{id}`): a path value that is one of the created ids is filled
+ * with the id the test's own create answers, never the probe's record, which a reset removes.
+ */
+export function idStepsFor(prepared: PreparedRequest, created: CreationSteps): Record<string, string> {
+  const steps: Record<string, string> = {};
+  for (const [parameter, value] of Object.entries(prepared.pathValues)) {
+    const step = created.stepOfId[value];
+    if (step) steps[parameter] = step;
+  }
+  return { ...steps, ...created.idSteps };
 }

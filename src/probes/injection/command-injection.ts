@@ -171,7 +171,7 @@ function findingOf(hit: Hit): PointFinding {
       hit.kind === "output"
         ? [
             {
-              kind: "body_lacks",
+              kind: "answer_lacks",
               step: hit.evidence[0]!.label,
               text: hit.expected![0]!,
               message: "input must never reach a shell: the shell computed the arithmetic it carried",

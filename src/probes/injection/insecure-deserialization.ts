@@ -127,7 +127,7 @@ function findingOf(hit: Hit): PointFinding {
     confidence: 0.97,
     assertions: [
       {
-        kind: "body_lacks",
+        kind: "answer_lacks",
         step: "deserialised-call",
         text: hit.products[0],
         message:

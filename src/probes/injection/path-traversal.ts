@@ -214,7 +214,7 @@ function findingOf(hit: Hit): PointFinding {
     evidence: hit.evidence,
     assertions: [
       {
-        kind: "body_lacks",
+        kind: "answer_lacks",
         step: "traversal",
         text: hit.file.excerpts[0],
         message: `a file name must stay inside its folder (${hit.file.relative} was read through ../)`,

@@ -94,7 +94,7 @@ function findingOf(hit: Hit): PointFinding {
     evidence: hit.evidence,
     assertions: [
       {
-        kind: "body_lacks",
+        kind: "answer_lacks",
         step: "template-product",
         text: hit.products[0],
         message: "input must be a template variable, never template source (the expression was evaluated)",

@@ -192,7 +192,7 @@ function findingOf(run: ProbeRun, hit: Hit): EnvelopeDraft {
     assertions: hit.file
       ? [
           {
-            kind: "body_lacks",
+            kind: "answer_lacks",
             step: "file-entity",
             text: hit.file.excerpts[0],
             message: "the XML parser must not resolve external entities (a local file was read)",

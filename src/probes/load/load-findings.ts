@@ -80,6 +80,8 @@ export function loadFinding(load: LoadRun, input: LoadFindingInput): EnvelopeDra
     });
     draft.reproduction.test ??= { path: test.path, command: test.command };
   }
+  // Load is measured at the size the probe grew the data to; its test replays on that data.
+  if (draft.reproduction.test) draft.reproduction.needs_probe_data = true;
   return EnvelopeDraftSchema.parse(draft);
 }
 

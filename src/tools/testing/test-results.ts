@@ -82,10 +82,12 @@ export function outcomeOf(
 
 /**
  * The part of a failure message that names the reason, without what varies between runs: `(got 500)`,
- * `(took 812 ms)`, ids and numbers. Two runs failed "for the same reason" when these agree.
+ * `(took 812 ms)`, ids and numbers, and the actual/expected diff Node appends below the message (a fresh
+ * token or record differs every run). Two runs failed "for the same reason" when these agree.
  */
 export function reasonOf(message: string | undefined): string {
   return (message ?? "")
+    .split(/\r?\n/)[0]!
     .replace(/\s*\((?:got|took)\b[^)]*\)\s*$/i, "")
     .replace(/\d+/g, "#")
     .trim();
