@@ -1,7 +1,7 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { statusOf } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -129,10 +129,10 @@ function finding(
   const key = operationKey(sighting.operation);
   const names = siblings.map((sibling) => operationKey(sibling.operation));
   // The resources the creation's path needs come first (a project for its tasks), then the creation.
-  const created = sighting.resource ? creationSteps(sighting.resource) : { steps: [], idSteps: {} };
+  const created = sighting.resource ? creationSteps(sighting.resource) : NO_CREATION;
   const steps = [
     ...created.steps,
-    stepFromPrepared("create", sighting.prepared, sighting.user, created.idSteps),
+    stepFromPrepared("create", sighting.prepared, sighting.user, idStepsFor(sighting.prepared, created)),
   ];
   return buildFinding(run, {
     domain: "api",

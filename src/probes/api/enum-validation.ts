@@ -1,7 +1,7 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { FormInput, Operation, SystemMap } from "../../map/system-map.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
@@ -183,7 +183,7 @@ async function probeField(
   const key = operationKey(operation);
   const sentValue = (sent: Sent) =>
     JSON.stringify((sent.prepared.body as Record<string, unknown>)[choices.field]);
-  const created = inSet.resource ? creationSteps(inSet.resource) : { steps: [], idSteps: {} };
+  const created = inSet.resource ? creationSteps(inSet.resource) : NO_CREATION;
   return buildFinding(run, {
     domain: "api",
     defectClass: "validation-missing",
@@ -204,7 +204,10 @@ async function probeField(
     ],
     repro: {
       title: `${key} refuses a ${choices.field} outside ${choices.values.join(", ")}`,
-      steps: [...created.steps, stepFromPrepared("failing", first.prepared, inSet.user, created.idSteps)],
+      steps: [
+        ...created.steps,
+        stepFromPrepared("failing", first.prepared, inSet.user, idStepsFor(first.prepared, created)),
+      ],
       assertions: [
         {
           kind: "not_success",

@@ -1,6 +1,6 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { statusOf } from "../http/http-types.ts";
 import { hasPasswordField, isHtml, parseHtmlPage } from "../session/html-forms.ts";
@@ -66,10 +66,13 @@ export async function loginRedirectsForApi(
   if (!first) return [];
   const keys = redirected.map(({ observation }) => operationKey(observation.operation));
   const loginPath = new URL(first.loginPage.request.url).pathname;
-  const created = first.observation.resource
-    ? creationSteps(first.observation.resource)
-    : { steps: [], idSteps: {} };
-  const anonymousStep = stepFromPrepared("anonymous", first.observation.prepared, undefined, created.idSteps);
+  const created = first.observation.resource ? creationSteps(first.observation.resource) : NO_CREATION;
+  const anonymousStep = stepFromPrepared(
+    "anonymous",
+    first.observation.prepared,
+    undefined,
+    idStepsFor(first.observation.prepared, created),
+  );
   return [
     buildFinding(run, {
       domain: "api",

@@ -2,7 +2,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ReproStep } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { creationSteps, idStepsFor, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -164,7 +164,7 @@ async function onCreate(
     const created = creationSteps(forced);
     const readStep =
       after.prepared && family.read
-        ? stepFromPrepared("read", after.prepared, owner, created.idSteps)
+        ? stepFromPrepared("read", after.prepared, owner, idStepsFor(after.prepared, created))
         : undefined;
     first = {
       operation: family.create!,
@@ -209,8 +209,12 @@ async function onUpdate(
     if (!holds(valueAtPath(after.json, field.name), value, field.kind)) return undefined;
     if (first) continue;
     const created = creationSteps(resource);
-    const steps = [...created.steps, stepFromPrepared("update", prepared, owner, created.idSteps)];
-    if (after.prepared) steps.push(stepFromPrepared("read", after.prepared, owner, created.idSteps));
+    const steps = [
+      ...created.steps,
+      stepFromPrepared("update", prepared, owner, idStepsFor(prepared, created)),
+    ];
+    if (after.prepared)
+      steps.push(stepFromPrepared("read", after.prepared, owner, idStepsFor(after.prepared, created)));
     first = {
       operation: update,
       field,

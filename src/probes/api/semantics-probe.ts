@@ -1,7 +1,7 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -177,10 +177,10 @@ const existenceOracle: Oracle = async (run, factory, family, owner, other) => {
   if (!existing || !absent || statusOf(existing) !== 403 || statusOf(absent) !== 404) return [];
   const key = operationKey(family.read);
   const steps = located.resource ? stepsFor(located.resource, []) : [];
-  const created = located.resource ? creationSteps(located.resource) : { idSteps: {} };
+  const created = located.resource ? creationSteps(located.resource) : NO_CREATION;
   steps.push(
-    stepFromPrepared("theirs", theirs, other.name, created.idSteps),
-    stepFromPrepared("missing", missing, other.name, created.idSteps),
+    stepFromPrepared("theirs", theirs, other.name, idStepsFor(theirs, created)),
+    stepFromPrepared("missing", missing, other.name, idStepsFor(missing, created)),
   );
   return [
     buildFinding(run, {

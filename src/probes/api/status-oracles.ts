@@ -2,7 +2,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ReproStep } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { creationSteps, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
@@ -37,8 +37,11 @@ export interface ValidObservation {
 const GENERIC_REFUSAL = new Set([401, 403, 407, 429]);
 
 function baseSteps(observation: ValidObservation, name: string): ReproStep[] {
-  const created = observation.resource ? creationSteps(observation.resource) : { steps: [], idSteps: {} };
-  return [...created.steps, stepFromPrepared(name, observation.prepared, observation.user, created.idSteps)];
+  const created = observation.resource ? creationSteps(observation.resource) : NO_CREATION;
+  return [
+    ...created.steps,
+    stepFromPrepared(name, observation.prepared, observation.user, idStepsFor(observation.prepared, created)),
+  ];
 }
 
 /**
@@ -61,7 +64,7 @@ export async function anonymousRefusalAsSuccess(
   const again = await sendPrepared(run, undefined, clonePrepared(anonymous));
   if (!again || !isSuccess(again) || !looksLikeErrorPayload(again.response?.json)) return [];
   const key = operationKey(operation);
-  const created = observation.resource ? creationSteps(observation.resource) : { steps: [], idSteps: {} };
+  const created = observation.resource ? creationSteps(observation.resource) : NO_CREATION;
   return [
     buildFinding(run, {
       domain: "api",
@@ -80,7 +83,10 @@ export async function anonymousRefusalAsSuccess(
       ],
       repro: {
         title: `${key} answers 401 to an anonymous caller`,
-        steps: [...created.steps, stepFromPrepared("anonymous", anonymous, undefined, created.idSteps)],
+        steps: [
+          ...created.steps,
+          stepFromPrepared("anonymous", anonymous, undefined, idStepsFor(anonymous, created)),
+        ],
         assertions: [
           {
             kind: "not_success",

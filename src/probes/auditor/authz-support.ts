@@ -7,7 +7,7 @@ import { buildRequest } from "../api/request-builder.ts";
 import type { CreatedResource, ResourceFactory } from "../api/resource-factory.ts";
 import { idOf, listItems, uniqueSeed } from "../api/resource-factory.ts";
 import type { ReproAssertion, ReproStep } from "../evidence/failing-test.ts";
-import { creationSteps, idStepsFor, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -105,7 +105,7 @@ export function reproFor(
   target: Target,
   extra: Array<{ name: string; prepared: PreparedRequest; user: string | undefined }>,
 ): { steps: ReproStep[]; markers: string[] } {
-  const created = target.resource ? creationSteps(target.resource) : { steps: [], idSteps: {}, stepOfId: {} };
+  const created = target.resource ? creationSteps(target.resource) : NO_CREATION;
   const seed = target.resource?.request.seed;
   const markers = target.markers.map((marker) => (seed ? marker.split(seed).join("{{unique}}") : marker));
   return {

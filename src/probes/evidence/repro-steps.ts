@@ -77,10 +77,14 @@ export function creationSteps(resource: CreatedResource): CreationSteps {
   return { steps, idSteps, stepOfId };
 }
 
+/** For a request on no record the probe created. */
+export const NO_CREATION: CreationSteps = { steps: [], idSteps: {}, stepOfId: {} };
+
 /**
- * The id steps for a request on the created records. A route may name the id its own way (an action
- * `/orders/{orderId}/confirm` beside `/orders/{id}`): a path value that is one of the created ids is filled
- * with the id the test's own create answers, never the probe's record, which a reset removes.
+ * The id steps for a request on the created records: each path value that is one of the created ids is
+ * filled with the id the test's own create answers, whatever the route names it (an action
+ * `/orders/{orderId}/confirm` beside `/orders/{id}`). By value, not by name: a value the probe chose on
+ * purpose (a fuzzed `0`, a made-up missing id) stays as it was sent.
  */
 export function idStepsFor(prepared: PreparedRequest, created: CreationSteps): Record<string, string> {
   const steps: Record<string, string> = {};
@@ -88,5 +92,5 @@ export function idStepsFor(prepared: PreparedRequest, created: CreationSteps): R
     const step = created.stepOfId[value];
     if (step) steps[parameter] = step;
   }
-  return { ...steps, ...created.idSteps };
+  return steps;
 }
