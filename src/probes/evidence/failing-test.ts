@@ -153,12 +153,16 @@ function renderAssertion(assertion: ReproAssertion): string {
       return `assert.ok(${JSON.stringify(assertion.values)}.includes(${ref(assertion.step)}.status), ${message} + " (got " + ${ref(assertion.step)}.status + ")");`;
     case "not_success":
       return `assert.ok(${ref(assertion.step)}.status < 200 || ${ref(assertion.step)}.status >= 300, ${message} + " (got " + ${ref(assertion.step)}.status + ")");`;
+    // A `*` in the path stands for every item of the list: the probe judged them all, not the first.
     case "json_has":
-      return `assert.notEqual(valueAt(${ref(assertion.step)}.json, ${JSON.stringify(assertion.path)}), undefined, ${message});`;
-    case "json_type":
-      return `assert.ok(typeMatches(valueAt(${ref(assertion.step)}.json, ${JSON.stringify(assertion.path)}), ${JSON.stringify(assertion.type)}), ${message} + " (got " + typeName(valueAt(${ref(assertion.step)}.json, ${JSON.stringify(assertion.path)})) + ")");`;
+      return `assert.ok(valuesAt(${ref(assertion.step)}.json, ${JSON.stringify(assertion.path)}).every((value) => value !== undefined), ${message});`;
+    case "json_type": {
+      const values = `valuesAt(${ref(assertion.step)}.json, ${JSON.stringify(assertion.path)})`;
+      const type = JSON.stringify(assertion.type);
+      return `assert.ok(${values}.every((value) => typeMatches(value, ${type})), ${message} + " (got " + typeName(${values}.find((value) => !typeMatches(value, ${type}))) + ")");`;
+    }
     case "json_lacks":
-      return `assert.equal(valueAt(${ref(assertion.step)}.json, ${JSON.stringify(assertion.path)}), undefined, ${message});`;
+      return `assert.ok(valuesAt(${ref(assertion.step)}.json, ${JSON.stringify(assertion.path)}).every((value) => value === undefined), ${message});`;
     case "json_equals":
       return `assert.deepEqual(valueAt(${ref(assertion.step)}.json, ${JSON.stringify(assertion.path)}), ${JSON.stringify(assertion.value)}, ${message});`;
     case "json_not_equals":
@@ -434,6 +438,19 @@ function valueAt(value, path) {
   for (const part of path.split(".")) {
     if (current === null || typeof current !== "object") return undefined;
     current = part === "*" ? (Array.isArray(current) ? current[0] : undefined) : current[part];
+  }
+  return current;
+}
+
+/** Every value at the path: a * part fans out over the items of a list (none when the list is empty). */
+function valuesAt(value, path) {
+  let current = [value];
+  for (const part of path ? path.split(".") : []) {
+    current = current.flatMap((item) => {
+      if (item === null || typeof item !== "object") return [undefined];
+      if (part !== "*") return [item[part]];
+      return Array.isArray(item) ? item : [undefined];
+    });
   }
   return current;
 }

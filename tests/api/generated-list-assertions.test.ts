@@ -1,0 +1,79 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ReproAssertion, renderFailingTest } from "../../src/probes/evidence/failing-test.ts";
+
+// A `*` in an assertion's path stands for every item of the list, as the probe judged them: a generated
+// test must fail when any item breaks the document, not only the first.
+
+const execute = promisify(execFile);
+const bodies: Record<string, unknown> = {
+  "/mixed": { items: [{ label: "a" }, { label: null }] },
+  "/clean": { items: [{ label: "a" }, { label: "b" }] },
+  "/empty": { items: [] },
+};
+let server: http.Server;
+let baseUrl: string;
+let folder: string;
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify(bodies[request.url ?? ""] ?? {}));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  folder = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-list-assertions-"));
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  fs.rmSync(folder, { recursive: true, force: true });
+});
+
+async function fails(route: string, assertion: ReproAssertion): Promise<boolean> {
+  const file = path.join(folder, `${route.slice(1)}-${assertion.kind}.test.mjs`);
+  const script = {
+    title: route,
+    steps: [{ name: "read", method: "GET", path: route }],
+    assertions: [assertion],
+  };
+  fs.writeFileSync(file, renderFailingTest(script, undefined, baseUrl));
+  return execute(process.execPath, ["--test", file], { timeout: 20_000 }).then(
+    () => false,
+    () => true,
+  );
+}
+
+describe("generated assertions over every item of a list", () => {
+  const typed: ReproAssertion = {
+    kind: "json_type",
+    step: "read",
+    path: "items.*.label",
+    type: "string",
+    message: "items.*.label: expected string",
+  };
+  it("json_type fails when a later item has the wrong type, and passes when all match or none exist", async () => {
+    expect(await fails("/mixed", typed)).toBe(true);
+    expect(await fails("/clean", typed)).toBe(false);
+    expect(await fails("/empty", typed)).toBe(false);
+  });
+
+  it("json_has and json_lacks judge every item", async () => {
+    const has: ReproAssertion = { kind: "json_has", step: "read", path: "items.*.label", message: "has" };
+    const lacks: ReproAssertion = {
+      kind: "json_lacks",
+      step: "read",
+      path: "items.*.label",
+      message: "lacks",
+    };
+    expect(await fails("/clean", has)).toBe(false);
+    expect(await fails("/clean", lacks)).toBe(true);
+    bodies["/partial"] = { items: [{ label: "a" }, {}] };
+    expect(await fails("/partial", has)).toBe(true);
+  });
+});
