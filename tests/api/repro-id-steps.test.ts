@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
 import type { PreparedRequest } from "../../src/probes/api/request-builder.ts";
+import { reproPath } from "../../src/probes/api/undocumented-probe.ts";
 import type { CreationSteps } from "../../src/probes/evidence/repro-steps.ts";
-import { idStepsFor, stepFromPrepared } from "../../src/probes/evidence/repro-steps.ts";
+import { idStepsFor, NO_CREATION, stepFromPrepared } from "../../src/probes/evidence/repro-steps.ts";
 
 // A generated test replays on a target a reset emptied: ids of records the probe created must become the
 // ids the test's own creates answer, and values the probe chose on purpose must stay as they were sent.
@@ -46,5 +47,17 @@ describe("ids in generated tests", () => {
     expect(stepFromPrepared("missing", missing, "ann", idStepsFor(missing, created)).path).toBe(
       "/tasks/999999999",
     );
+  });
+});
+
+describe("an undocumented route's test reads the record it creates", () => {
+  it("puts the create step where the probe's record stood, keeping the base path", () => {
+    const operation = request("/api/things/{thingId}", {}).operation;
+    const made: CreationSteps = { steps: [], idSteps: {}, stepOfId: { "5f2c": "created" } };
+    expect(reproPath(operation, "http://127.0.0.1:9/app/api/things/5f2c", made).path).toBe(
+      "/app/api/things/{{created.id}}",
+    );
+    // An id the probe only saw (nothing created) stays as sent.
+    expect(reproPath(operation, "http://127.0.0.1:9/api/things/77", NO_CREATION).path).toBe("/api/things/77");
   });
 });

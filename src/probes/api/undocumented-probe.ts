@@ -1,6 +1,8 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
+import type { ReproStep } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
+import { type CreationSteps, creationSteps, NO_CREATION } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { statusOf } from "../http/http-types.ts";
@@ -134,9 +136,11 @@ export async function findUndocumented(
       }
       const values: Record<string, string> = {};
       const names = pathParameterNames(operation.path);
+      let created = NO_CREATION;
       if (names.length > 0) {
         const located = await factory.pathValuesFor(operation, user).catch(() => undefined);
         for (const name of names) values[name] = located?.values[name] ?? "1";
+        if (located?.resource) created = creationSteps(located.resource);
       }
       const url = joinUrl(run.target.baseUrl, fillPath(toTemplateForm(operation.path), values));
       const [answer, fallback] = await Promise.all([
@@ -155,10 +159,32 @@ export async function findUndocumented(
       )
         return;
       stats.confirmed += 1;
-      candidates.push(confirmed(run, operation, answer, source, user));
+      const repro = reproPath(operation, answer.request.url, created);
+      candidates.push(confirmed(run, operation, answer, source, user, repro));
     });
   });
   return { candidates, stats: { ...stats, budget_exhausted: exhausted } };
+}
+
+/**
+ * The path the test reads, as the probe sent it (a base path included), but with the record the test
+ * creates itself where the probe's record stood.
+ */
+export function reproPath(
+  operation: Operation,
+  sentUrl: string,
+  created: CreationSteps,
+): { steps: ReproStep[]; path: string } {
+  const sent = new URL(sentUrl).pathname.split("/");
+  const template = toTemplateForm(operation.path).split("/");
+  const offset = sent.length - template.length;
+  template.forEach((segment, index) => {
+    const step = /^\{[^}/]+\}$/.test(segment)
+      ? created.stepOfId[decodeURIComponent(sent[index + offset] ?? "")]
+      : undefined;
+    if (step && index + offset >= 0) sent[index + offset] = `{{${step}.id}}`;
+  });
+  return { steps: created.steps, path: sent.join("/") };
 }
 
 function confirmed(
@@ -167,9 +193,9 @@ function confirmed(
   answer: HttpExchange,
   source: { file: string; line?: number } | undefined,
   user: string | undefined,
+  repro: { steps: ReproStep[]; path: string },
 ): EnvelopeDraft {
   const key = operationKey(operation);
-  const path = new URL(answer.request.url).pathname;
   const draft = buildFinding(run, {
     domain: "api",
     defectClass: "undocumented-endpoint",
@@ -183,7 +209,7 @@ function confirmed(
     exchanges: [{ label: "undocumented", exchange: answer }],
     repro: {
       title: `${key} is either documented or not served`,
-      steps: [{ name: "undocumented", as: user, method: "GET", path }],
+      steps: [...repro.steps, { name: "undocumented", as: user, method: "GET", path: repro.path }],
       assertions: [
         {
           kind: "status_in",
