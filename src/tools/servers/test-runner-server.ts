@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { ToolContext } from "../context.ts";
 import { err, ok, type ToolResult } from "../result.ts";
+import { WAITS_MARK } from "../../probes/evidence/failing-test.ts";
 import { findingTestOf, isOwnAssertion, materialiseTest, repeatCommand } from "../testing/finding-test.ts";
 import { runTestProcess } from "../testing/test-process.ts";
 import { outcomeOf, parseTap, parseVitestJson, reasonOf, type TestOutcome } from "../testing/test-results.ts";
@@ -42,7 +43,8 @@ async function runFindingTest(
   const result = await runTestProcess(command, {
     cwd: context.target?.root ?? path.dirname(file),
     env: baseUrl ? { QAAS_BASE_URL: baseUrl } : {},
-    timeoutMs: options.timeoutSeconds * options.times * 1000,
+    // A test that waits on purpose (a token left to expire) says how long; its runs share that wait.
+    timeoutMs: (options.timeoutSeconds * options.times + declaredWaitSeconds(test.source)) * 1000,
     signal: context.signal,
   });
   const output_artifact = context.putArtifact(
@@ -71,6 +73,11 @@ async function runFindingTest(
     });
   }
   return { command, recorded_path: test.recordedPath, test_artifact: test.uri, runs };
+}
+
+function declaredWaitSeconds(source: string): number {
+  const declared = source.match(new RegExp(`^// ${WAITS_MARK} (\\d+)$`, "m"))?.[1];
+  return declared ? Math.min(Number(declared), 600) : 0;
 }
 
 let runCounter = 0;

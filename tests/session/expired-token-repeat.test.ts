@@ -1,0 +1,95 @@
+import { execFile } from "node:child_process";
+import { createHmac } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderFailingTest, WAITS_MARK } from "../../src/probes/evidence/failing-test.ts";
+import { repeatCommand } from "../../src/tools/testing/finding-test.ts";
+import { profileFor } from "../fixtures/probe-harness.ts";
+
+// A test that proves an expired token is still accepted waits out the token's life. Run three times in one
+// process (as the REPRODUCER does), the runs share one expired token: one sign-in, one wait. The test
+// declares the wait, so the runner's timeout covers it.
+
+let server: http.Server;
+let baseUrl: string;
+let signIns = 0;
+let folder: string;
+
+const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
+beforeAll(async () => {
+  process.env.QAAS_TEST_EXPIRY_PW = "expiry-pw";
+  server = http.createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      response.setHeader("content-type", "application/json");
+      if (request.url === "/login") {
+        signIns += 1;
+        const ttl = Number((JSON.parse(body) as { ttl?: number }).ttl ?? 3600);
+        const head = encode({ alg: "HS256", typ: "JWT" });
+        const claims = encode({ sub: "ann", exp: Math.floor(Date.now() / 1000) + ttl });
+        const signature = createHmac("sha256", "k").update(`${head}.${claims}`).digest("base64url");
+        return response.end(JSON.stringify({ token: `${head}.${claims}.${signature}` }));
+      }
+      // The defect: the signature is checked, the expiry never is.
+      response.end(JSON.stringify({ ok: Boolean(request.headers.authorization) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  folder = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-expired-"));
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  fs.rmSync(folder, { recursive: true, force: true });
+});
+
+describe("a generated expired-token test run three times", () => {
+  it("signs in and waits once, declares its wait, and fails every run on its own assertion", async () => {
+    const profile = profileFor({
+      name: "expiry",
+      source: {},
+      environment: { mode: "managed", base_url: baseUrl },
+      auth: { login: { kind: "json", endpoint: "POST /login", token_from: "body:token" } },
+      users: [{ name: "ann", role: "member", username: "ann", password: "secret_ref:QAAS_TEST_EXPIRY_PW" }],
+    });
+    const source = renderFailingTest(
+      {
+        title: "an expired token is refused",
+        steps: [
+          {
+            name: "forged",
+            method: "GET",
+            path: "/api/summary",
+            forge: { from: "ann", kind: "expired", lifetime: { field: "ttl", value: 1 }, waitMs: 1000 },
+          },
+        ],
+        assertions: [{ kind: "not_success", step: "forged", message: "an expired token must be refused" }],
+      },
+      profile,
+      baseUrl,
+    );
+    expect(source).toContain(`// ${WAITS_MARK} 6`);
+    const file = path.join(folder, "expired.test.mjs");
+    fs.writeFileSync(file, source);
+    const command = repeatCommand(file, 3);
+    const output = await new Promise<string>((resolve) => {
+      execFile(
+        "/bin/sh",
+        ["-c", command],
+        { env: { ...process.env, QAAS_BASE_URL: baseUrl }, timeout: 30_000 },
+        (_error, stdout) => resolve(stdout),
+      );
+    });
+    expect(output.match(/^not ok \d/gm)).toHaveLength(3);
+    expect(output).toContain("an expired token must be refused");
+    expect(signIns).toBe(1);
+  });
+});
