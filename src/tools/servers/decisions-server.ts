@@ -60,12 +60,18 @@ const recordReproduction = defineTool({
 const recordReview = defineTool({
   name: "record_review",
   server: "decisions",
-  description: "Record your review of a fix: APPROVE, REQUEST_CHANGES (say what) or ESCALATE (say why).",
+  description:
+    "Record your review of a fix: APPROVE, REQUEST_CHANGES (say what) or ESCALATE (say why), optionally with each check you made and its outcome.",
   input: z.strictObject({
     ticket: z.string(),
     decision: z.enum(["APPROVE", "REQUEST_CHANGES", "ESCALATE"]),
     branch: z.string(),
     rationale: z.string().min(1),
+    /** Each check the review made and how it came out, so the ledger shows what was judged, not only the decision. */
+    checks: z
+      .array(z.strictObject({ name: z.string(), passed: z.boolean(), detail: z.string().max(2000) }))
+      .max(50)
+      .optional(),
   }),
   async run(input, context) {
     context.record("review_recorded", { ...input }, context.agent.name);
