@@ -279,6 +279,8 @@ describe("the full loop on the demo with a scripted model in FIXER's seat", () =
       ]),
     );
     expect(checks.every((check) => check.passed)).toBe(true);
+    // The change is held to the budget and paths of the agent that wrote it, read from the run's config.
+    expect(checks.find((check) => check.name === "diff-budget")?.detail).toMatch(/FIXER's policy/);
     expect(checks.find((check) => check.name === "repro test")?.detail).toMatch(
       /fails on the checkout.*passes on/,
     );
