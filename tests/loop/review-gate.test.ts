@@ -16,7 +16,7 @@ import { err, ok, type ToolResult } from "../../src/tools/result.ts";
 import { decisionTools } from "../../src/tools/servers/decisions-server.ts";
 import { reviewTools } from "../../src/tools/servers/review-server.ts";
 import { defineTool, type ToolDefinition } from "../../src/tools/tool.ts";
-import { fakeRunContext, runPlaybookDirectly, testAgent } from "../support/fake-run-context.ts";
+import { callTool, fakeRunContext, runPlaybookDirectly, testAgent } from "../support/fake-run-context.ts";
 import { tempProject } from "../support/temp-config.ts";
 
 // The builtin REVIEWER and VERIFIER decide from tool answers alone: the branch diff as git has it (judged
@@ -194,6 +194,24 @@ describe("branch_diff and the REVIEWER gate", () => {
     expect(failedChecks(review)).toEqual(["forbidden-path", "immutable-test", "scope"]);
     // A person decides; no test run was spent on it.
     expect(calls.map((call) => call.tool)).toEqual(["branch_diff", "record_review"]);
+  });
+
+  it("refuses an APPROVE of a branch that breaks a guardrail, from any reviewer", async () => {
+    const root = repository((top) => {
+      fs.writeFileSync(path.join(top, "src/auth/login.js"), "export const login = () => false;\n");
+    });
+    const run = context(root);
+    const recordReview = decisionTools.find((tool) => tool.name === "record_review")!;
+    const review = (input: Record<string, unknown>) => callTool(recordReview, input, run);
+    const approve = { ticket: "QA-1", decision: "APPROVE", branch: BRANCH, rationale: "looks fine" };
+    const refused = await review(approve);
+    expect(refused).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/APPROVE refused.*forbidden-path/),
+    });
+    expect(run.entries.filter((entry) => entry.kind === "review_recorded")).toEqual([]);
+    const escalated = await review({ ...approve, decision: "ESCALATE" });
+    expect(escalated).toMatchObject({ ok: true });
   });
 
   it("sends back a change over the diff budget or outside the finding's area without running tests", async () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isFileable } from "../../envelope/envelope.ts";
 import { err, ok } from "../result.ts";
 import { defineTool } from "../tool.ts";
+import { branchDiff } from "../vcs/branch-diff.ts";
 import { heldReason } from "./envelope-server.ts";
 
 // Verdicts, reviews and reproductions are typed ledger entries written through these tools; the router
@@ -74,6 +75,15 @@ const recordReview = defineTool({
       .optional(),
   }),
   async run(input, context) {
+    if (input.decision === "APPROVE") {
+      // Whoever reviews (a playbook or a model), a branch that breaks a guardrail is not approvable.
+      const diff = await branchDiff(context, input.branch, undefined);
+      if (typeof diff !== "string" && diff.guardrails.length > 0) {
+        return err(
+          `APPROVE refused: the branch breaks ${diff.guardrails.map((found) => `${found.rule} (${found.path})`).join(", ")}; record REQUEST_CHANGES, or ESCALATE for a forbidden path`,
+        );
+      }
+    }
     context.record("review_recorded", { ...input }, context.agent.name);
     return ok({ recorded: true });
   },

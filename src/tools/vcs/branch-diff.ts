@@ -99,7 +99,12 @@ export async function branchDiff(
     files,
     lines: files.reduce((sum, file) => sum + file.added + file.removed, 0),
     outside,
-    guardrails: judgeChange(context, files, policy, finding?.reproduction.test?.path),
+    guardrails: judgeChange(
+      context,
+      files,
+      policy,
+      finding?.reproduction.test?.path ?? context.guard.immutableTest,
+    ),
     policy_of: policy.agent.name,
   };
 }
