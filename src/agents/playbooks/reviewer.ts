@@ -45,15 +45,18 @@ export default definePlaybook(async (session) => {
     await review(session, ticket, "ESCALATE", branch, checks);
     return;
   }
-  if (checks.some((check) => !check.passed) || !findingId) {
-    if (!findingId) {
-      checks.push({
-        name: "repro test",
-        passed: false,
-        detail: "no finding is linked, so no test proves the fix",
-      });
-    }
+  if (checks.some((check) => !check.passed)) {
     await review(session, ticket, "REQUEST_CHANGES", branch, checks);
+    return;
+  }
+  if (!findingId) {
+    // No test can prove this fix, and no new round of the fixer changes that.
+    checks.push({
+      name: "repro test",
+      passed: false,
+      detail: "no finding is linked, so no test proves the fix",
+    });
+    await review(session, ticket, "ESCALATE", branch, checks);
     return;
   }
 
