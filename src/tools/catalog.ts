@@ -85,7 +85,7 @@ export const TOOL_CATALOG = {
   test_runner: ["run_single", "run_n_times", "run_suite", "affected_tests"],
   env_control: ["spin_up", "seed", "reset", "set_flag", "impersonate", "tear_down"],
   tracker: ["create_issue", "transition_issue", "link_issues", "search_issues", "comment_issue"],
-  vcs: ["create_branch", "write_file", "commit", "push", "open_pull_request"],
+  vcs: ["create_branch", "write_file", "commit", "push", "open_pull_request", "branch_diff"],
   decisions: ["record_reproduction", "record_review", "record_verdict", "list_reproductions"],
   report: ["write_run_reports"],
 } as const;

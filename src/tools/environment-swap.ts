@@ -1,5 +1,5 @@
 import path from "node:path";
-import { type PreparedEnvironment, prepareEnvironment } from "../targets/environment.ts";
+import { isHealthy, type PreparedEnvironment, prepareEnvironment } from "../targets/environment.ts";
 import type { RunContext } from "./context.ts";
 import { onRunEnd } from "./run-end.ts";
 
@@ -45,6 +45,9 @@ export async function swapTarget(
     });
   }
   await running?.stop();
+  // The server's process can be gone while its port still answers for a moment (a wrapper shell exits
+  // first, the server closes its sockets after); starting the next one then finds the port taken.
+  await untilDown(target.profile.environment);
   try {
     const next = await prepareEnvironment(root === undefined ? target : { ...target, root }, {
       // A separate pid file per source, so starting one never "cleans up" the other as a leftover.
@@ -57,5 +60,17 @@ export async function swapTarget(
   } catch (error) {
     context.shared.delete(TARGET_ENVIRONMENT_KEY);
     return error instanceof Error ? error.message : String(error);
+  }
+}
+
+async function untilDown(
+  environment: { base_url?: string | undefined; health_path: string },
+  timeoutMs = 10_000,
+): Promise<void> {
+  if (!environment.base_url) return;
+  const url = new URL(environment.health_path, environment.base_url).toString();
+  for (let waited = 0; waited < timeoutMs; waited += 200) {
+    if (!(await isHealthy(url))) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

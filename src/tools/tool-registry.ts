@@ -15,6 +15,7 @@ import { loadTools } from "./servers/load-server.ts";
 import { mapTools } from "./servers/map-server.ts";
 import { reportTools } from "./servers/report-server.ts";
 import { reproductionTools } from "./servers/reproductions-server.ts";
+import { reviewTools } from "./servers/review-server.ts";
 import { securityTools } from "./servers/security-server.ts";
 import { testRunnerTools } from "./servers/test-runner-server.ts";
 import { trackerTools } from "./servers/tracker-server.ts";
@@ -46,6 +47,7 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...reproductionTools,
   ...testRunnerTools,
   ...vcsTools,
+  ...reviewTools,
   ...envControlTools,
 ];
 

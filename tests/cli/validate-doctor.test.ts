@@ -118,7 +118,7 @@ const BREAKAGES: Breakage[] = [
   {
     name: "a branch pattern matching main",
     file: "agents/fixer.yaml",
-    from: 'branch_patterns: ["fix/*"]',
+    from: 'branch_patterns: ["qaas/fix-*"]',
     to: 'branch_patterns: ["ma*"]',
     lineText: 'branch_patterns: ["ma*"]',
     field: "policy.branch_patterns[0]",

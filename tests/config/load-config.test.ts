@@ -61,7 +61,7 @@ describe("the shipped configuration", () => {
     expect(writers.sort()).toEqual(["FIXER", "REPRODUCER"]);
     const fixer = config.agents.get("FIXER")!.config.policy;
     expect(fixer).toMatchObject({
-      branch_patterns: ["fix/*"],
+      branch_patterns: ["qaas/fix-*"],
       diff_budget: { files: 5, lines: 200 },
       immutable_test: true,
     });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isFileable } from "../../envelope/envelope.ts";
 import { err, ok } from "../result.ts";
 import { defineTool } from "../tool.ts";
+import { branchDiff } from "../vcs/branch-diff.ts";
 import { heldReason } from "./envelope-server.ts";
 
 // Verdicts, reviews and reproductions are typed ledger entries written through these tools; the router
@@ -60,14 +61,29 @@ const recordReproduction = defineTool({
 const recordReview = defineTool({
   name: "record_review",
   server: "decisions",
-  description: "Record your review of a fix: APPROVE, REQUEST_CHANGES (say what) or ESCALATE (say why).",
+  description:
+    "Record your review of a fix: APPROVE, REQUEST_CHANGES (say what) or ESCALATE (say why), optionally with each check you made and its outcome.",
   input: z.strictObject({
     ticket: z.string(),
     decision: z.enum(["APPROVE", "REQUEST_CHANGES", "ESCALATE"]),
     branch: z.string(),
     rationale: z.string().min(1),
+    /** Each check the review made and how it came out, so the ledger shows what was judged, not only the decision. */
+    checks: z
+      .array(z.strictObject({ name: z.string(), passed: z.boolean(), detail: z.string().max(2000) }))
+      .max(50)
+      .optional(),
   }),
   async run(input, context) {
+    if (input.decision === "APPROVE") {
+      // Whoever reviews (a playbook or a model), a branch that breaks a guardrail is not approvable.
+      const diff = await branchDiff(context, input.branch, undefined);
+      if (typeof diff !== "string" && diff.guardrails.length > 0) {
+        return err(
+          `APPROVE refused: the branch breaks ${diff.guardrails.map((found) => `${found.rule} (${found.path})`).join(", ")}; record REQUEST_CHANGES, or ESCALATE for a forbidden path`,
+        );
+      }
+    }
     context.record("review_recorded", { ...input }, context.agent.name);
     return ok({ recorded: true });
   },

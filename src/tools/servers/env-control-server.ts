@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isHealthy, runCommand } from "../../targets/environment.ts";
 import type { ToolContext } from "../context.ts";
-import { runningSource, swapTarget } from "../environment-swap.ts";
+import { currentEnvironment, runningSource, swapTarget } from "../environment-swap.ts";
 import { err, ok, type ToolResult } from "../result.ts";
 import { defineTool } from "../tool.ts";
 import { checkOut, openWorkspace } from "../vcs/worktrees.ts";
@@ -118,7 +118,10 @@ const tearDown = defineTool({
   async run(_input, context) {
     const refused = managed(context);
     if (refused) return err(refused);
-    if (runningSource(context) === undefined) return ok({ restored: false, healthy: await health(context) });
+    // A spin_up that failed to start its branch leaves nothing running: the checkout's target comes back too.
+    if (runningSource(context) === undefined && currentEnvironment(context) !== undefined) {
+      return ok({ restored: false, healthy: await health(context) });
+    }
     const failure = await swapTarget(context, undefined, () => {});
     if (failure) return err(`the checkout's target did not come back: ${failure}`);
     return ok({ restored: true, healthy: await health(context) });

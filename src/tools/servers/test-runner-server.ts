@@ -217,11 +217,21 @@ const runSuiteTool = defineTool({
   name: "run_suite",
   server: "test_runner",
   description:
-    "Run the target's own test command (tests.command of its profile) in the checkout, or in the worktree of `branch`. Answers passed, the failing cases and the output artifact.",
+    "Run the target's own test command (tests.command of its profile) in the worktree of `branch`, or in the checkout (run once per run and shared: the checkout does not change). Answers passed, the failing cases and the output artifact.",
   input: z.strictObject({ branch: z.string().optional(), timeout_seconds: Timeout }),
   actions: (_input, context) => [{ kind: "shell", command: context.target?.profile.tests?.command ?? "" }],
   async run(input, context) {
-    return runSuite(context, input.branch, input.timeout_seconds ?? 180);
+    if (input.branch !== undefined) return runSuite(context, input.branch, input.timeout_seconds ?? 180);
+    // Nothing in a run writes the checkout, so its suite answers the same every time: the reviewer and the
+    // verifier of each ticket compare a branch against it, and one run of it serves them all.
+    const key = "test_runner:suite:checkout";
+    let pending = context.shared.get(key) as Promise<ToolResult> | undefined;
+    if (!pending) {
+      pending = runSuite(context, undefined, input.timeout_seconds ?? 180);
+      context.shared.set(key, pending);
+    }
+    const result = await pending;
+    return result.ok ? ok({ ...(result.data as object), shared: true }) : result;
   },
 });
 

@@ -49,11 +49,18 @@ export interface WireFormat {
   error(status: number, message: string): unknown;
 }
 
+/**
+ * Answers a request from what it asks (its parsed body and its index), for a model playing several
+ * conversations at once; undefined counts as an exhausted script.
+ */
+export type ScriptResponder = (body: unknown, index: number) => ScriptedReply | undefined;
+
 export async function startFakeModelServer(
   format: WireFormat,
-  script: ScriptedReply[],
+  script: ScriptedReply[] | ScriptResponder,
 ): Promise<FakeModelServer> {
-  const queue = [...script];
+  const respondTo = typeof script === "function" ? script : undefined;
+  const queue = typeof script === "function" ? [] : [...script];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import("node:net").Socket>();
   let answered = 0;
@@ -93,7 +100,7 @@ export async function startFakeModelServer(
         send(400, format.error(400, "fake server: streaming is not scripted"));
         return;
       }
-      const reply = queue.shift();
+      const reply = respondTo ? respondTo(body, requests.length - 1) : queue.shift();
       if (reply === undefined) {
         send(
           418,

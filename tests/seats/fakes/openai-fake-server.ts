@@ -1,12 +1,18 @@
 import {
   type FakeModelServer,
   type ScriptedReply,
+  type ScriptResponder,
   startFakeModelServer,
   toolCallsOf,
   type WireFormat,
 } from "./fake-model-server.ts";
 
-export type { FakeModelServer, RecordedRequest, ScriptedReply } from "./fake-model-server.ts";
+export type {
+  FakeModelServer,
+  RecordedRequest,
+  ScriptedReply,
+  ScriptResponder,
+} from "./fake-model-server.ts";
 
 // OpenAI's chat completions wire format, non-streaming: `POST /v1/chat/completions` answered with
 // `choices[0].message` (content and/or `tool_calls`), `finish_reason` and `usage`. Point a seat's
@@ -60,6 +66,6 @@ const openAIFormat: WireFormat = {
   },
 };
 
-export function startOpenAIFakeServer(script: ScriptedReply[]): Promise<FakeModelServer> {
+export function startOpenAIFakeServer(script: ScriptedReply[] | ScriptResponder): Promise<FakeModelServer> {
   return startFakeModelServer(openAIFormat, script);
 }
