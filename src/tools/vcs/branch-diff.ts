@@ -168,7 +168,7 @@ function fixerPolicy(context: ToolContext): { agent: AgentConfig } {
   return own;
 }
 
-/** Words of a location or fix area that could name a file or a route: "comments", "tasks", "billing". */
+/** Words of a location or fix area that could name a file or a route: "invoices", "orders", "billing". */
 function significantWords(text: string): string[] {
   return [
     ...new Set(
@@ -191,7 +191,7 @@ export function relation(file: string, text: string, finding: DefectEnvelope): s
   }
   if (location.kind === "endpoint" || location.kind === "page") {
     const route = location.value.replace(/^[A-Z]+\s+/, "").split("?")[0] ?? "";
-    // `/api/tasks/{id}/comments` is written `/api/tasks/:id/comments` or `/api/tasks/<id>/comments` in code.
+    // `/api/orders/{id}/items` is written `/api/orders/:id/items` or `/api/orders/<id>/items` in code.
     const segments = route.split("/").filter((segment) => segment !== "" && !/^[{:<[]/.test(segment));
     const last = segments.at(-1);
     if (last && segments.length > 0) {
