@@ -16,6 +16,7 @@ const bodies: Record<string, unknown> = {
   "/mixed": { items: [{ label: "a" }, { label: null }] },
   "/clean": { items: [{ label: "a" }, { label: "b" }] },
   "/empty": { items: [] },
+  "/trace": { error: 'Traceback (most recent call last):\n  File "/srv/app/report.py", line 12, in build' },
 };
 let server: http.Server;
 let baseUrl: string;
@@ -75,5 +76,16 @@ describe("generated assertions over every item of a list", () => {
     expect(await fails("/clean", lacks)).toBe(true);
     bodies["/partial"] = { items: [{ label: "a" }, {}] };
     expect(await fails("/partial", has)).toBe(true);
+  });
+
+  it("body_not_matches finds a traceback escaped inside a JSON string, as the probe did", async () => {
+    const traceback: ReproAssertion = {
+      kind: "body_not_matches",
+      step: "read",
+      pattern: 'Traceback \\(most recent call last\\):?[\\s\\S]{0,4000}?File "[^"]+", line \\d+',
+      message: "error answers must not carry stack traces",
+    };
+    expect(await fails("/trace", traceback)).toBe(true);
+    expect(await fails("/clean", traceback)).toBe(false);
   });
 });
