@@ -82,10 +82,15 @@ export async function checkRead(
         const confirm = await sendPrepared(run, principal.user?.name, variant);
         if (!confirm || !isSuccess(confirm) || !sameData(reference, answer(confirm), target.markers))
           continue;
-        const { steps, markers } = reproFor(target, [
+        const repro = reproFor(target, [
           { name: "owner", prepared, user: owner.name },
           { name: "other", prepared: variant, user: principal.user?.name },
         ]);
+        const { steps } = repro;
+        // Only markers the outsider's answer shows can prove the leak (an export may carry the record's
+        // rows without its name); without one, the proof is the refusal that never came.
+        const otherText = answer(other).text;
+        const markers = repro.markers.filter((_, index) => otherText.includes(target.markers[index] ?? "\0"));
         leaks.push({
           operation: slot.operation,
           principal,

@@ -20,9 +20,14 @@ export function group(run: ProbeRun, leaks: Leak[]): EnvelopeDraft[] {
   return [...groups.entries()].map(([key, members]) => {
     const [defectClass] = key.split("|") as ["missing-authentication" | "missing-authorization"];
     const first = members[0]!;
-    const who = members.map((leak) =>
-      leak.principal.user ? `${leak.principal.user.name} (${leak.principal.relation})` : "anonymous",
-    );
+    // One person may leak through two techniques (a direct write and a no-op one): name them once.
+    const who = [
+      ...new Set(
+        members.map((leak) =>
+          leak.principal.user ? `${leak.principal.user.name} (${leak.principal.relation})` : "anonymous",
+        ),
+      ),
+    ];
     const endpoint = operationKey(first.operation);
     const verb =
       first.action === "read"
