@@ -68,7 +68,7 @@ export interface RunState {
   ended: Record<string, "completed" | "failed" | "skipped" | "dead_lettered" | "over_budget">;
   spend: Spend;
   agentSpend: Record<string, Spend>;
-  findings: Array<{ id: string; fileable: boolean }>;
+  findings: FindingState[];
   tickets: TicketLoop[];
   budgetExceeded: boolean;
   /** Agents whose own cap refused a model call: their queued invocations are not dispatched. */
@@ -76,11 +76,18 @@ export interface RunState {
   nextInvocation: number;
 }
 
+export interface FindingState {
+  id: string;
+  fileable: boolean;
+  /** Its replay takes long (a timing measured, a channel waited on): per-finding work on it starts first. */
+  slow?: boolean;
+}
+
 export interface AgentOutcome {
   outcome: "completed" | "max_turns" | "stopped";
   costUsd: number;
   tokens: number;
-  findings: Array<{ id: string; fileable: boolean }>;
+  findings: FindingState[];
   verdict?: Verdict;
   review?: Review;
   branch?: string;

@@ -331,7 +331,9 @@ function planPhase(state: RunState, effects: RouterEffect[], phase: Phase): numb
   }
   for (const agent of ordered) {
     if (agent.cardinality === "per_finding") {
-      for (const finding of state.findings.filter((candidate) => candidate.fileable)) {
+      // Longest first: a slow replay started last would hold the whole phase after the others are done.
+      const fileable = state.findings.filter((candidate) => candidate.fileable);
+      for (const finding of [...fileable.filter((one) => one.slow), ...fileable.filter((one) => !one.slow)]) {
         enqueue(state, agent, { finding_id: finding.id });
       }
     } else if (agent.cardinality === "per_run") {

@@ -282,7 +282,13 @@ function collectOutcome(invocation: string) {
     observe(kind: string, data: Record<string, unknown>) {
       if (data.invocation !== invocation) return;
       if (kind === "envelope_emitted") {
-        findings.push({ id: String(data.envelope_id), fileable: data.fileable === true });
+        // Timings and channels replay slowly: the router starts their reproduction first.
+        const slow = data.domain === "performance" || data.domain === "realtime";
+        findings.push({
+          id: String(data.envelope_id),
+          fileable: data.fileable === true,
+          ...(slow ? { slow } : {}),
+        });
       } else if (kind === "finding_reproduced") {
         // Reproduction decides fileability: the router replaces what discovery said about this finding.
         findings.push({ id: String(data.finding_id), fileable: data.fileable === true });

@@ -38,6 +38,26 @@ describe("router phases", () => {
     ]);
   });
 
+  it("starts the reproduction of slow findings (timings, channels) first, so none holds the phase alone", async () => {
+    const run = await runScripted(plan(discovery), {
+      API: [{ findings: [{ id: "quick", fileable: true }] }],
+      AUDITOR: [
+        {
+          findings: [
+            { id: "timed", fileable: true, slow: true },
+            { id: "also-quick", fileable: true },
+          ],
+        },
+      ],
+    });
+    const reproduced = run.dispatched.filter((invocation) => invocation.agent === "REPRODUCER");
+    expect(reproduced.map((invocation) => invocation.input.finding_id)).toEqual([
+      "timed",
+      "quick",
+      "also-quick",
+    ]);
+  });
+
   it("never runs more discovery agents at once than the cap, and runs exclusive agents alone", () => {
     const agents = ["A", "B", "C"].map((name) => ({ name, phase: "discover" as const }));
     const started = transition(initialState(), {
