@@ -20,6 +20,8 @@ export interface ReproStep {
   forge?: TokenForgery;
   /** Load this page first (as `as`): its hidden fields, a CSRF token among them, join the form body. */
   formPage?: string;
+  /** Sent once per process however often the test repeats (a warm-up before a timed request). */
+  once?: boolean;
 }
 
 /**
@@ -131,7 +133,12 @@ export function renderFailingTest(
   lines.push(`test(${JSON.stringify(oneLine(script.title))}, async () => {`);
   lines.push("  const steps = {};");
   for (const step of script.steps) {
-    lines.push(`  steps[${JSON.stringify(step.name)}] = await call(steps, ${JSON.stringify(step)});`);
+    const name = JSON.stringify(step.name);
+    lines.push(
+      step.once
+        ? `  steps[${name}] = await once(${name}, () => call(steps, ${JSON.stringify(step)}));`
+        : `  steps[${name}] = await call(steps, ${JSON.stringify(step)});`,
+    );
   }
   for (const assertion of script.assertions) lines.push(`  ${renderAssertion(assertion)}`);
   lines.push("});");
@@ -270,6 +277,14 @@ async function signIn(user, extra = {}) {
   }
   assert.ok(token, "sign-in as " + user + " failed (" + response.status + ")");
   return { token: String(token), cookies };
+}
+
+// A step marked once (a warm-up) is sent by the first of repeated runs in one process; the others reuse it.
+const ONCE = (globalThis.qaasOnceSteps ??= new Map());
+
+function once(name, send) {
+  if (!ONCE.has(name)) ONCE.set(name, send());
+  return ONCE.get(name);
 }
 
 // Repeated runs in one process share the expired token: it stays expired, and the wait is paid once.

@@ -10,13 +10,15 @@ import { renderFailingTest, WAITS_MARK } from "../../src/probes/evidence/failing
 import { repeatCommand } from "../../src/tools/testing/finding-test.ts";
 import { profileFor } from "../fixtures/probe-harness.ts";
 
-// A test that proves an expired token is still accepted waits out the token's life. Run three times in one
+// Generated tests run three times in one process (as the REPRODUCER runs them). A test that proves an
+// expired token is still accepted waits out the token's life. Run three times in one
 // process (as the REPRODUCER does), the runs share one expired token: one sign-in, one wait. The test
 // declares the wait, so the runner's timeout covers it.
 
 let server: http.Server;
 let baseUrl: string;
 let signIns = 0;
+let warmUps = 0;
 let folder: string;
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -38,6 +40,7 @@ beforeAll(async () => {
         const signature = createHmac("sha256", "k").update(`${head}.${claims}`).digest("base64url");
         return response.end(JSON.stringify({ token: `${head}.${claims}.${signature}` }));
       }
+      if (request.url === "/warm") warmUps += 1;
       // The defect: the signature is checked, the expiry never is.
       response.end(JSON.stringify({ ok: Boolean(request.headers.authorization) }));
     });
@@ -91,5 +94,32 @@ describe("a generated expired-token test run three times", () => {
     expect(output.match(/^not ok \d/gm)).toHaveLength(3);
     expect(output).toContain("an expired token must be refused");
     expect(signIns).toBe(1);
+  });
+
+  it("sends a step marked once only in the first of the repeated runs", async () => {
+    const file = path.join(folder, "warm.test.mjs");
+    const source = renderFailingTest(
+      {
+        title: "answers quickly",
+        steps: [
+          { name: "warm-up", method: "GET", path: "/warm", once: true },
+          { name: "timed", method: "GET", path: "/timed" },
+        ],
+        assertions: [{ kind: "duration_below", step: "timed", ms: 5000, message: "must answer quickly" }],
+      },
+      undefined,
+      baseUrl,
+    );
+    fs.writeFileSync(file, source);
+    const output = await new Promise<string>((resolve) => {
+      execFile(
+        "/bin/sh",
+        ["-c", repeatCommand(file, 3)],
+        { env: { ...process.env, QAAS_BASE_URL: baseUrl }, timeout: 30_000 },
+        (_error, stdout) => resolve(stdout),
+      );
+    });
+    expect(output.match(/^ok \d/gm)).toHaveLength(3);
+    expect(warmUps).toBe(1);
   });
 });
