@@ -10,10 +10,9 @@ import { renderFailingTest, WAITS_MARK } from "../../src/probes/evidence/failing
 import { repeatCommand } from "../../src/tools/testing/finding-test.ts";
 import { profileFor } from "../fixtures/probe-harness.ts";
 
-// Generated tests run three times in one process (as the REPRODUCER runs them). A test that proves an
-// expired token is still accepted waits out the token's life. Run three times in one
-// process (as the REPRODUCER does), the runs share one expired token: one sign-in, one wait. The test
-// declares the wait, so the runner's timeout covers it.
+// Generated tests run three times in one process, as the REPRODUCER runs them. Runs share what must be paid
+// once: the wait for a token to expire (one sign-in, one wait, declared so the runner's timeout covers it)
+// and a timing test's warm-up.
 
 let server: http.Server;
 let baseUrl: string;
