@@ -2,7 +2,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ReproAssertion, ReproStep } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { stepsOnRecord } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
@@ -177,14 +177,10 @@ async function judge(
 }
 
 function reproBase(observation: Observation): { steps: ReproStep[]; target: string } {
-  const created = observation.resource ? creationSteps(observation.resource) : NO_CREATION;
-  const step = stepFromPrepared(
-    "observed",
-    observation.prepared,
-    observation.user,
-    idStepsFor(observation.prepared, created),
-  );
-  return { steps: [...created.steps, step], target: "observed" };
+  return {
+    steps: stepsOnRecord("observed", observation.prepared, observation.user, observation.resource),
+    target: "observed",
+  };
 }
 
 function serverErrorFinding(run: ProbeRun, observation: Observation, retry: HttpExchange): EnvelopeDraft {

@@ -4,7 +4,7 @@ import type { Operation } from "../../map/system-map.ts";
 import { hasSqlError } from "../auditor/sql-signatures.ts";
 import type { ReproAssertion } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
+import { stepsOnRecord } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
@@ -437,14 +437,7 @@ function findingOf(run: ProbeRun, baseline: Baseline, failure: Failure): Envelop
   const status = failure.exchange.response?.status ?? 0;
   const labels = [...new Set(failure.labels)].sort((a, b) => labelWeight(a) - labelWeight(b));
   const where = failure.position === "body" ? "the body" : failure.position.replace(":", " ");
-  const created = baseline.resource ? creationSteps(baseline.resource) : NO_CREATION;
-  const failing = stepFromPrepared(
-    "failing",
-    failure.prepared,
-    baseline.user,
-    idStepsFor(failure.prepared, created),
-  );
-  const steps = [...created.steps, failing];
+  const steps = stepsOnRecord("failing", failure.prepared, baseline.user, baseline.resource);
   let title: string;
   let summary: string;
   let impact: string;

@@ -2,7 +2,13 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ReproStep } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
+import {
+  creationSteps,
+  idStepsFor,
+  NO_CREATION,
+  stepFromPrepared,
+  stepsOnRecord,
+} from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
@@ -37,11 +43,7 @@ export interface ValidObservation {
 const GENERIC_REFUSAL = new Set([401, 403, 407, 429]);
 
 function baseSteps(observation: ValidObservation, name: string): ReproStep[] {
-  const created = observation.resource ? creationSteps(observation.resource) : NO_CREATION;
-  return [
-    ...created.steps,
-    stepFromPrepared(name, observation.prepared, observation.user, idStepsFor(observation.prepared, created)),
-  ];
+  return stepsOnRecord(name, observation.prepared, observation.user, observation.resource);
 }
 
 /**

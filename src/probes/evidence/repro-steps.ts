@@ -94,3 +94,14 @@ export function idStepsFor(prepared: PreparedRequest, created: CreationSteps): R
   }
   return steps;
 }
+
+/** One request on a record the probe created (when it did), after the steps that create it in the test. */
+export function stepsOnRecord(
+  name: string,
+  prepared: PreparedRequest,
+  user: string | undefined,
+  resource: CreatedResource | undefined,
+): ReproStep[] {
+  const created = resource ? creationSteps(resource) : NO_CREATION;
+  return [...created.steps, stepFromPrepared(name, prepared, user, idStepsFor(prepared, created))];
+}
