@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { SeatRef } from "../config/agent-schema.ts";
 import { type LoadedAgent, type LoadedConfig, loadConfig } from "../config/load-config.ts";
 import { QaasError } from "../errors.ts";
@@ -144,6 +145,8 @@ async function drive(
 ): Promise<RunOutcome> {
   const progress = new Progress(options.json === true);
   const signal = options.signal ?? new AbortController().signal;
+  // Every running agent, test process and request listens for the stop: dozens at once is normal here.
+  setMaxListeners(256, signal);
   const maps = new SystemMapStore(store.home);
   // An agent run alone (`--agent`) reads the newest map when MAPPER is not in its roster.
   if (!maps.loadPinned(store)) {
