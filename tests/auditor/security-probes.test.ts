@@ -122,7 +122,9 @@ describe("AUDITOR probes on the notes fixture", () => {
     ]);
     expect(artifactsText(context)).not.toContain("u7Q1n0S2x9cQ0kqGJ1t0ZK8b5mVNQeWa");
     // An error message is no secret: its test keeps every word of the pattern and fails on the fixture.
-    const disclosure = candidates.find((candidate) => candidate.dedupe?.discriminator === "error-disclosure")!;
+    const disclosure = candidates.find(
+      (candidate) => candidate.dedupe?.discriminator === "error-disclosure",
+    )!;
     expect(await failingTestFails(context, disclosure, notes.server.baseUrl)).toMatch(
       /must not carry stack traces/,
     );

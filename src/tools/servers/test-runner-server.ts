@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { WAITS_MARK } from "../../probes/evidence/failing-test.ts";
 import type { ToolContext } from "../context.ts";
 import { err, ok, type ToolResult } from "../result.ts";
-import { WAITS_MARK } from "../../probes/evidence/failing-test.ts";
 import { findingTestOf, isOwnAssertion, materialiseTest, repeatCommand } from "../testing/finding-test.ts";
 import { runTestProcess } from "../testing/test-process.ts";
 import { outcomeOf, parseTap, parseVitestJson, reasonOf, type TestOutcome } from "../testing/test-results.ts";
