@@ -47,16 +47,13 @@ export interface BlindSpot {
   count: number;
 }
 
-export interface ReportModel {
+/** The run's header is what `qaas show` says of it. */
+export interface ReportModel
+  extends Pick<
+    ShowView,
+    "mode" | "target" | "status" | "started" | "finished" | "commit" | "branch" | "dirty"
+  > {
   runId: string;
-  mode: string;
-  target: string;
-  status: string;
-  started: string;
-  finished: string | null;
-  commit: string | null;
-  branch: string | null;
-  dirty: boolean | null;
   /** Most severe first, then in the order they were found. */
   findings: ReportFinding[];
   /** Findings of the previous run of this target that this run did not find again. */

@@ -6,6 +6,7 @@ import { RunStore } from "../../src/store/run-store.ts";
 import { startAnthropicFakeServer } from "../seats/fakes/anthropic-fake-server.ts";
 import type { FakeModelServer, ScriptedReply } from "../seats/fakes/fake-model-server.ts";
 import { startOpenAIFakeServer } from "../seats/fakes/openai-fake-server.ts";
+import { wrongStatusDraft } from "../support/sample-draft.ts";
 import { tempProject } from "../support/temp-config.ts";
 
 // A model in a seat, end to end through the router, runner, registry, guardrails and ledger: a local fake
@@ -14,27 +15,7 @@ import { tempProject } from "../support/temp-config.ts";
 
 const KEY = "QAAS_ENGINE_TEST_LLM_KEY";
 
-const draft = {
-  domain: "api",
-  defect_class: "wrong-status",
-  title: "Creating an item answers 200 where the document promises 201",
-  summary: "POST /items answers 200 OK; the OpenAPI document declares 201 Created.",
-  location: { kind: "endpoint", value: "POST /items" },
-  evidence: [
-    {
-      kind: "failing_test",
-      description: "contract test asserting 201",
-      test: {
-        path: "tests/qaas/items-status.test.js",
-        command: "node --test tests/qaas/items-status.test.js",
-      },
-    },
-  ],
-  reproduction: { steps: ["POST /items with a valid body", "observe 200"] },
-  impact: "Clients that check for 201 treat success as failure.",
-  severity: "low",
-  confidence: 0.85,
-};
+const draft = wrongStatusDraft(0.85);
 
 const script: ScriptedReply[] = [
   { tool: "emit_envelope", input: draft, usage: { input: 1000, output: 100 } },

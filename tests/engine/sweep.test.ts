@@ -3,32 +3,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderSweep, sweep } from "../../src/run/sweep.ts";
 import { MockSeat } from "../../src/seats/mock-seat.ts";
+import { wrongStatusDraft } from "../support/sample-draft.ts";
 import { tempProject } from "../support/temp-config.ts";
 
 // `qaas sweep` over one tiny target with a golden ledger of two defects, of which the scripted agent finds
 // one: recall 0.5, precision 1. The gate passes at a reachable recall and fails above it.
 
-const finding = {
-  domain: "api",
-  defect_class: "wrong-status",
-  title: "Creating an item answers 200 where the document promises 201",
-  summary: "POST /items answers 200 OK; the OpenAPI document declares 201 Created.",
-  location: { kind: "endpoint", value: "POST /items" },
-  evidence: [
-    {
-      kind: "failing_test",
-      description: "contract test asserting 201",
-      test: {
-        path: "tests/qaas/items-status.test.js",
-        command: "node --test tests/qaas/items-status.test.js",
-      },
-    },
-  ],
-  reproduction: { steps: ["POST /items with a valid body", "observe 200"] },
-  impact: "Clients that check for 201 treat success as failure.",
-  severity: "low",
-  confidence: 0.9,
-};
+const finding = wrongStatusDraft(0.9);
 
 const ledger = `ledger_version: 1
 target: tiny

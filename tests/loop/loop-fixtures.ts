@@ -36,7 +36,8 @@ export function repository(change: (root: string) => void): string {
   return top;
 }
 
-function finding(): DefectEnvelope {
+/** The envelope the loop tests judge; a test overrides what it is about (its evidence, its tracker state). */
+export function loopEnvelope(overrides: Partial<DefectEnvelope> = {}): DefectEnvelope {
   return {
     envelope_version: ENVELOPE_VERSION,
     id: "env-1",
@@ -61,6 +62,7 @@ function finding(): DefectEnvelope {
     autonomy_eligible: false,
     dedupe: { fingerprint: "fp_x" },
     tracker: { state: "filed", key: "QA-1", url: null },
+    ...overrides,
   };
 }
 
@@ -88,7 +90,7 @@ export function context(root: string, agent = "REVIEWER") {
     target: { profile, file: "/tmp/fake.yaml", root, goldenLedger: undefined },
   });
   run.system = { ...run.system, forbidden_paths: { auth: ["**/auth/**"] } };
-  run.writeEnvelope(finding());
+  run.writeEnvelope(loopEnvelope());
   return run;
 }
 

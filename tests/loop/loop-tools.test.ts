@@ -5,11 +5,12 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DefectEnvelope, ENVELOPE_VERSION } from "../../src/envelope/envelope.ts";
+import type { DefectEnvelope } from "../../src/envelope/envelope.ts";
 import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
 import { invokeTool } from "../../src/tools/invoke-tool.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
 import { type FakeRunContext, fakeRunContext, testAgent } from "../support/fake-run-context.ts";
+import { loopEnvelope } from "./loop-fixtures.ts";
 
 // The loop's tools on a throw-away repository and a tiny live server: run a stored failing test three
 // times, record the reproduction (fileability follows), and change code only on a worktree branch.
@@ -71,17 +72,8 @@ function context(agent: Parameters<typeof testAgent>[0], root?: string): FakeRun
 
 function finding(run: FakeRunContext): DefectEnvelope {
   const uri = run.putArtifact("api/x/x.test.mjs", TEST_SOURCE);
-  const envelope: DefectEnvelope = {
-    envelope_version: ENVELOPE_VERSION,
-    id: "env-1",
+  const envelope = loopEnvelope({
     run_id: run.runId,
-    discovered_by: "API",
-    discovered_at: new Date().toISOString(),
-    domain: "security",
-    defect_class: "broken-object-authorization",
-    title: "A record of another tenant is readable",
-    summary: "s",
-    location: { kind: "endpoint", value: "GET /records/{id}" },
     evidence: [
       {
         kind: "failing_test",
@@ -94,15 +86,9 @@ function finding(run: FakeRunContext): DefectEnvelope {
       steps: ["GET /records/1"],
       test: { path: "tests/qaas/x.test.mjs", command: "node --test tests/qaas/x.test.mjs" },
     },
-    impact: "i",
-    severity: "high",
-    confidence: 0.9,
-    suggested_owner: null,
-    suggested_fix_area: null,
-    autonomy_eligible: false,
-    dedupe: { fingerprint: "fp_x" },
     tracker: { state: "unfiled", key: null, url: null },
-  };
+  });
+
   run.writeEnvelope(envelope);
   return envelope;
 }
