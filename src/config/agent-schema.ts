@@ -38,6 +38,17 @@ export const AgentPolicySchema = z.strictObject({
 });
 export type AgentPolicy = z.infer<typeof AgentPolicySchema>;
 
+/**
+ * On a model seat, the agent's builtin playbook runs first as a deterministic gate; the model reads on
+ * only when the gate's decision (the `field` of its `tool` call) is `passes`, and records its own.
+ */
+export const AgentGateSchema = z.strictObject({
+  tool: z.string(),
+  field: z.string().default("decision"),
+  passes: z.string(),
+});
+export type AgentGate = z.infer<typeof AgentGateSchema>;
+
 export const AgentConfigSchema = z.strictObject({
   name: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "upper-case agent name, e.g. MAPPER"),
   description: z.string().min(1),
@@ -63,6 +74,7 @@ export const AgentConfigSchema = z.strictObject({
   /** Paths relative to this YAML file; defaults: src/agents/prompts/<NAME>.md and src/agents/playbooks/<name>.ts. */
   prompt: z.string().optional(),
   playbook: z.string().optional(),
+  gate: AgentGateSchema.optional(),
   /** Which capability of a target this agent needs to be useful (see targets/capabilities). */
   requires: z
     .array(z.enum(["source", "live", "openapi", "ui", "websocket", "database", "users", "git"]))

@@ -157,6 +157,18 @@ function readAgents(reading: ConfigReading): void {
           ? defaultPlaybook
           : undefined
         : path.resolve(here, config.playbook);
+    if (config.gate && (playbookFile === undefined || !config.tools.includes(config.gate.tool))) {
+      reading.problems.push({
+        file: source.display,
+        line: lineAt(source, ["gate"]),
+        path: "gate",
+        message:
+          playbookFile === undefined
+            ? `a gate runs the agent's builtin playbook first, and ${config.name} has none (add ${path.relative(PACKAGE_ROOT, defaultPlaybook)} or remove "gate")`
+            : `the gate decides through ${config.gate.tool}, which is not in ${config.name}'s tools`,
+        severity: "error",
+      });
+    }
     reading.agents.push({
       loaded: { config, file, promptFile, playbookFile },
       source,

@@ -3,7 +3,9 @@ import type { LoadedAgent, LoadedConfig } from "../config/load-config.ts";
 import { buildAgentOptions } from "../registry/build-agent-options.ts";
 import type { AgentOutcome, Invocation, Review, RouterEvent, Verdict } from "../router/run-state.ts";
 import type { InvocationBudget, SpendMeter } from "../run/spend-meter.ts";
+import { BuiltinSeat } from "../seats/builtin-seat.ts";
 import { BudgetStopError } from "../seats/call-budget.ts";
+import { GatedSeat } from "../seats/gated-seat.ts";
 import { type SeatRequest, TransientSeatError, type WorkerSeat } from "../seats/seat.ts";
 import type { RunContext, ToolContext } from "../tools/context.ts";
 import { invokeTool } from "../tools/invoke-tool.ts";
@@ -46,6 +48,7 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
   } catch (error) {
     return { type: "agent.failed", invocation: invocation.id, error: messageOf(error), transient: false };
   }
+  seat = behindGate(loaded, seat);
   if (seat.backend === "builtin" && !loaded.playbookFile) {
     return {
       type: "agent.skipped",
@@ -209,6 +212,13 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
   } finally {
     context.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/** A model seat of an agent with a gate reads only what its builtin playbook let through. */
+export function behindGate(loaded: LoadedAgent, seat: WorkerSeat): WorkerSeat {
+  const { gate } = loaded.config;
+  if (!gate || seat.backend === "builtin" || !loaded.playbookFile) return seat;
+  return new GatedSeat(new BuiltinSeat(), seat, gate);
 }
 
 /**
