@@ -35,10 +35,23 @@ const values = parseBenchArgs(
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-bench-"));
 let requests = 0;
+// Seconds to the answer's headers per `METHOD /path`: which requests the run's time went to.
+const requestSeconds = new Map<string, { count: number; seconds: number }>();
 const realFetch = globalThis.fetch;
-globalThis.fetch = (input, init) => {
+globalThis.fetch = async (input, init) => {
   requests += 1;
-  return realFetch(input, init);
+  const url = input instanceof Request ? input.url : String(input);
+  const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+  const key = `${method.toUpperCase()} ${URL.canParse(url) ? new URL(url).pathname : url}`;
+  const sentAt = performance.now();
+  try {
+    return await realFetch(input, init);
+  } finally {
+    const spent = requestSeconds.get(key) ?? { count: 0, seconds: 0 };
+    spent.count += 1;
+    spent.seconds += (performance.now() - sentAt) / 1000;
+    requestSeconds.set(key, spent);
+  }
 };
 
 // SQL statements the target ran, counted from its statement log when the profile names one.
@@ -72,14 +85,14 @@ const pidFile = path.join(home, "environments", `${target.profile.name}.pid`);
 let targetCpuSeconds: number | undefined;
 // The browser (Chromium and its renderers) runs as qaas's child processes: its memory is sampled apart.
 let browserPeakMib = 0;
+let childrenPeakMib = 0;
 const sampler = setInterval(() => {
   const group = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8")) : Number.NaN;
   const seconds = Number.isInteger(group) ? groupCpuSeconds(group) : undefined;
   if (seconds !== undefined) targetCpuSeconds = Math.max(targetCpuSeconds ?? 0, seconds);
-  browserPeakMib = Math.max(
-    browserPeakMib,
-    descendantsRssMib(process.pid, Number.isInteger(group) ? group : undefined),
-  );
+  const children = descendantsRssMib(process.pid, Number.isInteger(group) ? group : undefined);
+  browserPeakMib = Math.max(browserPeakMib, children.browser);
+  childrenPeakMib = Math.max(childrenPeakMib, children.other);
 }, 500);
 const { runId, report } = await startRun({
   home,
@@ -166,6 +179,13 @@ const result = {
   peak_rss_mib: round(peakRssMib),
   /** Chromium's processes together, at their largest (sampled every half second). */
   browser_peak_rss_mib: round(browserPeakMib),
+  /** Other child processes together at their largest: generated tests, channel scripts, tool commands. */
+  children_peak_rss_mib: round(childrenPeakMib),
+  /** The requests the run waited on longest, summed per `METHOD /path`. */
+  slowest_requests: [...requestSeconds]
+    .sort(([, a], [, b]) => b.seconds - a.seconds)
+    .slice(0, 5)
+    .map(([request, spent]) => ({ request, count: spent.count, seconds: round(spent.seconds) })),
   findings: report.findings.total,
   findings_by_domain: report.findings.by_domain,
   recall: score?.recall ?? null,
@@ -186,7 +206,11 @@ if (values.json) {
     `CPU time             qaas ${result.cpu_seconds}s, target ${result.target_cpu_seconds ?? "—"}s; qaas waited ${Math.round(result.waiting_share * 100)}% of the wall time`,
     `requests sent        ${requests} (${result.requests_per_second}/s while agents ran)`,
     `SQL statements run   ${queries ?? "— (the profile names no statement log)"}`,
-    `peak memory (RSS)    ${result.peak_rss_mib} MiB qaas, ${result.browser_peak_rss_mib} MiB browser`,
+    `peak memory (RSS)    ${result.peak_rss_mib} MiB qaas, ${result.browser_peak_rss_mib} MiB browser, ${result.children_peak_rss_mib} MiB other child processes`,
+    "slowest requests     (seconds to the answer, summed)",
+    ...result.slowest_requests.map(
+      (spent) => `  ${spent.request.padEnd(40)} ${spent.count}× ${spent.seconds}s`,
+    ),
     `findings             ${result.findings}`,
     `recall / precision   ${format(result.recall)} / ${format(result.precision)}`,
     ...Object.entries(result.score_by_domain ?? {}).map(

@@ -11,6 +11,8 @@ interface ProcessStat {
   ticks: number;
   /** Resident pages. */
   rssPages: number;
+  /** The executable's name (comm), e.g. `chromium`, `node`. */
+  name: string;
 }
 
 function processes(): ProcessStat[] {
@@ -23,6 +25,7 @@ function processes(): ProcessStat[] {
       // … rss (24).
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       found.push({
+        name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
         pid: Number(entry),
         ppid: Number(fields[1]),
         group: Number(fields[2]),
@@ -44,19 +47,22 @@ export function groupCpuSeconds(group: number): number | undefined {
 
 /**
  * Resident memory (MiB) of the descendants of `root` outside process group `exclude` (the managed target,
- * which qaas also starts): on a run, the browser's processes.
+ * which qaas also starts): the browser's processes apart from the rest (generated tests, scripts).
  */
-export function descendantsRssMib(root: number, exclude?: number): number {
+export function descendantsRssMib(root: number, exclude?: number): { browser: number; other: number } {
   const all = processes();
   const children = new Map<number, ProcessStat[]>();
   for (const process of all) children.set(process.ppid, [...(children.get(process.ppid) ?? []), process]);
-  let pages = 0;
-  const queue = [...(children.get(root) ?? [])];
+  const pages = { browser: 0, other: 0 };
+  const queue = (children.get(root) ?? []).map((process) => ({ process, inBrowser: false }));
   while (queue.length > 0) {
-    const process = queue.shift()!;
+    const { process, inBrowser } = queue.shift()!;
     if (process.group === exclude) continue;
-    pages += process.rssPages;
-    queue.push(...(children.get(process.pid) ?? []));
+    // Chromium's helpers (zygote, renderers, GPU) carry other names; they count as the browser's.
+    const browser = inBrowser || /chrom/i.test(process.name);
+    pages[browser ? "browser" : "other"] += process.rssPages;
+    queue.push(...(children.get(process.pid) ?? []).map((child) => ({ process: child, inBrowser: browser })));
   }
-  return (pages * 4096) / (1024 * 1024);
+  const mib = (count: number) => (count * 4096) / (1024 * 1024);
+  return { browser: mib(pages.browser), other: mib(pages.other) };
 }
