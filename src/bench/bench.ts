@@ -9,7 +9,7 @@ import { SystemMapStore } from "../store/system-map-store.ts";
 import { loadTarget } from "../targets/load-target.ts";
 import { parseBenchArgs } from "./bench-args.ts";
 import { measureStaticInventory, writeSyntheticRepository } from "./inventory-bench.ts";
-import { descendantsRssMib, groupCpuSeconds } from "./process-sampler.ts";
+import { descendantsMemoryMib, groupCpuSeconds } from "./process-sampler.ts";
 
 // The benchmark: one builtin run against a target (the bundled demo by default) in a fresh store, with
 // wall time per agent, requests sent (counted at fetch), requests per second, peak memory, findings and
@@ -90,7 +90,7 @@ const sampler = setInterval(() => {
   const group = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8")) : Number.NaN;
   const seconds = Number.isInteger(group) ? groupCpuSeconds(group) : undefined;
   if (seconds !== undefined) targetCpuSeconds = Math.max(targetCpuSeconds ?? 0, seconds);
-  const children = descendantsRssMib(process.pid, Number.isInteger(group) ? group : undefined);
+  const children = descendantsMemoryMib(process.pid, Number.isInteger(group) ? group : undefined);
   browserPeakMib = Math.max(browserPeakMib, children.browser);
   childrenPeakMib = Math.max(childrenPeakMib, children.other);
 }, 500);
@@ -177,10 +177,10 @@ const result = {
   requests_per_second: round(requests / probingSeconds),
   queries,
   peak_rss_mib: round(peakRssMib),
-  /** Chromium's processes together, at their largest (sampled every half second). */
-  browser_peak_rss_mib: round(browserPeakMib),
-  /** Other child processes together at their largest: generated tests, channel scripts, tool commands. */
-  children_peak_rss_mib: round(childrenPeakMib),
+  /** Chromium's processes together (proportional set size), at their largest (sampled every half second). */
+  browser_peak_pss_mib: round(browserPeakMib),
+  /** Other child processes together at their largest (PSS): generated tests, channel scripts, tool commands. */
+  children_peak_pss_mib: round(childrenPeakMib),
   /** The requests the run waited on longest, summed per `METHOD /path`. */
   slowest_requests: [...requestSeconds]
     .sort(([, a], [, b]) => b.seconds - a.seconds)
@@ -206,7 +206,7 @@ if (values.json) {
     `CPU time             qaas ${result.cpu_seconds}s, target ${result.target_cpu_seconds ?? "—"}s; qaas waited ${Math.round(result.waiting_share * 100)}% of the wall time`,
     `requests sent        ${requests} (${result.requests_per_second}/s while agents ran)`,
     `SQL statements run   ${queries ?? "— (the profile names no statement log)"}`,
-    `peak memory (RSS)    ${result.peak_rss_mib} MiB qaas, ${result.browser_peak_rss_mib} MiB browser, ${result.children_peak_rss_mib} MiB other child processes`,
+    `peak memory          ${result.peak_rss_mib} MiB qaas (RSS), ${result.browser_peak_pss_mib} MiB browser, ${result.children_peak_pss_mib} MiB other child processes (PSS)`,
     "slowest requests     (seconds to the answer, summed)",
     ...result.slowest_requests.map(
       (spent) => `  ${spent.request.padEnd(40)} ${spent.count}× ${spent.seconds}s`,

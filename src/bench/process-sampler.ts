@@ -39,6 +39,18 @@ function processes(): ProcessStat[] {
   return found;
 }
 
+/** The process's proportional set size in pages, or its resident size where the kernel does not say. */
+function proportionalPages(process: ProcessStat): number {
+  try {
+    const rollup = fs.readFileSync(`/proc/${process.pid}/smaps_rollup`, "utf8");
+    const kib = /^Pss:\s+(\d+) kB/m.exec(rollup)?.[1];
+    if (kib !== undefined) return Number(kib) / 4;
+  } catch {
+    // Ended meanwhile, or not readable: its resident size stands in.
+  }
+  return process.rssPages;
+}
+
 /** CPU seconds the live processes of process group `group` have used, if any is alive. */
 export function groupCpuSeconds(group: number): number | undefined {
   const members = processes().filter((process) => process.group === group);
@@ -46,10 +58,12 @@ export function groupCpuSeconds(group: number): number | undefined {
 }
 
 /**
- * Resident memory (MiB) of the descendants of `root` outside process group `exclude` (the managed target,
- * which qaas also starts): the browser's processes apart from the rest (generated tests, scripts).
+ * Memory (MiB) of the descendants of `root` outside process group `exclude` (the managed target, which
+ * qaas also starts): the browser's processes apart from the rest (generated tests, scripts). Each process
+ * counts its proportional share (PSS): Chromium's processes share most of their pages, and summing their
+ * resident sizes would count those pages once per process.
  */
-export function descendantsRssMib(root: number, exclude?: number): { browser: number; other: number } {
+export function descendantsMemoryMib(root: number, exclude?: number): { browser: number; other: number } {
   const all = processes();
   const children = new Map<number, ProcessStat[]>();
   for (const process of all) children.set(process.ppid, [...(children.get(process.ppid) ?? []), process]);
@@ -60,7 +74,7 @@ export function descendantsRssMib(root: number, exclude?: number): { browser: nu
     if (process.group === exclude) continue;
     // Chromium's helpers (zygote, renderers, GPU) carry other names; they count as the browser's.
     const browser = inBrowser || /chrom/i.test(process.name);
-    pages[browser ? "browser" : "other"] += process.rssPages;
+    pages[browser ? "browser" : "other"] += proportionalPages(process);
     queue.push(...(children.get(process.pid) ?? []).map((child) => ({ process: child, inBrowser: browser })));
   }
   const mib = (count: number) => (count * 4096) / (1024 * 1024);
