@@ -47,6 +47,7 @@ export const TOOL_CATALOG = {
     "confirm_constraint",
     "probe_race",
     "probe_state_integrity",
+    "check_credential_storage",
     "query_log",
     "explain_query",
   ],

@@ -2,10 +2,10 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { definePlaybook } from "../playbook.ts";
 import { emitCandidates } from "./emit-candidates.ts";
 
-// DBA without a model: read the schema and the code's data access, confirm every assumption the schema
-// does not enforce (through the application where it takes writes, else on a scratch copy), race the
-// uniqueness checks the application makes by itself, and emit what was confirmed. Nothing unconfirmed
-// is emitted.
+// DBA without a model: read the schema and how the users' passwords are stored, then the code's data
+// access; confirm every assumption the schema does not enforce (through the application where it takes
+// writes, else on a scratch copy), race the uniqueness checks the application makes by itself, and emit
+// what was confirmed. Nothing unconfirmed is emitted.
 
 interface ProbeAnswer {
   candidates: EnvelopeDraft[];
@@ -38,6 +38,15 @@ export default definePlaybook(async (session) => {
     return;
   }
   session.log(`schema: ${schema.data.tables.length} tables (from the ${schema.data.source})`);
+  const seen = new Set<string>();
+  let emitted = 0;
+  const credentials = await session.call<ProbeAnswer>("check_credential_storage", {});
+  if (!credentials.ok) session.log(`check_credential_storage failed: ${credentials.error}`);
+  else {
+    emitted += await emitCandidates(session, "check_credential_storage", credentials.data.candidates, seen);
+    if (credentials.data.stats.skipped)
+      session.log(`check_credential_storage: skipped (${String(credentials.data.stats.skipped)})`);
+  }
   const inferred = await session.call<{
     counts: Record<string, number>;
     assumptions: Array<{ id: string; kind: string; checked_in_code?: boolean }>;
@@ -49,8 +58,6 @@ export default definePlaybook(async (session) => {
   session.log(
     `assumptions: ${inferred.data.counts.total} (${inferred.data.counts.unenforced} not enforced by the schema)`,
   );
-  const seen = new Set<string>();
-  let emitted = 0;
   const rejectedByApplication: string[] = [];
   if ((inferred.data.counts.unenforced ?? 0) > 0 && !session.signal.aborted) {
     const confirmed = await session.call<ProbeAnswer>("confirm_constraint", {});

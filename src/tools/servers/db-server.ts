@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { confirmConstraints } from "../../probes/data/confirm-constraints.ts";
+import { checkCredentialStorage } from "../../probes/data/credential-storage.ts";
 import { dataAnalysis } from "../../probes/data/data-analysis.ts";
 import { queryLog } from "../../probes/data/query-log-probe.ts";
 import { probeRace } from "../../probes/data/race-probe.ts";
@@ -164,6 +165,17 @@ const probeStateIntegrityTool = defineTool({
   },
 });
 
+const checkCredentialStorageTool = defineTool({
+  name: "check_credential_storage",
+  server: "db",
+  description:
+    "Read (read-only) the stored password of each profile user with a known password from the tables that hold a password-like column beside a username or email, and say whether it is the password itself, its base64 or an unsalted MD5/SHA digest rather than a salted hash. Answers sensitive-data-exposure candidates; the passwords never appear in the evidence.",
+  input: z.strictObject({}),
+  async run(_input, context) {
+    return fromProbe(await checkCredentialStorage(context));
+  },
+});
+
 const queryLogTool = defineTool({
   name: "query_log",
   server: "db",
@@ -204,6 +216,7 @@ export const dbTools: ToolDefinition[] = [
   confirmConstraint,
   probeRaceTool,
   probeStateIntegrityTool,
+  checkCredentialStorageTool,
   queryLogTool,
   explainQuery,
 ];
