@@ -167,7 +167,7 @@ describe("TRIAGE (builtin playbook)", () => {
     expect(second.ledger("ticket_updated").map((entry) => entry.data.key)).toEqual(["QA-1"]);
   });
 
-  it("files only reproduced findings once a reproduction is recorded for the run", async () => {
+  it("files only what REPRODUCER left fileable once a reproduction is recorded for the run", async () => {
     const run = runIn(newHome(), "r1");
     run.add({
       id: "x",
@@ -184,10 +184,19 @@ describe("TRIAGE (builtin playbook)", () => {
       title: "Carts list answers 500",
       location: { kind: "endpoint", value: "GET /carts" },
     });
+    run.add({
+      id: "w",
+      title: "Passwords are stored in plain text in users.password",
+      location: { kind: "table", value: "users.password" },
+    });
     run.reproduced("x", true);
     run.reproduced("y", false);
-    await run.run();
-    expect(run.ledger("ticket_filed").map((entry) => entry.data.finding_ids)).toEqual([["x"]]);
+    // No test could replay it (a read of the database), and its evidence stands: it is filed.
+    run.reproduced("w", false, { status: "untestable", fileable: true });
+    run.reproduced("z", false, { status: "not_reproduced", fileable: false });
+    const { logs } = await run.run();
+    expect(run.ledger("ticket_filed").map((entry) => entry.data.finding_ids)).toEqual([["w"], ["x"]]);
+    expect(logs.join("\n")).toContain("1 reproduced and 1 untestable on their evidence");
   });
 
   it("stops filing at the run's ticket cap: the denial is ledgered and nothing past the cap reaches the tracker", async () => {

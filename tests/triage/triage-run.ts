@@ -30,7 +30,8 @@ export interface TriageRun {
   store: RunStore;
   memory: DefectMemory;
   add(finding: Partial<DefectEnvelope> & Pick<DefectEnvelope, "id">): DefectEnvelope;
-  reproduced(findingId: string, reproduced: boolean): void;
+  /** Records a reproduction; `outcome` as REPRODUCER writes it (without it, the record of older runs). */
+  reproduced(findingId: string, reproduced: boolean, outcome?: { status: string; fileable: boolean }): void;
   run(): Promise<{ logs: string[]; calls: Array<{ tool: string; result: ToolResult }> }>;
   ledger(kind?: string): LedgerEntry[];
   close(): void;
@@ -86,8 +87,12 @@ export function startRun(home: string, runId: string, system: Partial<SystemConf
       rememberEnvelope(context, envelope);
       return envelope;
     },
-    reproduced(findingId, reproduced) {
-      store.append("finding_reproduced", { finding_id: findingId, reproduced, flake_rate: 0 }, "REPRODUCER");
+    reproduced(findingId, reproduced, outcome) {
+      store.append(
+        "finding_reproduced",
+        { finding_id: findingId, reproduced, flake_rate: 0, ...outcome },
+        "REPRODUCER",
+      );
     },
     async run() {
       const logs: string[] = [];

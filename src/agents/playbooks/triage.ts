@@ -3,8 +3,9 @@ import type { Ticket } from "../../trackers/tracker.ts";
 import { type Cluster, clusterFindings } from "../../triage/cluster-findings.ts";
 import { definePlaybook, type PlaybookSession } from "../playbook.ts";
 
-// TRIAGE without a model: take the run's fileable findings (the reproduced ones once REPRODUCER has
-// recorded any reproduction, else those with evidence at the confidence threshold), join duplicates and
+// TRIAGE without a model: take the run's fileable findings (once REPRODUCER has recorded any
+// reproduction, those it left fileable: reproduced, or untestable with their evidence standing; else those
+// with evidence at the confidence threshold), join duplicates and
 // symptoms of one root cause, and per root cause either file ONE ticket or — when the tracker already
 // has the defect from an earlier run — comment with its occurrence count, reopening a ticket closed as
 // fixed. Nothing is filed twice: the tracker is asked first, and create_issue refuses a known fingerprint.
@@ -20,6 +21,8 @@ interface Listed {
 interface Reproduction {
   finding_id: string;
   reproduced: boolean;
+  status?: string;
+  fileable: boolean;
 }
 
 export default definePlaybook(async (session) => {
@@ -80,17 +83,19 @@ async function fileableFindings(session: PlaybookSession): Promise<DefectEnvelop
   }
   const reproductions = await session.call<{ reproductions: Reproduction[] }>("list_reproductions", {});
   const recorded = reproductions.ok ? reproductions.data.reproductions : [];
-  const reproduced = new Set(recorded.filter((entry) => entry.reproduced).map((entry) => entry.finding_id));
+  // Reproduced findings, and those no test could replay whose evidence REPRODUCER left standing.
+  const fileable = new Set(recorded.filter((entry) => entry.fileable).map((entry) => entry.finding_id));
+  const untestable = recorded.filter((entry) => entry.fileable && !entry.reproduced).length;
   // Filed and duplicate findings were handled by an earlier attempt of this run.
   const open = listed.data.findings.filter(
     (finding) => finding.state === "unfiled" || finding.state === "held",
   );
   const chosen = open.filter((finding) =>
-    recorded.length > 0 ? reproduced.has(finding.id) : finding.state === "unfiled",
+    recorded.length > 0 ? fileable.has(finding.id) : finding.state === "unfiled",
   );
   session.log(
     recorded.length > 0
-      ? `${reproduced.size} reproduced of ${recorded.length} reproduction(s) recorded: filing reproduced findings only`
+      ? `${fileable.size - untestable} reproduced and ${untestable} untestable on their evidence, of ${recorded.length} reproduction(s) recorded: filing those`
       : "no reproduction recorded in this run: filing findings with evidence at the confidence threshold",
   );
   const findings: DefectEnvelope[] = [];
