@@ -340,8 +340,17 @@ async function call(steps, step) {
   let json;
   try { json = JSON.parse(text); } catch {}
   const result = { status: response.status, headers: response.headers, text, json, ms };
-  if (step.captureId) result.id = idOf(json, step.captureId.parameter) ?? locationId(response.headers.get("location") ?? "");
+  if (step.captureId) result.id = idOf(json, step.captureId.parameter) ?? locationId(response.headers.get("location") ?? "") ?? sentKey(body, step.captureId.parameter);
   return result;
+}
+
+/** The value the create sent under the item's path parameter (a title, a slug), when the answer names no id. */
+function sentKey(body, parameter) {
+  if (!parameter || body === undefined) return undefined;
+  let fields;
+  try { fields = JSON.parse(body); } catch { fields = Object.fromEntries(new URLSearchParams(body)); }
+  const value = fields && typeof fields === "object" ? fields[parameter] : undefined;
+  return typeof value === "string" || typeof value === "number" ? value : undefined;
 }
 
 /** Puts a credential on a request the way the profile says; a form sign-in's credential is its cookies. */
