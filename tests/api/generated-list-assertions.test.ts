@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { driftAssertions } from "../../src/probes/api/contract-probe.ts";
 import { type ReproAssertion, renderFailingTest } from "../../src/probes/evidence/failing-test.ts";
 
 // A `*` in an assertion's path stands for every item of the list, as the probe judged them: a generated
@@ -16,6 +17,7 @@ const bodies: Record<string, unknown> = {
   "/mixed": { items: [{ label: "a" }, { label: null }] },
   "/clean": { items: [{ label: "a" }, { label: "b" }] },
   "/empty": { items: [] },
+  "/list": [{ label: "a" }],
   "/trace": { error: 'Traceback (most recent call last):\n  File "/srv/app/report.py", line 12, in build' },
 };
 let server: http.Server;
@@ -87,5 +89,16 @@ describe("generated assertions over every item of a list", () => {
     };
     expect(await fails("/trace", traceback)).toBe(true);
     expect(await fails("/clean", traceback)).toBe(false);
+  });
+
+  it("a body of the wrong type at the root is asserted as the document states it", async () => {
+    // The document says a list; the server answers an object.
+    const [assertion] = driftAssertions(
+      [{ kind: "type", path: "(root)", message: "expected array, got object" }],
+      "read",
+    );
+    expect(assertion).toMatchObject({ kind: "json_type", path: "", type: "array" });
+    expect(await fails("/clean", assertion!)).toBe(true);
+    expect(await fails("/list", assertion!)).toBe(false);
   });
 });

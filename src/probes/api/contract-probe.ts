@@ -247,19 +247,13 @@ function undocumentedStatusFinding(run: ProbeRun, observation: Observation): Env
   });
 }
 
-function bodyDriftFinding(
-  run: ProbeRun,
-  observation: Observation,
-  issues: ContractIssue[],
-  confidence: number,
-): EnvelopeDraft {
-  const key = operationKey(observation.operation);
-  const status = observation.exchange.response?.status ?? 0;
-  const { steps, target } = reproBase(observation);
+/** What a body-drift test asserts: each issue as the document states it (at most twelve). */
+export function driftAssertions(issues: readonly ContractIssue[], target: string): ReproAssertion[] {
   const assertions: ReproAssertion[] = [];
   for (const issue of issues.slice(0, 12)) {
-    if (issue.path === "(root)") continue;
-    const path = issue.path.replace(/(^|\.)\*(?=\.|$)/g, "$1*");
+    // The body's own type (an object where the document says a list) is asserted at the root.
+    if (issue.path === "(root)" && issue.kind !== "type") continue;
+    const path = issue.path === "(root)" ? "" : issue.path.replace(/(^|\.)\*(?=\.|$)/g, "$1*");
     if (issue.kind === "missing")
       assertions.push({ kind: "json_has", step: target, path, message: `${path}: ${issue.message}` });
     else if (issue.kind === "extra")
@@ -271,7 +265,7 @@ function bodyDriftFinding(
         step: target,
         path,
         type: expected,
-        message: `${path}: ${issue.message}`,
+        message: `${path || "the body"}: ${issue.message}`,
       });
     }
   }
@@ -284,6 +278,19 @@ function bodyDriftFinding(
       message: "the body must match the documented schema",
     });
   }
+  return assertions;
+}
+
+function bodyDriftFinding(
+  run: ProbeRun,
+  observation: Observation,
+  issues: ContractIssue[],
+  confidence: number,
+): EnvelopeDraft {
+  const key = operationKey(observation.operation);
+  const status = observation.exchange.response?.status ?? 0;
+  const { steps, target } = reproBase(observation);
+  const assertions = driftAssertions(issues, target);
   const kinds = [...new Set(issues.map((issue) => issue.kind))].sort();
   return buildFinding(run, {
     domain: "api",
