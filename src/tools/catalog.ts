@@ -51,7 +51,7 @@ export const TOOL_CATALOG = {
     "query_log",
     "explain_query",
   ],
-  load: ["measure_query_growth", "probe_unbounded", "find_unindexed", "time_endpoints"],
+  load: ["measure_query_growth", "probe_unbounded", "find_unindexed", "time_endpoints", "probe_redos"],
   ws: [
     "ws_probe_auth",
     "ws_probe_authorization",

@@ -2,7 +2,8 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { definePlaybook } from "../playbook.ts";
 import { emitCandidates } from "./emit-candidates.ts";
 
-// LOAD without a model: time the read operations first (before any probe adds data), then measure how
+// LOAD without a model: time the read operations first (before any probe adds data), look for patterns
+// that backtrack on what fields accept, then measure how
 // statements grow with the items a list returns, look for lists without a working page size, and explain
 // the queries each operation runs. Every candidate the tools confirmed is emitted.
 
@@ -11,7 +12,13 @@ interface ProbeAnswer {
   stats: Record<string, unknown>;
 }
 
-const STEPS = ["time_endpoints", "measure_query_growth", "probe_unbounded", "find_unindexed"] as const;
+const STEPS = [
+  "time_endpoints",
+  "probe_redos",
+  "measure_query_growth",
+  "probe_unbounded",
+  "find_unindexed",
+] as const;
 
 export default definePlaybook(async (session) => {
   const map = await session.call("get_system_map", {});

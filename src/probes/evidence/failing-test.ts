@@ -56,6 +56,14 @@ export type ReproAssertion =
   | { kind: "same_response"; steps: [string, string]; strip?: string[]; message: string }
   | { kind: "denied_or_lacks"; step: string; texts: string[]; message: string }
   | { kind: "duration_below"; step: string; ms: number; message: string }
+  /** The second step may take at most `factor` times the first plus `slackMs`: time that grows with the input. */
+  | {
+      kind: "duration_growth_below";
+      steps: [string, string];
+      factor: number;
+      slackMs: number;
+      message: string;
+    }
   | { kind: "list_contains_id"; step: string; idOf: string; message: string }
   | { kind: "header_present"; step: string; header: string; message: string }
   | { kind: "header_not"; step: string; header: string; value: string; message: string };
@@ -210,6 +218,10 @@ function renderAssertion(assertion: ReproAssertion): string {
       return `assert.ok([401, 403, 404].includes(${ref(assertion.step)}.status) || ${JSON.stringify(assertion.texts)}.every((text) => !${ref(assertion.step)}.text.includes(fill(steps, text))), ${message} + " (got " + ${ref(assertion.step)}.status + ")");`;
     case "duration_below":
       return `assert.ok(${ref(assertion.step)}.ms < ${assertion.ms}, ${message} + " (took " + ${ref(assertion.step)}.ms + " ms)");`;
+    case "duration_growth_below": {
+      const [small, large] = assertion.steps.map(ref) as [string, string];
+      return `assert.ok(${large}.ms < ${assertion.factor} * ${small}.ms + ${assertion.slackMs}, ${message} + " (" + Math.round(${small}.ms) + " ms, then " + Math.round(${large}.ms) + " ms)");`;
+    }
     case "header_present":
       return `assert.ok(${ref(assertion.step)}.headers.get(${JSON.stringify(assertion.header)}), ${message});`;
     case "header_not":

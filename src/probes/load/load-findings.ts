@@ -32,6 +32,8 @@ export interface LoadFindingInput {
   queryBound?: { user: string | undefined; prepared: PreparedRequest; maxQueries: number; shape?: string };
   steps?: string[];
   fixArea?: string;
+  /** Whether the test needs the data the probe grew (default): a pass after a reset then proves nothing. */
+  needsProbeData?: boolean;
 }
 
 export function loadFinding(load: LoadRun, input: LoadFindingInput): EnvelopeDraft {
@@ -81,7 +83,7 @@ export function loadFinding(load: LoadRun, input: LoadFindingInput): EnvelopeDra
     draft.reproduction.test ??= { path: test.path, command: test.command };
   }
   // Load is measured at the size the probe grew the data to; its test replays on that data.
-  if (draft.reproduction.test) draft.reproduction.needs_probe_data = true;
+  if (draft.reproduction.test && input.needsProbeData !== false) draft.reproduction.needs_probe_data = true;
   return EnvelopeDraftSchema.parse(draft);
 }
 

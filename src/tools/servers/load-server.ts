@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { timeEndpoints } from "../../probes/load/endpoint-timing.ts";
 import { measureQueryGrowth } from "../../probes/load/query-growth.ts";
+import { probeRedos } from "../../probes/load/redos.ts";
 import { probeUnbounded } from "../../probes/load/unbounded.ts";
 import { findUnindexed } from "../../probes/load/unindexed.ts";
 import { probeActions } from "../../probes/session/probe-run.ts";
@@ -88,9 +89,26 @@ const timeEndpointsTool = defineTool({
   },
 });
 
+const probeRedosTool = defineTool({
+  name: "probe_redos",
+  server: "load",
+  description:
+    "Look for regular expressions that backtrack catastrophically (ReDoS) behind fields a pattern checks (email, URL, phone, username…): a run of letters ending in a character no pattern accepts grows two letters at a time until an answer is slow, then a same-length control and a repeat confirm it. Never edits records it did not create. Answers slow-endpoint candidates.",
+  input: z.strictObject({
+    operation: Operation,
+    max_fields: z.number().int().positive().max(40).optional(),
+    max_requests: MaxRequests,
+  }),
+  actions: (_input, context) => probeActions(context),
+  async run(input, context) {
+    return fromProbe(await probeRedos(context, input));
+  },
+});
+
 export const loadTools: ToolDefinition[] = [
   measureQueryGrowthTool,
   probeUnboundedTool,
   findUnindexedTool,
   timeEndpointsTool,
+  probeRedosTool,
 ];

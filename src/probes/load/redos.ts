@@ -1,0 +1,236 @@
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { Operation } from "../../map/system-map.ts";
+import type { ToolContext } from "../../tools/context.ts";
+import { operationKey } from "../api/operation-index.ts";
+import type { PreparedRequest } from "../api/request-builder.ts";
+import { bodyKind, buildRequest, clonePrepared, requestSchema } from "../api/request-builder.ts";
+import { uniqueSeed } from "../api/resource-factory.ts";
+import { queryParameters } from "../auditor/exposure-observe.ts";
+import { stepFromPrepared } from "../evidence/repro-steps.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { propertiesOf } from "../schema-values/json-schema.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { baseStats, untilBudget } from "../session/probe-run.ts";
+import { loadFinding } from "./load-findings.ts";
+import type { LoadRun } from "./load-run.ts";
+import { cleanUp, openLoadRun, sendUnpaced } from "./load-run.ts";
+
+// probe_redos: regular expressions that backtrack catastrophically (CWE-1333). Fields a server checks
+// against a pattern (an email, a URL, a username) get a run of letters that ends in a character no pattern
+// accepts (`aaaa…!`): a pattern with nested repetition tries every way to split the run before failing, so
+// each extra letter doubles the time. The run grows two letters at a time from a length nothing notices;
+// it stops at the first slow answer, so the worst request costs a moment, never a frozen server. Three
+// signals before a report: the time grew several-fold over the last two letters, a control of the same
+// length that fails at its first character answers at once, and the growth shows again when measured anew. Requests
+// that would write go only to what the probe may write: creations, or records it made itself.
+
+const FIELD =
+  /(^|_|-)(e-?mail|mail|email_?address|url|uri|link|website|homepage|web|phone|tel|mobile|user_?name|login|handle|slug|domain|host|hostname|zip|postal(_?code)?)$/i;
+const FIRST_LENGTH = 12;
+const LAST_LENGTH = 34;
+/** An answer this slow (and several times the control) is a backtracking pattern, not noise. */
+const SLOW_MS = 150;
+const GROWTH = 3;
+/** The generated test's longer input is timed at least this slow where the probe saw it. */
+const REPLAY_MS = 400;
+/** The generated test compares inputs this many letters apart: a backtracking pattern takes ~16× longer. */
+const SPAN = 4;
+const MAX_FIELDS = 12;
+
+export interface RedosOptions {
+  operation?: string;
+  max_fields?: number;
+  max_requests?: number;
+}
+
+interface Field {
+  operation: Operation;
+  name: string;
+  in: "query" | "body";
+}
+
+const attack = (length: number) => `${"a".repeat(length)}!`;
+const control = (length: number) => "!".repeat(length + 1);
+
+/** Fields whose names say a pattern checks them, in the query or a JSON or form body. */
+function fieldsOf(run: ProbeRun, operation: Operation, writesAllowed: boolean): Field[] {
+  const method = operation.method.toUpperCase();
+  if (operation.graphql) return [];
+  // Only creations and reads: an edit of a record the probe did not make would overwrite someone's data.
+  if (method !== "GET" && method !== "POST") return [];
+  if (method === "POST" && !writesAllowed) return [];
+  const fields: Field[] = [];
+  for (const parameter of queryParameters(run, operation))
+    if (FIELD.test(parameter.name)) fields.push({ operation, name: parameter.name, in: "query" });
+  const kind = bodyKind(operation);
+  if (kind === "json" || kind === "form")
+    for (const name of Object.keys(propertiesOf(requestSchema(operation) ?? {})))
+      if (FIELD.test(name)) fields.push({ operation, name, in: "body" });
+  return fields;
+}
+
+function withValue(base: PreparedRequest, field: Field, value: string): PreparedRequest {
+  const prepared = clonePrepared(base);
+  if (field.in === "query") prepared.query[field.name] = value;
+  else {
+    const body = base.body && typeof base.body === "object" && !Array.isArray(base.body) ? base.body : {};
+    prepared.body = { ...(body as Record<string, unknown>), [field.name]: value };
+  }
+  return prepared;
+}
+
+export async function probeRedos(
+  context: ToolContext,
+  options: RedosOptions,
+): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> } | string> {
+  const load = await openLoadRun(context, "probe_redos", options.max_requests ?? 300);
+  if (typeof load === "string") return load;
+  const writesAllowed = load.run.target.writesAllowed;
+  const fields = load.run.map.operations
+    .filter((operation) => !options.operation || operationKey(operation) === options.operation)
+    .flatMap((operation) => fieldsOf(load.run, operation, writesAllowed))
+    .slice(0, options.max_fields ?? MAX_FIELDS);
+  const candidates: EnvelopeDraft[] = [];
+  const outcomes: Array<Record<string, unknown>> = [];
+  try {
+    await untilBudget(load.run, async () => {
+      for (const field of fields) {
+        if (context.signal.aborted) break;
+        const outcome = await tryField(load, field);
+        outcomes.push(outcome.summary);
+        if (outcome.candidate) candidates.push(outcome.candidate);
+      }
+    });
+  } finally {
+    await cleanUp(load);
+  }
+  return { candidates, stats: { ...baseStats(load.run), fields: outcomes } };
+}
+
+/** One request alone on the target, timed. */
+async function timed(load: LoadRun, user: string | undefined, prepared: PreparedRequest) {
+  const exchange = await load.run.client.quietly(() => sendUnpaced(load, user, prepared));
+  return exchange?.response && !exchange.error ? exchange : undefined;
+}
+
+/** A slow answer is taken again before it is judged: one alone may be the machine, not the pattern. */
+async function timedTwiceIfSlow(load: LoadRun, user: string | undefined, prepared: PreparedRequest) {
+  const first = await timed(load, user, prepared);
+  if (!first || first.durationMs < SLOW_MS) return first;
+  const second = await timed(load, user, prepared);
+  return second && second.durationMs < first.durationMs ? second : first;
+}
+
+async function tryField(
+  load: LoadRun,
+  field: Field,
+): Promise<{ summary: Record<string, unknown>; candidate?: EnvelopeDraft }> {
+  const key = operationKey(field.operation);
+  const where = `${key} ${field.in} ${field.name}`;
+  const user = load.users[0];
+  const located = await load.factory.pathValuesFor(field.operation, user).catch(() => undefined);
+  if (/\{[^}]+\}/.test(field.operation.path) && !located)
+    return { summary: { field: where, result: "no path values" } };
+  const base = buildRequest(field.operation, { seed: uniqueSeed(), pathValues: located?.values });
+  const times: Array<{ length: number; ms: number }> = [];
+  for (let length = FIRST_LENGTH; length <= LAST_LENGTH; length += 2) {
+    const exchange = await timedTwiceIfSlow(load, user, withValue(base, field, attack(length)));
+    if (!exchange) return { summary: { field: where, result: "no answer", times } };
+    const earlier = times.slice(-2).map((time) => time.ms);
+    times.push({ length, ms: Math.round(exchange.durationMs) });
+    if (exchange.durationMs < SLOW_MS) continue;
+    // Against the faster of the two shorter inputs: an engine that compiled the pattern between them
+    // (V8 does after a few runs) hides part of the growth in one step, not in two.
+    if (earlier.length === 0 || exchange.durationMs < GROWTH * Math.max(Math.min(...earlier), 10))
+      return { summary: { field: where, result: "slow without growth", times } };
+    return confirm(load, field, base, user, { length, exchange, times });
+  }
+  return { summary: { field: where, result: "no slowdown", times } };
+}
+
+async function confirm(
+  load: LoadRun,
+  field: Field,
+  base: PreparedRequest,
+  user: string | undefined,
+  found: { length: number; exchange: HttpExchange; times: Array<{ length: number; ms: number }> },
+): Promise<{ summary: Record<string, unknown>; candidate?: EnvelopeDraft }> {
+  const key = operationKey(field.operation);
+  const where = `${key} ${field.in} ${field.name}`;
+  // Engines speed a pattern up once it has run (V8 compiles it, ten times faster and more), so the
+  // second signal is a second climb, warm, from four letters fewer up to the first slow answer again: it
+  // must grow as steeply, beside a control of the same length that fails at its first character.
+  const controlled = await timed(load, user, withValue(base, field, control(found.length)));
+  if (!controlled) return { summary: { field: where, times: found.times, result: "no answer to confirm" } };
+  const climb: Array<{ length: number; ms: number }> = [];
+  let slow: { length: number; exchange: HttpExchange } | undefined;
+  for (let length = found.length - SPAN; length <= LAST_LENGTH; length += 2) {
+    const exchange = await timedTwiceIfSlow(load, user, withValue(base, field, attack(length)));
+    if (!exchange) break;
+    climb.push({ length, ms: Math.round(exchange.durationMs) });
+    if (exchange.durationMs >= SLOW_MS) {
+      slow = { length, exchange };
+      break;
+    }
+  }
+  const summary = {
+    field: where,
+    times: found.times,
+    control_ms: Math.round(controlled.durationMs),
+    climb_again: climb,
+  };
+  const before = climb.slice(-3, -1).map((time) => time.ms);
+  if (
+    !slow ||
+    before.length === 0 ||
+    slow.exchange.durationMs < GROWTH * Math.max(Math.min(...before), 5) ||
+    slow.exchange.durationMs < GROWTH * Math.max(controlled.durationMs, 5)
+  )
+    return { summary: { ...summary, result: "did not grow again" } };
+  const again = slow.exchange;
+  // The test's longer input is slow enough to stand out of the noise of a busy machine (two letters more
+  // where the warm answer was under REPLAY_MS), and its shorter one four letters less.
+  const length = again.durationMs < REPLAY_MS ? slow.length + 2 : slow.length;
+  const attacked = withValue(base, field, attack(length));
+  const shorter = withValue(base, field, attack(length - SPAN));
+  const steps = [
+    // Compiles the pattern where the engine would, so both timed inputs run the same code.
+    { ...stepFromPrepared("warm-up", shorter, user), once: true },
+    stepFromPrepared("shorter", shorter, user),
+    stepFromPrepared("longer", attacked, user),
+  ];
+  const candidate = loadFinding(load, {
+    defectClass: "slow-endpoint",
+    operation: field.operation,
+    title: `${key} backtracks on ${field.name}: ${found.length + 1} characters took ${Math.round(found.exchange.durationMs)} ms (ReDoS)`,
+    summary: `${field.name} (${field.in}) of ${key} is checked by a pattern that backtracks catastrophically: ${found.times.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")} for a run of letters ending in "!", growing several-fold per two letters, while a control of the same length that fails at its first character took ${Math.round(controlled.durationMs)} ms; measured again from four letters fewer: ${climb.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")}. A few more characters stall the server for seconds or minutes. Fix: a pattern without nested repetition (or a length limit before it runs), or a parser instead of a regular expression.`,
+    impact:
+      "One short request can keep the server's CPU busy for as long as its sender likes; a single-threaded server answers no one meanwhile.",
+    severity: "high",
+    confidence: 0.85,
+    discriminator: field.name,
+    // The test sends its own input: it replays on any data, a freshly reset target's included.
+    needsProbeData: false,
+    exchanges: [
+      { label: "slow", exchange: found.exchange },
+      { label: "again", exchange: again },
+      { label: "control", exchange: controlled },
+    ],
+    measurements: { ...summary, in: field.in },
+    repro: {
+      title: `${key} checks ${field.name} in time that does not grow with the input`,
+      steps,
+      assertions: [
+        {
+          // A linear check takes about as long for either input; a backtracking one some sixteen times longer.
+          kind: "duration_growth_below",
+          steps: ["shorter", "longer"],
+          factor: SPAN,
+          slackMs: 100,
+          message: `${key} must check ${length + 1} characters of ${field.name} in about the time of ${length + 1 - SPAN}`,
+        },
+      ],
+    },
+  });
+  return { summary: { ...summary, result: "redos" }, candidate };
+}
