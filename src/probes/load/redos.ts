@@ -8,7 +8,8 @@ import { uniqueSeed } from "../api/resource-factory.ts";
 import { queryParameters } from "../auditor/exposure-observe.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { propertiesOf } from "../schema-values/json-schema.ts";
+import { asSchema, propertiesOf } from "../schema-values/json-schema.ts";
+import { validValue } from "../schema-values/valid-value.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
@@ -131,7 +132,13 @@ async function tryField(
   const located = await load.factory.pathValuesFor(field.operation, user).catch(() => undefined);
   if (/\{[^}]+\}/.test(field.operation.path) && !located)
     return { summary: { field: where, result: "no path values" } };
-  const base = buildRequest(field.operation, { seed: uniqueSeed(), pathValues: located?.values });
+  const seed = uniqueSeed();
+  const base = buildRequest(field.operation, { seed, pathValues: located?.values });
+  // Every other field a plausible value: a handler that checks its inputs in turn must get to this one.
+  for (const parameter of queryParameters(load.run, field.operation))
+    base.query[parameter.name] ??= String(
+      validValue(asSchema(parameter.schema ?? { type: "string" }), { seed, name: parameter.name }),
+    );
   const times: Array<{ length: number; ms: number }> = [];
   for (let length = FIRST_LENGTH; length <= LAST_LENGTH; length += 2) {
     const exchange = await timedTwiceIfSlow(load, user, withValue(base, field, attack(length)));
