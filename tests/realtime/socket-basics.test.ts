@@ -12,6 +12,7 @@ import { resumeHintFromDocument, resumeHintFromFrames } from "../../src/probes/r
 import {
   connectionRequest,
   expiredToken,
+  forgedTokens,
   parsePlacements,
   socketUrl,
 } from "../../src/probes/realtime/socket-auth.ts";
@@ -99,6 +100,29 @@ describe("token placement", () => {
     const other = expiredToken(opaque, 1_000_000);
     expect(other).toHaveLength(opaque.length);
     expect(other.includes("k3j4")).toBe(false);
+  });
+
+  it("forges a JWT's own claims under a signature that is not its own, and unsigned, and nothing from an opaque token", () => {
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const signature = "c2lnbmF0dXJlLW9mLXRoZS1zZXJ2ZXI";
+    const real = `${encode({ alg: "HS256", typ: "JWT" })}.${encode({ sub: "7", exp: 9_999_999_999 })}.${signature}`;
+    const [forged, unsigned] = forgedTokens(real);
+    expect(forged!.label).toBe("forged signature");
+    const [head, body, mark] = forged!.token.split(".");
+    expect(`${head}.${body}`).toBe(real.split(".").slice(0, 2).join("."));
+    expect(mark).toHaveLength(signature.length);
+    expect([...mark!].some((char, index) => char === signature[index])).toBe(false);
+    expect(unsigned!.label).toBe("alg none");
+    const parts = unsigned!.token.split(".");
+    expect(JSON.parse(Buffer.from(parts[0]!, "base64url").toString("utf8"))).toEqual({
+      alg: "none",
+      typ: "JWT",
+    });
+    expect(parts[1]).toBe(body);
+    expect(parts[2]).toBe("");
+    expect(forgedTokens("tok-1-k3j4h5g6f7")).toEqual([]);
+    expect(forgedTokens(`a.${encode({ sub: 1 })}.b`)).toEqual([]);
+    expect(forgedTokens(undefined)).toEqual([]);
   });
 });
 

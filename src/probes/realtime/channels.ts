@@ -51,13 +51,19 @@ export function describeChannel(channel: ProbedChannel): string {
 }
 
 /**
- * Words that may say what a channel carries, as a path for the event driver to match against resource
- * names: the path, and for socket.io the namespace and the event names (`note:created` → `note/created`).
+ * Words that may say what a channel carries, as paths for the event driver to match against resource
+ * names: the channel's own (its path; for socket.io the namespace), and weaker hints (socket.io event
+ * names, `note:created` → `note/created`: a server's events are listed for all its namespaces at once, so
+ * they tell which collection a namespace carries only when its own name does not).
  */
-export function channelWords(channel: ProbedChannel): string {
-  if (channel.protocol === "websocket") return channel.path;
-  const words = [channel.namespace, ...channel.events].flatMap((text) => text.split(/[^A-Za-z0-9]+/));
-  return `/${words.filter(Boolean).join("/")}`;
+export function channelWords(channel: ProbedChannel): { words: string; hints: string } {
+  if (channel.protocol === "websocket") return { words: channel.path, hints: "" };
+  const split = (texts: readonly string[]) =>
+    `/${texts
+      .flatMap((text) => text.split(/[^A-Za-z0-9_-]+/))
+      .filter(Boolean)
+      .join("/")}`;
+  return { words: split([channel.namespace]), hints: split(channel.events) };
 }
 
 /** A socket.io Engine.IO path (`/socket.io`, `/app/socket.io/`) when nothing else says the protocol. */

@@ -41,6 +41,22 @@ export interface DrivenEvent {
 const GENERIC_SEGMENT =
   /^(ws|wss|socket|sockets|websocket|websockets|realtime|live|events?|stream|streams|updates?|feed|api|v\d+|sub|subscribe|notifications?|changes|hub|channel|channels|\{[^}]+\})$/i;
 
+/** A path segment's forms: the whole (`order-items` → `orderitem`) and each of its words (`order`, `item`). */
+function segmentWords(segment: string): string[] {
+  const parts = segment.split(/[-_.]/).filter((part) => part && !GENERIC_SEGMENT.test(part));
+  return [...new Set([stem(segment), ...(parts.length > 1 ? parts.map(stem) : [])])];
+}
+
+/** Every form of every meaningful segment of a path (`/ws/order-items` → orderitem, order, item). */
+function wordsOf(path: string): Set<string> {
+  return new Set(
+    path
+      .split(/[/\s]+/)
+      .filter((segment) => segment && !GENERIC_SEGMENT.test(segment))
+      .flatMap(segmentWords),
+  );
+}
+
 function stem(word: string): string {
   return word
     .toLowerCase()
@@ -69,17 +85,26 @@ export class EventDriver {
 
   /**
    * Families whose create operation the probe may call, those named like the channel first
-   * (`/ws/orders` → `/api/orders`), then top-level collections before nested ones.
+   * (`/ws/orders` → `/api/orders`), then top-level collections before nested ones. A collection whose
+   * words the channel names more of goes before one sharing only its last word (`/library-molds` →
+   * `/api/library/molds` before `/api/logistics/molds`). `hints` are weaker words (the event names a
+   * socket.io server emits, which may belong to any of its namespaces): they only break ties.
    */
-  families(channel: string, preferred?: string): ResourceFamily[] {
-    const words = channel
-      .split("/")
-      .filter((segment) => segment && !GENERIC_SEGMENT.test(segment))
-      .map(stem);
+  families(channel: string, preferred?: string, hints = ""): ResourceFamily[] {
+    const words = wordsOf(channel);
+    const hinted = wordsOf(hints);
     const score = (family: ResourceFamily): number => {
-      const last = family.collection.split("/").filter(Boolean).pop() ?? "";
-      if (family.collection === preferred) return -2;
-      return words.includes(stem(last)) ? -1 : 0;
+      if (family.collection === preferred) return -1_000_000;
+      const segments = family.collection
+        .split("/")
+        .filter((segment) => segment && !GENERIC_SEGMENT.test(segment))
+        .map(segmentWords);
+      const last = segments.at(-1) ?? [];
+      const hit = (set: Set<string>) => (forms: string[]) => forms.some((form) => set.has(form));
+      const named = segments.filter(hit(words)).length;
+      const hintedCount = segments.filter(hit(hinted)).length;
+      // The last word first (what the collection is), then how many of its words the channel names.
+      return -((hit(words)(last) ? 1000 : 0) + named * 100 + (hit(hinted)(last) ? 10 : 0) + hintedCount);
     };
     return this.factory.families
       .filter(
@@ -89,10 +114,10 @@ export class EventDriver {
           !isAuthOperation(family.create) &&
           (this.factoryCreates(family) || this.creator.creatable(family)),
       )
-      .map((family, index) => ({ family, index }))
+      .map((family, index) => ({ family, index, score: score(family) }))
       .sort(
         (left, right) =>
-          score(left.family) - score(right.family) ||
+          left.score - right.score ||
           left.family.parentParameters.length - right.family.parentParameters.length ||
           left.index - right.index,
       )

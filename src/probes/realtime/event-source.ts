@@ -59,9 +59,8 @@ export async function causeObservedEvents(
     );
     return [];
   }
-  const families = realtime.driver
-    .families(channelWords(channel), preferred)
-    .slice(0, Math.max(limit, MAX_TRIES));
+  const { words, hints } = channelWords(channel);
+  const families = realtime.driver.families(words, preferred, hints).slice(0, Math.max(limit, MAX_TRIES));
   const sources: EventSource[] = [];
   // The likeliest family alone first (usually the one that spoke before); then the others at once, so that
   // a channel none of them makes speak costs one wait rather than one per family.

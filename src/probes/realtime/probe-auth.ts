@@ -17,10 +17,12 @@ import {
   waitForEvents,
   writeTranscript,
 } from "./realtime-run.ts";
-import { expiredToken, garbageToken } from "./socket-auth.ts";
+import { expiredToken, forgedTokens, garbageToken } from "./socket-auth.ts";
 
-// ws-unauthenticated: sockets with no token, a random token and an expired one listen while a signed-in
-// owner connects and then causes an event through the API. A finding needs all of:
+// ws-unauthenticated: sockets with no token, a random token and an expired one (and, when sessions are
+// JWTs, the owner's own claims under a forged signature and unsigned with `alg: none`: what a server that
+// reads claims without verifying them takes) listen while a signed-in owner connects and then causes an
+// event through the API. A finding needs all of:
 //   - an unauthenticated socket received a frame about the event (a unique marker or the created id),
 //   - the owner's own socket received it too (the channel really carries it),
 //   - the data is private: the HTTP API refuses it to anonymous readers (401/403/404), or failing a read
@@ -67,6 +69,14 @@ async function probeChannel(
       }),
     },
   ];
+  // A JWT session: the owner's own claims under a signature nobody made, and unsigned (`alg: none`).
+  for (const forged of forgedTokens(ownerSession?.credential.token)) {
+    const label = `${forged.label} token`;
+    unauthenticated.push({
+      label,
+      socket: await connect(realtime, channel, label, { token: forged.token }),
+    });
+  }
   const observers: Observer[] = [...unauthenticated];
   if (outsider) {
     const { credential } = await credentialOf(realtime, outsider.user);
@@ -248,7 +258,7 @@ async function probeChannel(
       transcriptUri,
       exchanges,
       steps: [
-        `Open ${channel.name} with no token (also with an invalid or expired one): the server accepts the connection.`,
+        `Open ${channel.name} with ${first.label === "no token" ? "no token" : `a token that is not valid (${first.label})`}: the server accepts the connection.`,
         first.kind === "event"
           ? `As ${owner.name}, ${source?.event.exchange.request.method} ${source?.family.collection} (a record of the probe's own).`
           : `Connect ${owner.name} (signed in) to the application's channels.`,

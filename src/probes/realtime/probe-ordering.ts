@@ -78,9 +78,14 @@ async function probeChannel(
     const since = realtime.clock();
     const events: Array<DrivenEvent | undefined> = [];
     if (kind === "sequential") {
-      for (let index = 0; index < count; index += 1) {
-        events.push(await realtime.driver.another(source.event, owner?.name, `${kind} ${index + 1}`, mode));
-      }
+      // One burst, as a client making changes back to back would: no other probe's measurement window may
+      // open between two changes (that would space them by its length, and a server that reorders only
+      // what arrives close together, batching or racing, would then look in order).
+      await realtime.run.client.together(async () => {
+        for (let index = 0; index < count; index += 1) {
+          events.push(await realtime.driver.another(source.event, owner?.name, `${kind} ${index + 1}`, mode));
+        }
+      });
     } else {
       events.push(
         ...(await realtime.run.client.together(() =>

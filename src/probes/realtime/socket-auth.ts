@@ -193,3 +193,35 @@ export function expiredToken(realToken: string | undefined, nowSeconds: number):
   const body = encode({ ...payload, iat: nowSeconds - 7200, exp: nowSeconds - 3600 });
   return `${header}.${body}.${Buffer.from("qaas-expired-signature").toString("base64url")}`;
 }
+
+/**
+ * Tokens a server that verifies JWTs properly refuses, built from a real one (none when it is not a JWT):
+ * its own claims, still valid in time, under a signature that is not the server's (a server that reads the
+ * claims and checks the expiry but never the signature takes it), and the same claims with `alg: none` and
+ * no signature at all (a server that verifies whatever algorithm the token names takes it).
+ */
+export function forgedTokens(realToken: string | undefined): Array<{ label: string; token: string }> {
+  const parts = realToken?.split(".") ?? [];
+  if (parts.length !== 3) return [];
+  let header: Record<string, unknown>;
+  try {
+    header = JSON.parse(Buffer.from(parts[0]!, "base64url").toString("utf8")) as Record<string, unknown>;
+    const payload = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as unknown;
+    if (typeof header?.alg !== "string" || payload === null || typeof payload !== "object") return [];
+  } catch {
+    return [];
+  }
+  const encode = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString("base64url");
+  // Same length and alphabet as the real signature, sharing none of it (evidence must not leak it).
+  const signature = parts[2]!;
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const forged = Array.from(signature.length > 0 ? signature : "x".repeat(43), (char, index) => {
+    let next = alphabet[(index * 11 + 5) % alphabet.length]!;
+    if (next === char) next = alphabet[(index * 11 + 6) % alphabet.length]!;
+    return next;
+  }).join("");
+  return [
+    { label: "forged signature", token: `${parts[0]}.${parts[1]}.${forged}` },
+    { label: "alg none", token: `${encode({ ...header, alg: "none" })}.${parts[1]}.` },
+  ];
+}
