@@ -30,6 +30,19 @@ document.getElementById("f").addEventListener("submit", async (event) => {
 });
 </script>`;
 
+const unnamedForm = (url: string, onDone: string): string => `
+<form id="u"><label for="handle">Handle</label> <input id="handle" value="main"> <button type="submit">Save</button></form>
+<p id="status" role="status"></p>
+<script>
+document.getElementById("u").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const response = await fetch(${JSON.stringify(url)}, { method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ handle: document.getElementById("handle").value }) });
+  const status = document.getElementById("status");
+  ${onDone}
+});
+</script>`;
+
 const PAGES: Record<string, string> = {
   // The handler announces success whatever the answer (the endpoint does not exist).
   "/feedback": page(
@@ -58,6 +71,16 @@ const PAGES: Record<string, string> = {
     "Sign in",
     `<form method="post" action="/session"><input name="user"><input name="password" type="password"><button>Go</button></form>`,
   ),
+  // Script-driven forms whose fields carry an id and no name, as controlled inputs of SPA frameworks do.
+  "/handles": page("Handles", unnamedForm("/api/handles", `status.textContent = "Saved.";`)),
+  "/handles-honest": page(
+    "Handles honest",
+    unnamedForm(
+      "/api/handles",
+      `status.textContent = response.ok ? "Saved." : "Not saved: " + (await response.json()).message;`,
+    ),
+  ),
+  "/digest": page("Digest", unnamedForm("/api/digest", "")),
   "/newsletter": page(
     "Newsletter",
     `<form id="n"><label>Email <input name="email" type="email" required></label><button>Subscribe</button></form><script>document.getElementById("n").addEventListener("submit", (event) => event.preventDefault());</script>`,
@@ -83,6 +106,14 @@ beforeAll(async () => {
           .writeHead(422, { "content-type": "application/json" })
           .end(JSON.stringify({ message: "the mail relay is down" }));
       if (url === "/notes") return html(500, page("Internal Server Error", "<p>Traceback: boom</p>"));
+      if (url === "/api/handles")
+        return void response
+          .writeHead(409, { "content-type": "application/json" })
+          .end(JSON.stringify({ message: "that handle is already taken" }));
+      if (url === "/api/digest")
+        return void response
+          .writeHead(500, { "content-type": "application/json" })
+          .end(JSON.stringify({ message: "mailer down" }));
       if (url === "/orders") return void response.writeHead(303, { location: "/orders/ok" }).end();
       return html(404, page("Not found", ""));
     }
@@ -125,11 +156,13 @@ const found = (): string[] =>
   candidates.map((draft) => `${draft.domain}/${draft.defect_class} ${draft.location.value}`).sort();
 
 describe("submit_forms", () => {
-  it("flags a success message over a failed request, a 500 behind a form and a submit that does nothing — nothing else", () => {
+  it("flags a success message over a failed request, a 500 behind a form and a submit that does nothing — nothing else, fields named or not", () => {
     expect(found()).toEqual([
+      "ui/broken-journey /digest",
       "ui/broken-journey /newsletter",
       "ui/broken-journey /notes/new",
       "usability/misleading-copy /feedback",
+      "usability/misleading-copy /handles",
     ]);
   });
 

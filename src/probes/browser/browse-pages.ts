@@ -86,6 +86,10 @@ export async function browsePages(
   const scannedTemplates = new Set<string>();
   const stats: BrowseStats = { checks: [...checks], roles: [], templates: 0, candidates: 0, durationMs: 0 };
   const templatesSeen = new Set<string>();
+  const chromeOverflows = new Map<
+    string,
+    { scope: Parameters<typeof overflowDraft>[0]; overflow: ConfirmedOverflow; related: string[] }
+  >();
 
   for (const role of roles) {
     const roleStats: RoleStats = { role: role.role, pages: 0, skipped: [], linksChecked: 0 };
@@ -154,8 +158,19 @@ export async function browsePages(
       const scope = { context, masker, baseUrl: target.baseUrl, role: role.role, path, template, seen };
       candidates.push(...pageDrafts(scope, page));
       book.add(template, page.links);
-      const draft = overflow && overflowDraft(scope, overflow);
-      if (draft) candidates.push(draft);
+      if (overflow) {
+        // The page's frame (a header every page shares) overflowing is one defect however many pages
+        // show it: the first page carries it, the others are its related places.
+        const chrome = overflow.first.culprit?.chrome;
+        const shared = chrome ? chromeOverflows.get(chrome) : undefined;
+        if (shared) {
+          if (!shared.related.includes(template)) shared.related.push(template);
+        } else if (chrome) chromeOverflows.set(chrome, { scope, overflow, related: [] });
+        else {
+          const draft = overflowDraft(scope, overflow);
+          if (draft) candidates.push(draft);
+        }
+      }
     }
     if (checks.has("links")) {
       const links = await brokenLinkDrafts(desktop, book, {
@@ -173,6 +188,10 @@ export async function browsePages(
       roleStats.linksChecked = links.checked;
       candidates.push(...links.drafts);
     }
+  }
+  for (const { scope, overflow, related } of chromeOverflows.values()) {
+    const draft = overflowDraft(scope, overflow, related);
+    if (draft) candidates.push(draft);
   }
   if (stats.roles.length > 0 && stats.roles.every((role) => role.error)) {
     return `the browser could not open a page for any role: ${stats.roles[0]?.error}`;

@@ -3,7 +3,7 @@ import type { RunContext } from "../../tools/context.ts";
 import { onRunEnd } from "../../tools/run-end.ts";
 import { quietWindowsOf } from "../http/quiet-window.ts";
 import { parseCookieHeader } from "../pages/cookie-jar.ts";
-import { CHROMIUM_ARGS, findChromium } from "../traffic/chromium.ts";
+import { CHROMIUM_ARGS, findChromium, prepareContext } from "../traffic/chromium.ts";
 
 // One Chromium per run, launched when first needed and closed when the run ends; one browser context per
 // role and viewport (contexts share nothing: cookies, storage and cache stay apart), so a page opened as
@@ -121,6 +121,7 @@ export class BrowserSession {
           isMobile: viewport.isMobile ?? false,
           hasTouch: viewport.hasTouch ?? false,
         });
+        await prepareContext(created);
         // Headers other than cookies go to the target only: a bearer token must not leave its origin.
         if (Object.keys(extra).length > 0) {
           await created.route(

@@ -30,65 +30,107 @@ export interface ClickOutcome {
 export const RISKY_CONTROL =
   /delete|remove|sign[\s_-]?(?:out|off)|log[\s_-]?(?:out|off)|\bpay|purchase|\bbuy\b|checkout|cancel|archive|reset|revoke|unsubscribe|close\s+(?:my\s+)?account|deactivate|destroy|discard|erase|wipe|terminate|clear|disable|\bban\b|\bblock\b|transfer|donate|place\s+order|confirm\s+order|leave|\bexit\b|\bquit\b/i;
 
-const CONTROL_SELECTOR = 'button, [role="button"], a[href="#"], input[type="button"]';
+// What a person takes for a control, in the forms pages give it: a button, anything with the button role,
+// a link that goes nowhere on its own (`href="#"`, `javascript:void(0)`, no href but a handler), an input
+// button, an element with an inline click handler, and, in pages that build controls from plain elements
+// (a styled div or span, common in SPA component libraries), the outermost element that shows the pointer
+// cursor a link or button shows. Real links (an href that leads somewhere) are the link checker's, form
+// fields are not controls.
+const CONTROL_SELECTOR =
+  'button, [role="button"], a[href="#"], a[href^="javascript:" i], a:not([href])[onclick], a:not([href])[tabindex], input[type="button"], [onclick]:not(a, input, select, textarea, label, option, form, body, html)';
+/** Elements that are controls (or fields) by their tag: a pointer cursor on them or inside them says nothing more. */
+const NATIVE_INTERACTIVE =
+  'a, button, input, select, textarea, label, summary, option, [onclick], [contenteditable], [role="button"], [role="link"], [role="menuitem"], [role="tab"], [role="option"], [role="checkbox"], [role="radio"], [role="switch"], [role="treeitem"]';
+/** How many elements of a page are read for a pointer cursor: enough for a page, bounded for a huge one. */
+const MAX_ELEMENTS_READ = 4000;
 const WATCH_MS = 1000;
 
 /** The controls of the page worth clicking, at most `limit`, in document order. */
 export async function clickableControls(page: Page, limit = 12): Promise<Control[]> {
   const found = await page
-    .$$eval(CONTROL_SELECTOR, (elements) => {
-      const pathOf = (element: Element): string => {
-        const parts: string[] = [];
-        let node: Element | null = element;
-        while (node && node !== document.documentElement) {
-          if (node.id && /^[A-Za-z][\w-]*$/.test(node.id)) {
-            parts.unshift(`#${node.id}`);
-            break;
-          }
-          const tag = node.tagName.toLowerCase();
-          const parent: Element | null = node.parentElement;
-          const index = parent
-            ? [...parent.children].filter((child) => child.tagName === node?.tagName).indexOf(node) + 1
-            : 1;
-          parts.unshift(`${tag}:nth-of-type(${index})`);
-          node = parent;
+    .evaluate(
+      ({ selector, native, maxRead }) => {
+        const elements = [...document.querySelectorAll(selector)];
+        const listed = new Set(elements);
+        // Styled elements acting as controls: the outermost one showing a pointer, outside any native one.
+        const all = document.body ? document.body.getElementsByTagName("*") : [];
+        for (let index = 0; index < Math.min(all.length, maxRead); index += 1) {
+          const element = all[index] as HTMLElement;
+          if (listed.has(element) || element.closest(native) || element.closest("form")) continue;
+          if (getComputedStyle(element).cursor !== "pointer") continue;
+          const parent = element.parentElement;
+          if (parent && parent !== document.body && getComputedStyle(parent).cursor === "pointer") continue;
+          if (!(element.getAttribute("aria-label") || element.textContent || "").trim()) continue;
+          elements.push(element);
+          listed.add(element);
         }
-        return parts.join(" > ");
-      };
-      return elements
-        .filter((element) => {
-          const html = element as HTMLElement;
-          if (html.closest("form") || html.hasAttribute("form")) return false;
-          if (html.hasAttribute("popovertarget") || html.hasAttribute("commandfor")) return false;
-          if ((html as HTMLButtonElement).disabled || html.getAttribute("aria-disabled") === "true")
-            return false;
-          const box = html.getBoundingClientRect();
-          const style = getComputedStyle(html);
-          return box.width > 0 && box.height > 0 && style.visibility !== "hidden" && style.display !== "none";
-        })
-        .map((element) => {
-          const html = element as HTMLElement;
-          const name = (
-            html.getAttribute("aria-label") ||
-            html.textContent ||
-            (html as HTMLInputElement).value ||
-            html.getAttribute("title") ||
-            ""
-          )
-            .replace(/\s+/g, " ")
-            .trim()
-            .slice(0, 80);
-          return { selector: pathOf(element), name, tag: element.tagName.toLowerCase() };
-        });
-    })
-    .catch(() => [] as Control[]);
-  return found
-    .filter(
-      (control) =>
-        !RISKY_CONTROL.test(control.name) &&
-        !NEVER_FOLLOW.test(control.name) &&
-        !destructiveReason(control.name),
+        elements.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+        const pathOf = (element: Element): string => {
+          const parts: string[] = [];
+          let node: Element | null = element;
+          while (node && node !== document.documentElement) {
+            if (node.id && /^[A-Za-z][\w-]*$/.test(node.id)) {
+              parts.unshift(`#${node.id}`);
+              break;
+            }
+            const tag = node.tagName.toLowerCase();
+            const parent: Element | null = node.parentElement;
+            const index = parent
+              ? [...parent.children].filter((child) => child.tagName === node?.tagName).indexOf(node) + 1
+              : 1;
+            parts.unshift(`${tag}:nth-of-type(${index})`);
+            node = parent;
+          }
+          return parts.join(" > ");
+        };
+        return elements
+          .filter((element) => {
+            const html = element as HTMLElement;
+            if (html.closest("form") || html.hasAttribute("form")) return false;
+            if (html.hasAttribute("popovertarget") || html.hasAttribute("commandfor")) return false;
+            if ((html as HTMLButtonElement).disabled || html.getAttribute("aria-disabled") === "true")
+              return false;
+            const box = html.getBoundingClientRect();
+            const style = getComputedStyle(html);
+            return (
+              box.width > 0 && box.height > 0 && style.visibility !== "hidden" && style.display !== "none"
+            );
+          })
+          .map((element) => {
+            const html = element as HTMLElement;
+            const name = (
+              html.getAttribute("aria-label") ||
+              html.textContent ||
+              (html as HTMLInputElement).value ||
+              html.getAttribute("title") ||
+              ""
+            )
+              .replace(/\s+/g, " ")
+              .trim()
+              .slice(0, 80);
+            return { selector: pathOf(element), name, tag: element.tagName.toLowerCase() };
+          });
+      },
+      { selector: CONTROL_SELECTOR, native: NATIVE_INTERACTIVE, maxRead: MAX_ELEMENTS_READ },
     )
+    .catch(() => [] as Control[]);
+  // Controls repeated under one name (an "Edit" per row) run one handler: the first stands for them all,
+  // so a page of many rows does not use up the clicks before its other controls.
+  const names = new Set<string>();
+  return found
+    .filter((control) => {
+      if (
+        RISKY_CONTROL.test(control.name) ||
+        NEVER_FOLLOW.test(control.name) ||
+        destructiveReason(control.name)
+      )
+        return false;
+      if (control.name === "") return true;
+      const key = `${control.tag} ${control.name.toLowerCase()}`;
+      if (names.has(key)) return false;
+      names.add(key);
+      return true;
+    })
     .slice(0, limit);
 }
 

@@ -20,7 +20,17 @@ export interface FormDescription {
   fields: string[];
 }
 
-const DESCRIBE_FORMS = `(() => [...document.forms].map((form, index) => {
+// A field a person fills: an enabled input, select or textarea that is not a button or hidden. Forms a
+// script submits (fetch on "submit", most SPA frameworks' controlled inputs) often give their fields an id,
+// a label or nothing but their place, and no name: such a field is as much a field as a named one. Its
+// name in the answer is its name, else its id, else its label's words, else its type.
+const FIELD_HELPERS = `
+  const NOT_FILLED = ["submit", "button", "reset", "image", "hidden"];
+  const fillable = (el) => ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) && !el.disabled && !NOT_FILLED.includes((el.type || "").toLowerCase());
+  const fieldName = (el) => el.name || el.id || [...(el.labels || [])].map((label) => label.textContent || "").join(" ").replace(/\\s+/g, " ").trim() || el.getAttribute("aria-label") || el.type || el.tagName.toLowerCase();
+`;
+
+const DESCRIBE_FORMS = `(() => {${FIELD_HELPERS} return [...document.forms].map((form, index) => {
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   const submit = form.querySelector('button:not([type]), button[type=submit], input[type=submit]');
   const submitLabel = ((submit && (submit.textContent || submit.value)) || "").replace(/\\s+/g, " ").trim();
@@ -29,7 +39,7 @@ const DESCRIBE_FORMS = `(() => [...document.forms].map((form, index) => {
     const found = node.querySelector && node.querySelector("h1, h2, h3, legend");
     if (found) heading = found.textContent.replace(/\\s+/g, " ").trim();
   }
-  const fields = [...form.elements].filter((el) => el.name && !el.disabled && el.type !== "hidden").map((el) => el.name);
+  const fields = [...form.elements].filter(fillable).map(fieldName);
   let skip;
   if (!visible(form)) skip = "not visible";
   else if (form.querySelector("input[type=password]")) skip = "a sign-in or password form";
@@ -44,9 +54,9 @@ const DESCRIBE_FORMS = `(() => [...document.forms].map((form, index) => {
     skip,
     fields,
   };
-}))()`;
+}); })()`;
 
-const FILL_FORM = `((args) => {
+const FILL_FORM = `((args) => {${FIELD_HELPERS}
   const form = document.forms[args.index];
   if (!form) return { ok: false, reason: "the form is gone" };
   const token = args.token;
@@ -79,7 +89,7 @@ const FILL_FORM = `((args) => {
   const filled = [];
   const radios = new Set();
   for (const el of form.elements) {
-    if (!el.name || el.disabled || el.readOnly || el.type === "hidden") continue;
+    if (!fillable(el) || el.readOnly) continue;
     const words = labelOf(el);
     const type = (el.type || "").toLowerCase();
     if (el.tagName === "SELECT") {
@@ -87,9 +97,10 @@ const FILL_FORM = `((args) => {
     } else if (type === "checkbox") {
       if (el.required) el.checked = true;
     } else if (type === "radio") {
-      if (radios.has(el.name)) continue;
-      radios.add(el.name);
-      if (!form.querySelector('input[type=radio][name="' + CSS.escape(el.name) + '"]:checked')) el.checked = true;
+      // Radios without a name are each their own group.
+      if (el.name && radios.has(el.name)) continue;
+      if (el.name) radios.add(el.name);
+      if (el.name ? !form.querySelector('input[type=radio][name="' + CSS.escape(el.name) + '"]:checked') : !el.checked) el.checked = true;
     } else if (["submit", "button", "reset", "image", "color", "range"].includes(type)) {
       continue;
     } else if (el.value && !el.required) {
@@ -106,10 +117,10 @@ const FILL_FORM = `((args) => {
     else continue;
     el.dispatchEvent(new Event("input", { bubbles: true }));
     el.dispatchEvent(new Event("change", { bubbles: true }));
-    filled.push(el.name);
+    filled.push(fieldName(el));
   }
   if (!form.checkValidity()) {
-    const invalid = [...form.elements].filter((el) => el.willValidate && !el.checkValidity()).map((el) => el.name + ": " + el.validationMessage);
+    const invalid = [...form.elements].filter((el) => el.willValidate && !el.checkValidity()).map((el) => fieldName(el) + ": " + el.validationMessage);
     return { ok: false, reason: "the values chosen do not satisfy the form's own rules (" + invalid.join("; ").slice(0, 200) + ")" };
   }
   return { ok: true, filled };

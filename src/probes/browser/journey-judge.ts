@@ -13,9 +13,11 @@ export type JourneyVerdict =
   | { kind: "none"; reason: string };
 
 const SUCCESS =
-  /\b(?:success(?:ful(?:ly)?)?|saved|created|sent|submitted|thank(?:s| you)|updated|added|posted|received|all set|we(?:'ll| will) (?:get back|reply|respond|be in touch|contact you))\b/i;
+  /\b(?:success(?:ful(?:ly)?)?|saved|created|sent|submitted|thank(?:s| you)|updated|added|posted|received|subscribed|registered|reserved|booked|scheduled|confirmed|all set|we(?:'ll| will) (?:get back|reply|respond|be in touch|contact you))\b/i;
+// A line that names success only to deny it ("Not saved: …", "Nothing was sent", "wasn't created") admits
+// the failure: it is the honest answer, not a claim.
 const FAILURE =
-  /\b(?:error|failed|failure|could ?n[o']t|cannot|can't|unable|invalid|required|problem|wrong|denied|forbidden|not found|not allowed|try again|rejected|declined)\b/i;
+  /\b(?:error|failed|failure|unsuccessful|could ?n[o']t|cannot|can't|unable|invalid|required|problem|wrong|denied|forbidden|not found|not allowed|try again|rejected|declined|refused|already (?:taken|exists|in use|registered)|(?:is|was|are|were) taken|unavailable|not|never|nothing|(?:was|were|is|are|has|have|did|does|do)n't)\b/i;
 const ERROR_TITLE = /\b(?:error|exception|traceback|internal server|bad gateway|not found|\d{3})\b/i;
 
 /** Lines the page shows after the journey that it did not show before. */

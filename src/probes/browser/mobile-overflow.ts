@@ -11,7 +11,19 @@ export interface Overflow {
   scrollWidth: number;
   viewportWidth: number;
   /** The widest element sticking out, as a CSS selector with its width. */
-  culprit?: { selector: string; width: number; right: number };
+  culprit?: Culprit;
+}
+
+export interface Culprit {
+  selector: string;
+  width: number;
+  right: number;
+  /**
+   * When the element is part of the page's frame rather than its content (outside `main`, in a page-level
+   * header, navigation, footer or aside): its place from `body` (`body > header.topbar > nav`). A frame
+   * every page shares overflows on every page for one reason: browse-pages reports it once.
+   */
+  chrome?: string;
 }
 
 export const OVERFLOW_TOLERANCE_PX = 2;
@@ -41,16 +53,30 @@ export async function horizontalOverflow(page: Page): Promise<Overflow | undefin
         const classes = [...element.classList].slice(0, 2);
         return classes.length > 0 ? `${tag}.${classes.join(".")}` : tag;
       };
-      let culprit: { selector: string; width: number; right: number } | undefined;
+      const chromeOf = (element: Element): string | undefined => {
+        if (element.closest("main, [role='main']")) return undefined;
+        const frame = element.closest(
+          "header, nav, footer, aside, [role='banner'], [role='navigation'], [role='contentinfo']",
+        );
+        if (!frame) return undefined;
+        const parts: string[] = [];
+        for (let node: Element | null = element; node && node !== document.body; node = node.parentElement)
+          parts.unshift(describe(node));
+        return ["body", ...parts].join(" > ");
+      };
+      let culprit: { selector: string; width: number; right: number; chrome?: string } | undefined;
       for (const element of document.body ? document.body.querySelectorAll("*") : []) {
         const box = element.getBoundingClientRect();
         if (box.right <= viewportWidth + tolerance || box.width === 0 || clipped(element)) continue;
-        if (!culprit || box.width > culprit.width)
+        if (!culprit || box.width > culprit.width) {
+          const chrome = chromeOf(element);
           culprit = {
             selector: describe(element),
             width: Math.round(box.width),
             right: Math.round(box.right),
+            ...(chrome ? { chrome } : {}),
           };
+        }
       }
       return { scrollWidth, viewportWidth, ...(culprit ? { culprit } : {}) };
     }, OVERFLOW_TOLERANCE_PX)

@@ -152,7 +152,12 @@ export function pageDrafts(scope: PageScope, page: ConfirmedPage): EnvelopeDraft
   return drafts;
 }
 
-export function overflowDraft(scope: PageScope, overflow: ConfirmedOverflow): EnvelopeDraft | undefined {
+export function overflowDraft(
+  scope: PageScope,
+  overflow: ConfirmedOverflow,
+  /** Other page templates whose shared frame overflows the same way (see Culprit.chrome). */
+  related: string[] = [],
+): EnvelopeDraft | undefined {
   const key = `visual-defect|${scope.template}|mobile-overflow`;
   if (scope.seen.has(key)) return undefined;
   scope.seen.add(key);
@@ -160,6 +165,10 @@ export function overflowDraft(scope: PageScope, overflow: ConfirmedOverflow): En
   const culprit = first.culprit
     ? ` The widest element sticking out is ${first.culprit.selector} (${first.culprit.width}px wide, right edge at ${first.culprit.right}px).`
     : "";
+  const elsewhere =
+    related.length > 0
+      ? ` It is part of the frame every page shares (${first.culprit?.chrome}): ${related.join(", ")} overflow the same way.`
+      : "";
   return uiFinding(scope.context, scope.masker, {
     role: scope.role,
     baseUrl: scope.baseUrl,
@@ -167,7 +176,8 @@ export function overflowDraft(scope: PageScope, overflow: ConfirmedOverflow): En
     ...(overflow.screenshot ? { screenshot: overflow.screenshot } : {}),
     defectClass: "visual-defect",
     title: `${scope.template} overflows a phone screen sideways (${first.scrollWidth}px at ${first.viewportWidth}px)`,
-    summary: `At mobile width (${first.viewportWidth}px) ${scope.path} is ${first.scrollWidth}px wide and scrolls sideways, on two loads (${second.scrollWidth}px the second time).${culprit}`,
+    summary: `At mobile width (${first.viewportWidth}px) ${scope.path} is ${first.scrollWidth}px wide and scrolls sideways, on two loads (${second.scrollWidth}px the second time).${culprit}${elsewhere}`,
+    ...(related.length > 0 ? { related } : {}),
     impact: "On a phone part of the page is off screen and the page pans sideways while reading.",
     severity: "low",
     confidence: 0.8,

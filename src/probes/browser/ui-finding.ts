@@ -18,6 +18,8 @@ export interface UiFindingInput {
   >;
   /** Path template the finding is at (`/projects/{id}`). */
   location: string;
+  /** Other page templates where the same defect shows. */
+  related?: string[];
   title: string;
   summary: string;
   impact: string;
@@ -71,7 +73,11 @@ export function uiFinding(context: ToolContext, masker: Masker, input: UiFinding
     defect_class: input.defectClass,
     title: truncate(masker.maskText(input.title), 200),
     summary: masker.maskText(input.summary),
-    location: { kind: "page", value: input.location },
+    location: {
+      kind: "page",
+      value: input.location,
+      ...(input.related?.length ? { related: input.related.map((value) => ({ kind: "page", value })) } : {}),
+    },
     evidence,
     reproduction: {
       steps: input.steps.map((step) => masker.maskText(step)),

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { BrowserContext } from "playwright-core";
 import { QaasError } from "../../errors.ts";
 
 // The system's Chromium (Debian's package), driven by playwright-core: no browser download, ever.
@@ -49,4 +50,31 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What every browser context qaas opens runs before a page's own scripts. qaas runs as TypeScript through
+ * tsx, whose esbuild transform keeps function names by wrapping each named inner function in a call to a
+ * module-level `__name` helper. A function handed to `page.evaluate` is sent to the page as its source
+ * text, without that helper, so any one with a named helper inside (`const describe = (element) => …`)
+ * throws "__name is not defined" in the page, and the probe that called it silently sees nothing. The
+ * page gets an equivalent helper, defined only where the page has none, writable so a page bundle that
+ * brings its own keeps it.
+ */
+export const EVALUATE_HELPERS = `(() => {
+  if (typeof globalThis.__name === "function") return;
+  Object.defineProperty(globalThis, "__name", {
+    value: (target, value) => {
+      try { Object.defineProperty(target, "name", { value, configurable: true }); } catch {}
+      return target;
+    },
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+})();`;
+
+/** Makes functions qaas sends to `page.evaluate` run in every page of `context` (see EVALUATE_HELPERS). */
+export async function prepareContext(context: BrowserContext): Promise<void> {
+  await context.addInitScript({ content: EVALUATE_HELPERS });
 }

@@ -3,7 +3,7 @@ import { templateOfConcrete } from "../../map/inventory.ts";
 import { splitSessionHeaders } from "../browser/browser-session.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import { mayFollow, NEVER_FOLLOW } from "../pages/urls.ts";
-import { CHROMIUM_ARGS, findChromium } from "./chromium.ts";
+import { CHROMIUM_ARGS, findChromium, prepareContext } from "./chromium.ts";
 
 // What pages ask the server for when a real browser loads them: each page is opened as each role in
 // Chromium, left to settle, and every same-origin XHR/fetch it makes is recorded (method, URL, content
@@ -129,6 +129,7 @@ async function recordRole(
   let context: BrowserContext | undefined;
   try {
     context = await browser.newContext({ serviceWorkers: "block", ignoreHTTPSErrors: true });
+    await prepareContext(context);
     if (cookies.length > 0) await context.addCookies(cookies);
     let currentPage = "";
     await context.route("**/*", (route) =>

@@ -1,0 +1,95 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { BrowserContext } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BrowserSession } from "../../src/probes/browser/browser-session.ts";
+import { checkPage } from "../../src/probes/browser/page-checks.ts";
+
+// Dead controls in the forms real pages give them: a `javascript:void(0)` link, a styled div with the
+// pointer cursor (component libraries), an element with an inline handler, and a dead button after a
+// table's worth of working row buttons. Each has a look-alike that acts; only the dead ones are answered,
+// and only when a fresh load's click does nothing again.
+
+const page = (title: string, body: string): string =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<style>.chip { cursor: pointer; display: inline-block; padding: 4px; } .chip span { cursor: pointer; }</style></head>
+<body><main><h1>${title}</h1>${body}</main></body></html>`;
+
+const PAGES: Record<string, string> = {
+  "/dead": page(
+    "Report",
+    `<p><a href="javascript:void(0)" id="share">Share report</a></p>
+     <div class="chip" id="download"><span>Download CSV</span></div>
+     <p><span onclick="void 0">Print view</span></p>
+     <p id="out"></p>
+     <script>document.getElementById("download").addEventListener("click", () => {});</script>`,
+  ),
+  "/alive": page(
+    "Board",
+    `<p><a href="javascript:void(0)" id="more">Show more</a></p><p id="extra" hidden>More</p>
+     <div class="chip" id="filter"><span>Only open</span></div>
+     <p><span onclick="fetch('/api/ping')">Ping</span></p>
+     <script>
+       document.getElementById("more").addEventListener("click", () => { document.getElementById("extra").hidden = false; });
+       document.getElementById("filter").addEventListener("click", (event) => { event.currentTarget.classList.toggle("on"); });
+     </script>`,
+  ),
+  "/rows": page(
+    "Rows",
+    `<table>${Array.from({ length: 12 }, (_, row) => `<tr><td>Row ${row}</td><td><button type="button" class="edit">Edit</button></td></tr>`).join("")}</table>
+     <button type="button" id="export">Export</button><p id="note"></p>
+     <script>
+       for (const button of document.querySelectorAll(".edit")) button.addEventListener("click", () => { document.getElementById("note").textContent = "Editing"; });
+     </script>`,
+  ),
+};
+
+let server: http.Server;
+let baseUrl: string;
+let session: BrowserSession;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    const body = PAGES[(request.url ?? "/").split("?")[0] as string];
+    if (body) return void response.writeHead(200, { "content-type": "text/html" }).end(body);
+    response.writeHead(request.url === "/api/ping" ? 204 : 404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  session = new BrowserSession();
+  context = await session.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
+}, 60_000);
+
+afterAll(async () => {
+  await session.close();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+async function deadOn(path: string): Promise<string[]> {
+  const result = await checkPage(session, context, {
+    url: `${baseUrl}${path}`,
+    checks: new Set(["controls"]),
+    load: { writesAllowed: false },
+    workingControls: new Set(),
+    judgedControls: new Set(),
+    template: path,
+    maxControls: 8,
+  });
+  return result.deadControls.map(({ control }) => control.name).sort();
+}
+
+describe("dead controls", () => {
+  it("finds a dead javascript: link, a dead pointer-styled div and a dead inline handler", async () => {
+    expect(await deadOn("/dead")).toEqual(["Download CSV", "Print view", "Share report"]);
+  }, 90_000);
+
+  it("leaves alone look-alikes that show something, change a class or send a request", async () => {
+    expect(await deadOn("/alive")).toEqual([]);
+  }, 90_000);
+
+  it("clicks one of many same-named row buttons, so a dead control after them is still reached", async () => {
+    expect(await deadOn("/rows")).toEqual(["Export"]);
+  }, 90_000);
+});
