@@ -10,6 +10,8 @@ export interface RunCommandOptions {
   agent?: string[];
   seat?: string;
   ticket?: string[];
+  /** bug-bash: charters to walk (`--charter`, repeated). */
+  charter?: string[];
   config?: string;
   dryRun?: boolean;
   resume?: string;
@@ -71,6 +73,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     agents,
     seat: options.seat,
     tickets: options.ticket,
+    ...(options.charter && options.charter.length > 0 ? { charters: options.charter } : {}),
     json: options.json,
     signal: controller.signal,
   });
