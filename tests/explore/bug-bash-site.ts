@@ -23,7 +23,10 @@ export async function startBugBashSite(): Promise<BugBashSite> {
     const html = (title: string, body: string, status = 200) =>
       response.writeHead(status, { "content-type": "text/html" }).end(page(title, body));
     if (url === "/" || url === "/health") {
-      html("Home", `<h1>Home</h1><nav><a href="/figures">Monthly figures</a> <a href="/about">About</a></nav>`);
+      html(
+        "Home",
+        `<h1>Home</h1><nav><a href="/figures">Monthly figures</a> <a href="/about">About</a></nav>`,
+      );
     } else if (url === "/figures") {
       html("Error", "<h1>Internal error</h1>", 500);
     } else if (url === "/about") {
