@@ -1,4 +1,5 @@
 import { QaasError } from "../errors.ts";
+import { type BugBashReport, renderBugBash } from "../explore/bug-bash/bash-report.ts";
 import { dryRun, renderDryRun } from "./dry-run.ts";
 import { assertSomethingRan } from "./nothing-ran.ts";
 import { resumeRun, startRun } from "./start-run.ts";
@@ -95,12 +96,14 @@ function interruptible(): AbortController {
 }
 
 function print(
-  report: { run_id: string; status: string; findings: { total: number } },
+  report: { run_id: string; status: string; findings: { total: number }; bug_bash?: BugBashReport },
   json: boolean | undefined,
 ) {
   if (json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
+    // A bug bash answers with its sessions and every candidate's fate, confirmed or rejected and why.
+    if (report.bug_bash) process.stdout.write(renderBugBash(report.bug_bash));
     process.stdout.write(
       `run ${report.run_id}: ${report.status}, ${report.findings.total} finding(s). See: qaas show ${report.run_id}\n`,
     );

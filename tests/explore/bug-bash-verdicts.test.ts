@@ -117,29 +117,31 @@ describe("choosing the charters", () => {
     });
   });
 
-  it("derives one charter per persona and area of the map, personas taking turns, up to the cap", () => {
-    const page = (path: string, roles: string[], status = 200) => ({
+  it("derives the entry walk per persona, then one charter per area each persona reaches, up to the cap", () => {
+    const page = (path: string, roles: string[], status = 200, forms: unknown[] = []) => ({
       path,
       roles,
       status,
       links: [],
-      forms: [],
+      forms,
     });
     const map = {
       pages: [
         page("/", ["anonymous", "member"]),
         page("/alpha", ["anonymous", "member"]),
-        page("/alpha/new", ["member"]),
+        page("/alpha/new", ["member"], 200, [{ action: "/alpha", method: "POST", fields: ["name"] }]),
         page("/beta/{id}", ["member"]),
         page("/beta/list", ["member"]),
         page("/gone", ["anonymous"], 404),
       ],
     } as unknown as SystemMap;
-    const charters = deriveCharters(map, ["anonymous", "member"], 3);
-    expect(charters.map((charter) => `${charter.persona} ${charter.text}`)).toEqual([
-      "anonymous open the entry page and find a way to /alpha",
-      "member open the entry page and find a way to /alpha",
-      "anonymous open the entry page and follow the links it offers",
+    const charters = deriveCharters(map, ["anonymous", "member", "auditor"], 5);
+    expect(charters.map((charter) => `${charter.id} ${charter.persona}: ${charter.text}`)).toEqual([
+      "C1 anonymous: open the entry page and follow the links it offers",
+      "C2 member: open the entry page and follow the links it offers",
+      "C3 anonymous: open the entry page and find a way to /alpha",
+      "C4 member: open the entry page and find a way to /alpha/new, then fill the alpha form",
+      "C5 member: open the entry page and find a way to /beta/list",
     ]);
     expect(deriveCharters(undefined, ["anonymous"], 4)).toEqual([
       {

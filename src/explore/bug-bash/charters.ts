@@ -20,64 +20,77 @@ export function parseGivenCharter(text: string, index: number, personas: readonl
   return { id: `C${index + 1}`, persona, text: body, origin: "given" };
 }
 
+interface Area {
+  area: string;
+  /** Shortest first: the area's own page when it has one, else its simplest page. */
+  paths: string[];
+  roles: string[];
+  /** Pages of the area with a form that writes (POST and the like), with the roles that reached each. */
+  forms: Array<{ path: string; roles: string[] }>;
+}
+
 /** Pages of a map grouped by area (the first path segment; "/" is the entry's own area), path templates left out. */
-export function areasOf(
-  map: SystemMap | undefined,
-): Array<{ area: string; paths: string[]; roles: string[] }> {
-  const areas = new Map<string, { paths: string[]; roles: Set<string> }>();
+export function areasOf(map: SystemMap | undefined): Area[] {
+  const areas = new Map<string, { paths: string[]; roles: Set<string>; forms: Area["forms"] }>();
   for (const page of map?.pages ?? []) {
     // A page the crawl saw missing or refused is no place to send a charter; a failing one is.
     const status = page.status ?? 200;
     if (status >= 400 && status < 500) continue;
     if (/[{}]/.test(page.path)) continue;
     const segment = page.path.split(/[?#]/)[0]!.split("/").filter(Boolean)[0];
-    // A path parameter is not an area of its own (`/{id}`), nor is a file.
     if (segment && /\.\w{2,4}$/.test(segment)) continue;
     const area = segment ? `/${segment}` : "/";
-    const entry = areas.get(area) ?? { paths: [], roles: new Set<string>() };
+    const entry = areas.get(area) ?? { paths: [], roles: new Set<string>(), forms: [] };
     entry.paths.push(page.path);
     for (const role of page.roles ?? ["anonymous"]) entry.roles.add(role);
+    if (page.forms.some((form) => !/^get$/i.test(form.method) && !form.scripted))
+      entry.forms.push({ path: page.path, roles: page.roles ?? ["anonymous"] });
     areas.set(area, entry);
   }
   return [...areas]
     .map(([area, entry]) => ({
       area,
-      // Shortest first: the area's own page when it has one, else its simplest page.
       paths: [...new Set(entry.paths)].sort((a, b) => a.length - b.length || a.localeCompare(b)),
       roles: [...entry.roles].sort(),
+      forms: entry.forms,
     }))
     .sort((a, b) => b.paths.length - a.paths.length || a.area.localeCompare(b.area));
 }
 
 /**
- * One charter per persona × area, broadest areas first, personas taking turns so a small cap still covers
- * several of them; the entry area becomes "follow the links", every other area "find a way to it".
+ * Charters per persona, personas taking turns so a small cap still covers several of them: first each
+ * persona follows the entry page's links (a crawl that reports pages failing to render), then one charter
+ * per area it reaches, broadest areas first — completing the area's form when it has one, else reaching it.
  */
 export function deriveCharters(
   map: SystemMap | undefined,
   personas: readonly string[],
   max: number,
 ): Charter[] {
-  const pairs: Array<{ persona: string; area: string }> = [];
-  const areas = areasOf(map);
-  const byPersona = personas.map((persona) =>
-    areas
+  const areas = areasOf(map).filter((area) => area.area !== "/");
+  const byPersona = personas.map((persona) => [
+    { persona, text: "open the entry page and follow the links it offers" },
+    ...areas
       .filter((area) => area.roles.includes(persona))
-      .map((area) => ({ persona, area: area.area === "/" ? "/" : area.paths[0]! })),
-  );
+      .map((area) => ({ persona, text: charterOf(area, persona) })),
+  ]);
+  // Personas the map never saw (none signed in) still get the entry walk; only the anonymous one is sure.
+  const seen = byPersona.filter((list, index) => index === 0 || list.length > 1);
+  const pairs: Array<{ persona: string; text: string }> = [];
   for (let round = 0; pairs.length < max; round += 1) {
-    const row = byPersona.map((list) => list[round]).filter((pair) => pair !== undefined);
+    const row = seen.map((list) => list[round]).filter((pair) => pair !== undefined);
     if (row.length === 0) break;
     pairs.push(...row.slice(0, max - pairs.length));
   }
-  if (pairs.length === 0) pairs.push({ persona: "anonymous", area: "/" });
-  return pairs.map((pair, index) => ({
-    id: `C${index + 1}`,
-    persona: pair.persona,
-    text:
-      pair.area === "/"
-        ? "open the entry page and follow the links it offers"
-        : `open the entry page and find a way to ${pair.area}`,
-    origin: "derived",
-  }));
+  return pairs.map((pair, index) => ({ id: `C${index + 1}`, ...pair, origin: "derived" }));
+}
+
+/** Completing the area's form where the persona reaches one, else reaching the area's simplest page. */
+function charterOf(area: Area, persona: string): string {
+  const form = area.forms.find((candidate) => candidate.roles.includes(persona));
+  if (form) {
+    const subject = area.area.slice(1).replace(/[-_]+/g, " ").replace(/s$/, "") || "entry";
+    return `open the entry page and find a way to ${form.path}, then fill the ${subject} form`;
+  }
+  return `open the entry page and find a way to ${area.paths[0]}`;
 }
