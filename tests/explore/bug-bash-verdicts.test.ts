@@ -129,9 +129,12 @@ describe("choosing the charters", () => {
       pages: [
         page("/", ["anonymous", "member"]),
         page("/alpha", ["anonymous", "member"]),
-        page("/alpha/new", ["member"], 200, [{ action: "/alpha", method: "POST", fields: ["name"] }]),
+        page("/alpha/new", ["member"], 200, [
+          { action: "/alpha", method: "POST", fields: ["name"], inputs: [{ name: "name", type: "text" }] },
+        ]),
         page("/beta/{id}", ["member"]),
-        page("/beta/list", ["member"]),
+        // A sign-out button in the layout is a POST form with nothing to type: no form charter.
+        page("/beta/list", ["member"], 200, [{ action: "/out", method: "POST", fields: [], inputs: [] }]),
         page("/gone", ["anonymous"], 404),
       ],
     } as unknown as SystemMap;

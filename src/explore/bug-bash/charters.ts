@@ -43,7 +43,10 @@ export function areasOf(map: SystemMap | undefined): Area[] {
     const entry = areas.get(area) ?? { paths: [], roles: new Set<string>(), forms: [] };
     entry.paths.push(page.path);
     for (const role of page.roles ?? ["anonymous"]) entry.roles.add(role);
-    if (page.forms.some((form) => !/^get$/i.test(form.method) && !form.scripted))
+    // A form with something to type in: a layout's sign-out button is a form too, and no journey.
+    const typed = (form: (typeof page.forms)[number]) =>
+      (form.inputs ?? []).some((input) => !/^(hidden|submit|button|checkbox|radio|file)$/i.test(input.type));
+    if (page.forms.some((form) => !/^get$/i.test(form.method) && !form.scripted && typed(form)))
       entry.forms.push({ path: page.path, roles: page.roles ?? ["anonymous"] });
     areas.set(area, entry);
   }
