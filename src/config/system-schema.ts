@@ -7,6 +7,17 @@ export const RunModeSchema = z.strictObject({
   budget: BudgetSchema.default({}),
   /** pr-check: limit discovery to what a change touched. */
   focus: z.enum(["all", "changed"]).default("all"),
+  /** bug-bash: how many charter sessions, how many at once, and each one's step and minute budget. */
+  charters: z
+    .strictObject({
+      /** Charters derived from the map when none is given (given ones are all walked, up to 12). */
+      max: z.number().int().min(1).max(12).default(4),
+      /** Sessions walking at once, each in a browser context of its own. */
+      parallel: z.number().int().min(1).max(4).default(2),
+      steps: z.number().int().min(1).max(12).default(6),
+      minutes: z.number().int().min(3).max(15).default(5),
+    })
+    .optional(),
 });
 
 // Tracker credentials are named, never written: `secret_ref:ENV_NAME`, read when a tracker is called.

@@ -70,13 +70,14 @@ function isEntry(words: string): boolean {
 function formSubject(text: string): string | undefined {
   const filled = /\bfill(?:\s+in|\s+out)?\s+(?:the\s+|a\s+|an\s+)?([\w' -]{1,40}?)\s+form\b/i.exec(text);
   if (filled) return filled[1]!.trim();
-  const created =
-    /\b(?:create|add|make|submit|register|open)\s+(?:a|an|one|the)\s+(?:new\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)/i.exec(
-      text,
-    );
+  // "open a page", "create a way" are not records; only a verb that makes something names a form, and an
+  // "open the entry page" before it does not hide it.
+  const created = [
+    ...text.matchAll(
+      /\b(?:create|add|make|submit|register|open)\s+(?:a|an|one|the)\s+(?:new\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)/gi,
+    ),
+  ].find((match) => !/^open\b/i.test(match[0]));
   if (!created) return undefined;
-  // "open a page", "create a way" are not records; only a verb that makes something names a form.
-  if (/^open\b/i.test(created[0])) return undefined;
   return created[1]!.replace(/\s+(?:and|then|with|from|on|in)\b.*$/i, "").trim();
 }
 

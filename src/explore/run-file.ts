@@ -38,6 +38,15 @@ export interface Evidence {
   path: string;
 }
 
+/**
+ * The exact check a finding failed, when a deterministic one decided it: enough to generate a repro test
+ * that asserts the same thing (a bug bash confirms a candidate only through such a test).
+ */
+export type FindingCheck =
+  | { kind: "page-status"; page: string; status: number }
+  | { kind: "text-shown"; page: string; text: string }
+  | { kind: "form-submit"; page: string; fields: string[]; button: string; status: number };
+
 export interface ExploreFinding {
   kind: "issue" | "warning";
   /** 1 trivial … 5 critical. */
@@ -52,6 +61,7 @@ export interface ExploreFinding {
   evidence: Evidence[];
   /** Index of the step that reported it. */
   step: number;
+  check?: FindingCheck;
 }
 
 export interface ExploreUsage {

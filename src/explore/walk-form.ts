@@ -43,6 +43,7 @@ export async function completeForm(state: WalkState, subject: string): Promise<M
     };
   }
 
+  const formPage = screenOf(state);
   const stamp = Date.now().toString(36);
   const values: string[] = [];
   for (const name of fields.slice(0, 6)) {
@@ -62,7 +63,12 @@ export async function completeForm(state: WalkState, subject: string): Promise<M
   if (!clicked.ok) return blocked(clicked.error);
   const result = clicked.data as Submitted;
   state.url = result.url_after;
-  return judgeSubmission(state, subject, result, values);
+  const button = submit.found.name ?? subject;
+  return judgeSubmission(state, subject, result, values, {
+    page: formPage,
+    fields: fields.slice(0, 6),
+    button,
+  });
 }
 
 /** The names of the visible, enabled text fields of the current page. */
@@ -125,6 +131,7 @@ async function judgeSubmission(
   subject: string,
   result: Submitted,
   values: string[],
+  form: { page: string; fields: string[]; button: string },
 ): Promise<MoveOutcome> {
   const writes = result.requests.filter((request) => request.method !== "GET");
   if (
@@ -153,6 +160,7 @@ async function judgeSubmission(
         expected: `the ${subject} form is accepted`,
         observed: `${serverError.method} ${new URL(serverError.url).pathname} answered ${serverError.status}`,
         evidence: await evidence(state, "form-error"),
+        check: { kind: "form-submit", ...form, status: serverError.status ?? 500 },
       },
     };
   }

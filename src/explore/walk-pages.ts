@@ -89,6 +89,7 @@ export async function expectText(state: WalkState, text: string): Promise<MoveOu
       expected: `the page shows "${text}"`,
       observed: answer.detail,
       evidence: await evidence(state, "missing-text"),
+      check: { kind: "text-shown", page: screen, text },
     },
   };
 }
@@ -127,6 +128,7 @@ export async function pageFailed(
       expected: `${path} opens`,
       observed: `the server answered ${status}`,
       evidence: await evidence(state, "error-page"),
+      check: { kind: "page-status", page: path, status },
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { DefectEnvelope } from "../envelope/envelope.ts";
+import { type BugBashReport, bugBashReport } from "../explore/bug-bash/bash-report.ts";
 import type { RunState } from "../router/run-state.ts";
 import type { LedgerEntry } from "../store/ledger-kinds.ts";
 import type { FinalCatch } from "./final-catch.ts";
@@ -57,6 +58,8 @@ export interface RunReport {
   denials: number;
   /** Optional: each time the target stopped answering during the run, and what the run did (restart or stop). */
   target_down?: Array<{ at: string; message: string }>;
+  /** Optional, bug-bash runs: the charter sessions, and every candidate confirmed or rejected with its reason. */
+  bug_bash?: BugBashReport;
   budget: {
     cap_usd: number | null;
     cap_tokens: number | null;
@@ -220,6 +223,7 @@ export function buildReport(input: {
     })),
     denials: ofKind("tool_denied").length,
     ...(targetDown.length > 0 ? { target_down: targetDown } : {}),
+    ...withBugBash(entries),
     budget: {
       cap_usd: state.plan.budget.usd ?? null,
       cap_tokens: state.plan.budget.tokens ?? null,
@@ -233,6 +237,11 @@ export function buildReport(input: {
       final_catch: finalCatch ?? null,
     },
   };
+}
+
+function withBugBash(entries: readonly LedgerEntry[]): { bug_bash?: BugBashReport } {
+  const section = bugBashReport(entries);
+  return section ? { bug_bash: section } : {};
 }
 
 function skippedAgents(entries: readonly LedgerEntry[]): RunReport["skipped"] {

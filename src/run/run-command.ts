@@ -1,4 +1,5 @@
 import { QaasError } from "../errors.ts";
+import { type BugBashReport, renderBugBash } from "../explore/bug-bash/bash-report.ts";
 import { dryRun, renderDryRun } from "./dry-run.ts";
 import { assertSomethingRan } from "./nothing-ran.ts";
 import { resumeRun, startRun } from "./start-run.ts";
@@ -10,6 +11,8 @@ export interface RunCommandOptions {
   agent?: string[];
   seat?: string;
   ticket?: string[];
+  /** bug-bash: charters to walk (`--charter`, repeated). */
+  charter?: string[];
   config?: string;
   dryRun?: boolean;
   resume?: string;
@@ -71,6 +74,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     agents,
     seat: options.seat,
     tickets: options.ticket,
+    ...(options.charter && options.charter.length > 0 ? { charters: options.charter } : {}),
     json: options.json,
     signal: controller.signal,
   });
@@ -92,12 +96,14 @@ function interruptible(): AbortController {
 }
 
 function print(
-  report: { run_id: string; status: string; findings: { total: number } },
+  report: { run_id: string; status: string; findings: { total: number }; bug_bash?: BugBashReport },
   json: boolean | undefined,
 ) {
   if (json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
+    // A bug bash answers with its sessions and every candidate's fate, confirmed or rejected and why.
+    if (report.bug_bash) process.stdout.write(renderBugBash(report.bug_bash));
     process.stdout.write(
       `run ${report.run_id}: ${report.status}, ${report.findings.total} finding(s). See: qaas show ${report.run_id}\n`,
     );

@@ -39,6 +39,8 @@ export interface RunOptions {
   /** `--seat backend[:model]`: every agent on this worker seat. */
   seat?: string;
   tickets?: string[];
+  /** bug-bash: the charters to walk; recorded on run_started, where the bug_bash tools read them. */
+  charters?: string[];
   json?: boolean;
   /** Tests inject seats (MockSeat) here. */
   seatFactory?: SeatFactory;
@@ -79,6 +81,7 @@ export async function startRun(options: RunOptions): Promise<RunOutcome> {
     agents_filter: options.agents ?? null,
     seat: options.seat ?? null,
     tickets: options.tickets ?? [],
+    ...(options.charters && options.charters.length > 0 ? { charters: options.charters } : {}),
   });
   return drive(store, config, target, { ...options }, initialState(), { type: "run.start", plan });
 }

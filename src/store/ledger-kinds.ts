@@ -35,6 +35,12 @@ export const LEDGER_KINDS = [
   "hook_fired",
   "seat_notice",
   "decision_recorded",
+  /** One bug-bash charter walked in its own browser session: persona, charter, how it ended, what it found. */
+  "charter_session",
+  /** A bug-bash candidate after merging the sessions: pending its repro test, or rejected already. */
+  "bash_candidate",
+  /** A bug-bash candidate confirmed by its failing repro test, or rejected with the reason. */
+  "bash_verdict",
   "warning",
 ] as const;
 

@@ -83,6 +83,7 @@ export const TOOL_CATALOG = {
     "submit_forms",
   ],
   guide: ["check_navigation", "check_copy"],
+  bug_bash: ["list_charters", "walk_charter", "merge_candidates", "verify_candidate"],
   test_runner: ["run_single", "run_n_times", "run_suite", "affected_tests"],
   env_control: ["spin_up", "seed", "reset", "set_flag", "impersonate", "tear_down"],
   tracker: ["create_issue", "transition_issue", "link_issues", "search_issues", "comment_issue"],

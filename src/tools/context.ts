@@ -53,6 +53,11 @@ export interface GuardState {
 export interface ToolContext extends RunContext {
   agent: AgentConfig;
   guard: GuardState;
+  /**
+   * A browser session of the agent's own (one bug-bash charter): the step tools then drive a tab in a
+   * browser context of that session alone, so parallel charters never share a page or its cookies.
+   */
+  session?: string;
 }
 
 /** The part of defect memory tools use; `DefectMemory` (src/memory) implements it over SQLite. */

@@ -1,6 +1,7 @@
 import { authzTools } from "./servers/authz-server.ts";
 import { browserTools } from "./servers/browser-server.ts";
 import { browserStepTools } from "./servers/browser-steps-server.ts";
+import { bugBashTools } from "./servers/bug-bash-server.ts";
 import { codeTools } from "./servers/code-server.ts";
 import { contractTools } from "./servers/contract-server.ts";
 import { dbTools } from "./servers/db-server.ts";
@@ -41,6 +42,7 @@ export const IMPLEMENTED_TOOLS: readonly ToolDefinition[] = [
   ...depsTools,
   ...browserTools,
   ...browserStepTools,
+  ...bugBashTools,
   ...guideTools,
   ...reportTools,
   ...trackerTools,

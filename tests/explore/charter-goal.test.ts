@@ -24,6 +24,12 @@ describe("charter goal", () => {
     expect(parseCharter("create a new project and check it is listed").form).toEqual({ subject: "project" });
     expect(parseCharter("fill in the feedback form").form).toEqual({ subject: "feedback" });
     expect(parseCharter("open a page at random").form).toBeUndefined();
+    // An "open the entry page" before the verb that makes something does not hide it.
+    expect(
+      parseCharter("open the entry page and find a way to /things/new, then create a new thing").form,
+    ).toEqual({
+      subject: "thing",
+    });
   });
 
   it("answers an empty goal for a charter with nothing to pursue", () => {

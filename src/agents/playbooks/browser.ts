@@ -1,6 +1,7 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { PlaybookSession } from "../playbook.ts";
 import { definePlaybook } from "../playbook.ts";
+import { bugBash } from "./bug-bash.ts";
 import { emitCandidates } from "./emit-candidates.ts";
 
 // BROWSER without a model: check that a map is pinned, run `browse_pages` once over every mapped page and
@@ -15,6 +16,8 @@ interface BrowseAnswer {
 }
 
 export default definePlaybook(async (session: PlaybookSession) => {
+  // A bug bash walks charters in parallel sessions instead of the page checks (bug-bash.ts).
+  if (session.task.mode === "bug-bash") return bugBash(session);
   const map = await session.call<{ pages: unknown[] }>("get_system_map", { section: "pages" });
   if (!map.ok) {
     session.log(`BROWSER: no system map (${map.error}); the pages to open come from the map`);

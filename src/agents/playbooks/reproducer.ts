@@ -87,6 +87,7 @@ export default definePlaybook(async (session) => {
   // One reset for the whole phase: a reset per finding would cost more than the tests themselves.
   const reset = await session.call("reset", { once: "reproduce" });
   if (!reset.ok) session.log(`reset: ${reset.error} (running on the target as it is)`);
+  if (session.task.mode === "bug-bash" && (await verifyCandidate(session, findingId))) return;
 
   const answer = await session.call<Series>("run_n_times", { finding_id: findingId, times: RUNS });
   if (!answer.ok) {
@@ -115,6 +116,44 @@ export default definePlaybook(async (session) => {
   });
   session.log(`${findingId}: ${status} — ${notes}`);
 });
+
+interface CandidateVerdict {
+  candidate: string;
+  status: "confirmed" | "rejected";
+  reason?: string;
+  note: string;
+  failed: number;
+  runs: number;
+  output_artifact: string | null;
+}
+
+/**
+ * A bug-bash candidate is confirmed only when its repro test fails on the assertion that encodes it; the
+ * tool decides and records it, and the reproduction follows that decision. False for a finding that is
+ * not a candidate, which is then reproduced like any other.
+ */
+async function verifyCandidate(session: PlaybookSession, findingId: string): Promise<boolean> {
+  const verdict = await session.call<CandidateVerdict>("verify_candidate", {
+    finding_id: findingId,
+    times: RUNS,
+  });
+  if (!verdict.ok) {
+    session.log(`${findingId}: ${verdict.error}`);
+    return false;
+  }
+  const { candidate, status, reason, note, failed, runs } = verdict.data;
+  const confirmed = status === "confirmed";
+  await session.call("record_reproduction", {
+    finding_id: findingId,
+    reproduced: confirmed,
+    status: confirmed ? "reproduced" : "not_reproduced",
+    flake_rate: failed > 0 && failed < runs ? Math.min(failed, runs - failed) / runs : 0,
+    ...(verdict.data.output_artifact ? { output_artifact: verdict.data.output_artifact } : {}),
+    notes: `bug bash ${candidate}: ${confirmed ? "confirmed" : `rejected (${reason})`}: ${note}`,
+  });
+  session.log(`${findingId}: ${candidate} ${confirmed ? "confirmed" : `rejected (${reason})`}: ${note}`);
+  return true;
+}
 
 async function findingOf(session: PlaybookSession, findingId: string): Promise<DefectEnvelope | undefined> {
   const given = session.task.finding as DefectEnvelope | undefined;

@@ -19,6 +19,12 @@ export function register(program: Command): void {
       "put every agent in this worker seat: builtin | openai-compatible[:model] | anthropic[:model] | claude-code",
     )
     .option("--ticket <keys...>", "tickets to work on (fix-cycle)")
+    .option(
+      "--charter <text>",
+      'bug-bash: a charter to walk, "as <role>: <charter>" for a persona (repeat for several; default: derived from the map)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option("--config <dir>", "configuration folder (default: the package's config/)")
     .option("--dry-run", "print each agent's seat, budget, tools, prompt and task; call nothing")
     .option("--resume <run>", "continue a run that was killed, from its ledger")

@@ -33,9 +33,14 @@ function tabsOf(context: ToolContext): Map<string, AgentTab> {
   return tabs;
 }
 
+/** One tab per agent, or per agent session when the caller runs several at once (bug-bash charters). */
+function tabKey(context: ToolContext): string {
+  return context.session ? `${context.agent.name}#${context.session}` : context.agent.name;
+}
+
 /** The agent's current tab, or a sentence saying it has none yet. */
 export function currentTab(context: ToolContext): AgentTab | string {
-  return tabsOf(context).get(context.agent.name) ?? "no page is open: call navigate first";
+  return tabsOf(context).get(tabKey(context)) ?? "no page is open: call navigate first";
 }
 
 /** The agent's tab as `role` at `width`: the current one when it matches, else a new one (the old closed). */
@@ -47,7 +52,7 @@ export async function tabFor(
   const target = probeTargetOf(context);
   if (typeof target === "string") return target;
   const tabs = tabsOf(context);
-  const current = tabs.get(context.agent.name);
+  const current = tabs.get(tabKey(context));
   const wantedRole = role ?? current?.role ?? ANONYMOUS.role;
   const viewport =
     width === "mobile" ? MOBILE : width === "desktop" ? DESKTOP : (current?.viewport ?? DESKTOP);
@@ -65,12 +70,12 @@ export async function tabFor(
   }
   const session = browserSessionFor(context);
   const origin = new URL(target.baseUrl).origin;
-  const browserContext = await session.context(identity, origin, viewport);
+  const browserContext = await session.context(identity, origin, viewport, context.session);
   if (!target.writesAllowed) await blockWrites(browserContext);
   const { page, log } = await session.newPage(browserContext);
   if (current && !current.page.isClosed()) await current.page.close().catch(() => {});
   const tab: AgentTab = { role: wantedRole, viewport, context: browserContext, page, log, target };
-  tabs.set(context.agent.name, tab);
+  tabs.set(tabKey(context), tab);
   return tab;
 }
 
@@ -88,8 +93,8 @@ async function blockWrites(context: BrowserContext): Promise<void> {
 /** Closes the agent's tab (its context stays for the run). */
 export async function closeTab(context: ToolContext): Promise<void> {
   const tabs = tabsOf(context);
-  const tab = tabs.get(context.agent.name);
-  tabs.delete(context.agent.name);
+  const tab = tabs.get(tabKey(context));
+  tabs.delete(tabKey(context));
   if (tab && !tab.page.isClosed()) await tab.page.close().catch(() => {});
 }
 

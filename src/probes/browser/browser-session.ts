@@ -106,8 +106,14 @@ export class BrowserSession {
   }
 
   /** The context of a role at a viewport, created once with the role's session cookies and headers. */
-  context(role: BrowsingRole, origin: string, viewport: Viewport = DESKTOP): Promise<BrowserContext> {
-    const key = `${role.role}\u0000${viewport.name}`;
+  context(
+    role: BrowsingRole,
+    origin: string,
+    viewport: Viewport = DESKTOP,
+    session?: string,
+  ): Promise<BrowserContext> {
+    // A named session (one bug-bash charter) gets a context of its own: cookies and storage stay apart.
+    const key = `${role.role}\u0000${viewport.name}\u0000${session ?? ""}`;
     let context = this.contexts.get(key);
     if (!context) {
       context = (async () => {
@@ -207,6 +213,15 @@ export class BrowserSession {
   /** The log of a page this session opened. */
   logOf(page: Page): PageLog | undefined {
     return this.logs.get(page);
+  }
+
+  /** Closes the contexts of one named session (a bug-bash charter that ended); the browser stays. */
+  async closeSession(session: string): Promise<void> {
+    for (const [key, context] of [...this.contexts]) {
+      if (!key.endsWith(`\u0000${session}`)) continue;
+      this.contexts.delete(key);
+      await (await context.catch(() => undefined))?.close().catch(() => {});
+    }
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,23 @@ export type BrowserAssertion =
   | { kind: "accessibility"; page: string; rule: string }
   | { kind: "dead-control"; page: string; selector: string; name: string }
   | { kind: "overflow"; page: string }
-  | { kind: "background-error"; page: string; method: string; path: string };
+  | { kind: "background-error"; page: string; method: string; path: string }
+  /** The page opens without an error status (a charter reached it and it answered 4xx/5xx). */
+  | { kind: "page-status"; page: string }
+  /** The page shows a text a charter expected there. */
+  | { kind: "text-shown"; page: string; text: string }
+  /** Filling the form's named text fields and submitting it is not answered with a server error. */
+  | { kind: "form-submit"; page: string; fields: string[]; button: string };
+
+/**
+ * The message of the assertion that encodes each kind of defect: a repro test that fails with another
+ * message (or before asserting) did not show this defect. Bug-bash confirmation compares against it.
+ */
+export const ENCODING_ASSERTION: Readonly<Partial<Record<BrowserAssertion["kind"], string>>> = {
+  "page-status": "the page answers an error status",
+  "text-shown": "the page does not show the expected text",
+  "form-submit": "submitting the form fails on the server",
+};
 
 export interface BrowserTestInput {
   title: string;
@@ -56,6 +72,11 @@ async function open(viewport = { width: 1280, height: 800 }, isMobile = false) {
   if (cookies.length > 0) await context.addCookies(cookies);
   const page = await context.newPage();
   return { browser, context, page };
+}
+
+function needsCookie(role) {
+  // A signed-in role's page cannot be judged without that role's session: that is the setup, not the app.
+  if (role !== "anonymous" && !process.env.QAAS_COOKIE) throw new Error("QAAS_COOKIE is not set: the page is seen as " + role);
 }
 
 async function settle(page) {
@@ -187,6 +208,58 @@ test(${title}, async () => {
       width: document.documentElement.clientWidth,
     }));
     assert.ok(scrollWidth <= width + 2, "the page is " + scrollWidth + "px wide at a " + width + "px viewport");
+  } finally {
+    await browser.close();
+  }
+});
+`;
+    case "page-status":
+      return `test(${title}, async () => {
+  needsCookie(${JSON.stringify(input.role)});
+  const { browser, page } = await open();
+  try {
+    const response = await page.goto(PAGE, { waitUntil: "load" });
+    const status = response ? response.status() : 0;
+    assert.ok(status > 0 && status < 400, ${JSON.stringify(ENCODING_ASSERTION["page-status"])} + " (got " + status + ")");
+  } finally {
+    await browser.close();
+  }
+});
+`;
+    case "text-shown":
+      return `test(${title}, async () => {
+  needsCookie(${JSON.stringify(input.role)});
+  const { browser, page } = await open();
+  try {
+    const response = await page.goto(PAGE, { waitUntil: "load" });
+    if (!response || response.status() >= 400) throw new Error("the page did not open: " + (response ? response.status() : "no answer"));
+    await settle(page);
+    const text = await page.locator("body").innerText();
+    assert.ok(text.includes(${JSON.stringify(a.text)}), ${JSON.stringify(ENCODING_ASSERTION["text-shown"])} + " (got " + JSON.stringify(text.slice(0, 80)) + ")");
+  } finally {
+    await browser.close();
+  }
+});
+`;
+    case "form-submit":
+      return `test(${title}, async () => {
+  needsCookie(${JSON.stringify(input.role)});
+  const { browser, page } = await open();
+  try {
+    const response = await page.goto(PAGE, { waitUntil: "load" });
+    if (!response || response.status() >= 400) throw new Error("the form's page did not open: " + (response ? response.status() : "no answer"));
+    const stamp = Date.now().toString(36);
+    for (const name of ${JSON.stringify(a.fields)}) {
+      const value = /e-?mail/i.test(name) ? "qaas+" + stamp + "@example.test" : "qaas repro " + stamp;
+      await page.getByRole("textbox", { name, exact: true }).first().fill(value, { timeout: 5000 });
+    }
+    const failures = [];
+    page.on("response", (answer) => {
+      if (answer.request().method() !== "GET" && answer.status() >= 500) failures.push(answer.request().method() + " " + new URL(answer.url()).pathname + " → " + answer.status());
+    });
+    await page.getByRole("button", { name: ${JSON.stringify(a.button)} }).first().click({ timeout: 5000 });
+    await settle(page);
+    assert.deepEqual(failures, [], ${JSON.stringify(ENCODING_ASSERTION["form-submit"])});
   } finally {
     await browser.close();
   }

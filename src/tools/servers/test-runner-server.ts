@@ -16,7 +16,7 @@ import { checkOut, openWorkspace } from "../vcs/worktrees.ts";
 
 const Timeout = z.number().int().min(1).max(600).optional();
 
-interface SingleRun extends TestOutcome {
+export interface SingleRun extends TestOutcome {
   /** The first failing case's message, and whether it is one of the test's own assertions. */
   failure?: string;
   reason?: string;
@@ -28,7 +28,7 @@ interface SingleRun extends TestOutcome {
 }
 
 /** Runs a finding's stored test `times` times in one process; answers one result per run. */
-async function runFindingTest(
+export async function runFindingTest(
   findingId: string,
   context: ToolContext,
   options: { times: number; timeoutSeconds: number; label: string },

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import type { DefectEnvelope } from "../../envelope/envelope.ts";
 import { resolveArtifactUri } from "../../store/artifacts.ts";
@@ -55,9 +56,35 @@ export function materialiseTest(test: FindingTest, findingId: string, context: R
     findingId.replace(/[^\w.-]+/g, "_"),
   );
   fs.mkdirSync(folder, { recursive: true });
+  linkBrowserDriver(path.dirname(folder), test.source);
   const file = path.join(folder, path.basename(test.recordedPath));
   fs.writeFileSync(file, test.source);
   return file;
+}
+
+/**
+ * A generated browser test imports playwright-core, which resolves from the test's folder upwards: a run
+ * store outside qaas's own tree (a temp or shared home) would not find it. The scratch folder then gets a
+ * link to the node_modules qaas itself uses, so the test runs with the same driver the run browsed with.
+ */
+function linkBrowserDriver(workFolder: string, source: string): void {
+  if (!/from "playwright-core"/.test(source)) return;
+  const link = path.join(workFolder, "node_modules");
+  if (fs.existsSync(link)) return;
+  let modules: string;
+  try {
+    const manifest = createRequire(import.meta.url).resolve("playwright-core/package.json");
+    modules = path.dirname(path.dirname(manifest));
+  } catch {
+    return;
+  }
+  // Already reachable (the store sits inside qaas's own tree): nothing to link.
+  if (path.relative(path.dirname(modules), workFolder).split(path.sep)[0] !== "..") return;
+  try {
+    fs.symlinkSync(modules, link, "dir");
+  } catch {
+    // Another invocation linked it first, or links are not allowed here: the test says what it misses.
+  }
 }
 
 /**
