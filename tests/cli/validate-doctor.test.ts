@@ -76,7 +76,7 @@ const BREAKAGES: Breakage[] = [
     from: "  - http_request\n",
     to: "  - htp_request\n",
     lineText: "htp_request",
-    field: "tools[6]",
+    field: "tools[7]",
     message: '"htp_request" is not a tool (did you mean "http_request"?)',
   },
   {

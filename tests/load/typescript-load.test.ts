@@ -36,6 +36,7 @@ describe("LOAD on a TypeScript application", () => {
     expect(calls.map((call) => call.tool).filter((tool) => tool !== "emit_envelope")).toEqual([
       "get_system_map",
       "time_endpoints",
+      "probe_redos",
       "measure_query_growth",
       "probe_unbounded",
       "find_unindexed",
