@@ -10,7 +10,7 @@ import { normalisedWords } from "./normalise.ts";
 //   - the same root cause: the same source line, or the same table column that lacks a constraint
 //     (a duplicate accepted, the 500 it later causes, the wrong status it returns are one ticket);
 //   - the same class at a similar place with similar wording once volatile values are dropped (two
-//     agents describing one defect differently).
+//     agents describing one defect differently), unless their discriminators name different checks.
 
 export interface Cluster {
   /** The member a ticket is titled after: most severe, then most confident. */
@@ -55,6 +55,7 @@ export function clusterFindings(findings: readonly DefectEnvelope[]): Cluster[] 
       if (root(left) === root(right)) continue;
       const [a, b] = [findings[left]!, findings[right]!];
       if (a.domain !== b.domain || a.defect_class !== b.defect_class) continue;
+      if (distinctChecks(a, b)) continue;
       const place = locationSimilarity(a.location, b.location);
       const text = jaccard(words[left]!, words[right]!);
       if (place >= SIMILAR_PLACE && text >= SIMILAR_TEXT) {
@@ -106,6 +107,24 @@ export function rootCauseKeys(finding: DefectEnvelope): string[] {
     }
   }
   return keys;
+}
+
+/**
+ * Whether two findings name different checks (`graphql-batching` and `graphql-depth`, an OS command and a
+ * SQL injection) or different GraphQL fields behind one endpoint: then they are two defects however alike
+ * their wording. The input they were found in (`body:host`, `query:q`) is left out: two inputs of one
+ * operation that reach one flaw are one defect.
+ */
+export function distinctChecks(left: DefectEnvelope, right: DefectEnvelope): boolean {
+  const [a, b] = [left.dedupe.discriminator, right.dedupe.discriminator];
+  return a !== undefined && b !== undefined && checkOf(a) !== checkOf(b);
+}
+
+function checkOf(discriminator: string): string {
+  return discriminator
+    .trim()
+    .toLowerCase()
+    .replace(/(^|:)(?:query|path|header|cookie|body|form):[^:@]*/, "");
 }
 
 function wordsOf(finding: DefectEnvelope): Set<string> {

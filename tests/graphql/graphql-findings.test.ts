@@ -1,6 +1,3 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import type { IntrospectionSchema } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
@@ -14,6 +11,7 @@ import { schemaFromSdl } from "../../src/probes/graphql/sdl-schema.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
+import { generatedTests } from "./generated-tests.ts";
 import {
   FIXTURE_SDL,
   type GraphqlServer,
@@ -21,7 +19,6 @@ import {
   startGraphqlServer,
 } from "./graphql-server.ts";
 
-const execute = promisify(execFile);
 const servers: GraphqlServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
@@ -70,32 +67,6 @@ async function check(context: FakeRunContext, options: GraphqlCheckOptions = {})
 
 const kinds = (candidates: EnvelopeDraft[]) =>
   candidates.map((candidate) => `${candidate.dedupe?.discriminator} ${candidate.location.value}`);
-
-/** Runs the candidates' generated tests against `baseUrl` in one `node --test`: test title → passed. */
-async function generatedTests(
-  context: FakeRunContext,
-  drafts: EnvelopeDraft[],
-  baseUrl: string,
-): Promise<Record<string, boolean>> {
-  const files = drafts.map((draft) => {
-    const item = draft.evidence.find((evidence) => evidence.kind === "failing_test")!;
-    return path.join(context.artifactsDir, item.uri!.replace(/^artifact:\/\/[^/]+\//, ""));
-  });
-  let output: string;
-  try {
-    output = (
-      await execute(process.execPath, ["--test", "--test-reporter=tap", ...files], {
-        env: { ...process.env, QAAS_BASE_URL: baseUrl },
-        timeout: 150_000,
-      })
-    ).stdout;
-  } catch (error) {
-    output = (error as { stdout?: string }).stdout ?? "";
-  }
-  const results: Record<string, boolean> = {};
-  for (const match of output.matchAll(/^(not ok|ok) \d+ - (.+)$/gm)) results[match[2]!] = match[1] === "ok";
-  return results;
-}
 
 const GRAPHIQL_PAGE = `<!DOCTYPE html><html><head><title>GraphiQL</title>
 <link href="https://unpkg.com/graphiql@3.0.0/graphiql.min.css" rel="stylesheet" /></head>

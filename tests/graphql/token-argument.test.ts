@@ -12,6 +12,8 @@ import { schemaFromSdl } from "../../src/probes/graphql/sdl-schema.ts";
 import { tokenArgumentOperations } from "../../src/probes/graphql/token-argument-check.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor } from "../fixtures/probe-harness.ts";
+import type { FakeRunContext } from "../support/fake-run-context.ts";
+import { generatedTests } from "./generated-tests.ts";
 
 // A GraphQL API whose `viewer(token:)` reads the caller from a JWT argument: the vulnerable variant decodes
 // the payload without checking the signature, the safe one verifies its HMAC first.
@@ -25,12 +27,12 @@ type Mutation {
   login(username: String!, password: String!): Session
 }
 type Session { accessToken: String }
-type Account { name: String role: String }
+type Account { name: String role: String password: String }
 `;
 const SECRET = "fixture-signing-key-9d1f";
 const ACCOUNTS: Record<string, { password: string; role: string }> = {
-  ada: { password: "ada-pw", role: "user" },
-  root: { password: "root-pw", role: "admin" },
+  ada: { password: "ada-password", role: "user" },
+  root: { password: "root-password", role: "admin" },
 };
 
 const segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -58,7 +60,7 @@ async function startServer(verify: boolean): Promise<{ baseUrl: string; close: (
     viewer: ({ token }: { token?: string }) => {
       const name = token ? subjectOf(token, verify) : undefined;
       const account = name ? ACCOUNTS[name] : undefined;
-      return account ? { name, role: account.role } : null;
+      return account ? { name, role: account.role, password: account.password } : null;
     },
     pastes: () => ["a", "b"],
     login: ({ username, password }: { username: string; password: string }) =>
@@ -100,8 +102,8 @@ afterEach(async () => {
 async function check(verify: boolean) {
   const server = await startServer(verify);
   closers.push(server.close);
-  process.env.GQL_ADA_PW = "ada-pw";
-  process.env.GQL_ROOT_PW = "root-pw";
+  process.env.GQL_ADA_PW = "ada-password";
+  process.env.GQL_ROOT_PW = "root-password";
   const schema = schemaFromSdl([{ origin: "fixture", text: SDL }])!.schema;
   const map: SystemMap = {
     map_version: 1,
@@ -140,7 +142,7 @@ async function check(verify: boolean) {
   if (typeof run === "string") throw new Error(run);
   const outcome = await checkGraphql(run, { checks: ["tokens"] });
   for (const candidate of outcome.candidates) EnvelopeDraftSchema.parse(candidate);
-  return { ...outcome, map };
+  return { ...outcome, map, context: run.context as FakeRunContext, baseUrl: server.baseUrl };
 }
 
 describe("JWT arguments of GraphQL fields", () => {
@@ -164,6 +166,13 @@ describe("JWT arguments of GraphQL fields", () => {
     });
     expect(candidates[0]?.summary).toMatch(/alg "none"/);
     expect(candidates[0]?.evidence.filter((item) => item.kind === "exchange")).toHaveLength(5);
+  });
+
+  it("generates a test that fails while the field trusts a forged token, though the answer holds a password", async () => {
+    const { candidates, context, baseUrl } = await check(false);
+    // The answer carries the victim's password, which evidence masks: the test compares the user's name.
+    const results = await generatedTests(context, candidates, baseUrl);
+    expect(Object.values(results)).toEqual([false]);
   });
 
   it("leaves a field that verifies the signature alone", async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { excludedBy, profileEndpoints } from "../../src/probes/http/profile-endpoints.ts";
+import {
+  excludedBy,
+  profileEndpoints,
+  refusedByProfile,
+  resetPaths,
+} from "../../src/probes/http/profile-endpoints.ts";
+import type { TargetProfile } from "../../src/targets/profile-schema.ts";
 
 describe("profile endpoints", () => {
   const matches = profileEndpoints([
@@ -28,5 +34,27 @@ describe("profile endpoints", () => {
       /GET \/difficulty\/easy is excluded by the profile \(api\.exclude\)/,
     );
     expect(excludedBy(["GET /difficulty/{level}"])?.("GET", "http://app.test/")).toBeUndefined();
+  });
+
+  it("refuses what the reset command calls on the target, whatever the method", () => {
+    const profile = (command: string, exclude: string[] = []) =>
+      ({
+        environment: { mode: "managed", base_url: "http://127.0.0.1:5013", reset: { command } },
+        api: { exclude },
+      }) as unknown as Pick<TargetProfile, "api" | "environment">;
+    const urlopen = `python3 -c "import urllib.request; urllib.request.urlopen('http://localhost:5013/start_over')"`;
+    expect(resetPaths(profile(urlopen))).toEqual(["/start_over"]);
+    const refuse = refusedByProfile(profile(urlopen, ["POST /logout"]));
+    expect(refuse?.("GET", "http://127.0.0.1:5013/start_over")).toMatch(
+      /reset command calls \(environment\.reset\)/,
+    );
+    expect(refuse?.("POST", "http://127.0.0.1:5013/start_over/")).toMatch(/reset command/);
+    expect(refuse?.("POST", "http://127.0.0.1:5013/logout")).toMatch(/api\.exclude/);
+    expect(refuse?.("GET", "http://127.0.0.1:5013/pastes")).toBeUndefined();
+    // Another service's URL, a command without a URL, and the bare root are not the target's reset.
+    expect(resetPaths(profile("curl -X POST http://127.0.0.1:9000/reset"))).toEqual([]);
+    expect(resetPaths(profile("sqlite3 app.db < seed.sql"))).toEqual([]);
+    expect(resetPaths(profile("curl http://127.0.0.1:5013/"))).toEqual([]);
+    expect(refusedByProfile(profile("make reset"))).toBeUndefined();
   });
 });

@@ -7,6 +7,15 @@ export function operationKey(operation: Pick<Operation, "method" | "path">): str
   return `${operation.method.toUpperCase()} ${toTemplateForm(operation.path)}`;
 }
 
+/**
+ * One operation of the map: its endpoint, and for a GraphQL field the field too (every field of a GraphQL API
+ * shares one endpoint, so the endpoint alone would make them one).
+ */
+export function operationIdentity(operation: Pick<Operation, "method" | "path" | "graphql">): string {
+  const graphql = operation.graphql;
+  return `${operationKey(operation)}${graphql ? ` ${graphql.kind} ${graphql.field}` : ""}`;
+}
+
 function normalizedKey(key: string): string {
   return key.replace(/\{[^}]+\}/g, "{}").replace(/\/+$/, "");
 }

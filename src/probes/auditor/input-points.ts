@@ -43,7 +43,25 @@ export interface InputPointOptions {
 }
 
 export function pointKey(point: InputPoint): string {
-  return `${point.operation.method.toUpperCase()} ${toTemplateForm(point.operation.path)} ${point.in}:${point.name}`;
+  return `${point.operation.method.toUpperCase()} ${toTemplateForm(point.operation.path)} ${pointTag(point)}`;
+}
+
+/**
+ * `query q`, `body name` — or, for a GraphQL field, `argument host of mutation importData`: every field of a
+ * GraphQL API shares one endpoint, so the field is what tells a person (and a ticket) where the input is.
+ */
+export function pointPlace(point: Pick<InputPoint, "operation" | "in" | "name">): string {
+  const graphql = point.operation.graphql;
+  return graphql ? `argument ${point.name} of ${graphql.kind} ${graphql.field}` : `${point.in} ${point.name}`;
+}
+
+/**
+ * `in:name` for a finding's discriminator (with `@field` for a GraphQL field): two defects of one class at
+ * one endpoint stay two, and two GraphQL fields behind one endpoint are two places.
+ */
+export function pointTag(point: Pick<InputPoint, "operation" | "in" | "name">): string {
+  const graphql = point.operation.graphql;
+  return `${point.in}:${point.name}${graphql ? `@${graphql.field}` : ""}`;
 }
 
 /** Whether a body is sent as a form (urlencoded or multipart), as JSON, or not at all. */

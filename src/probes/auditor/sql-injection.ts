@@ -1,5 +1,5 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
-import { operationKey, selectOperations } from "../api/operation-index.ts";
+import { operationIdentity, selectOperations } from "../api/operation-index.ts";
 import { isServerError } from "../api/probe-support.ts";
 import { ResourceFactory } from "../api/resource-factory.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
@@ -59,7 +59,7 @@ export async function probeInjection(
   const exhausted = await untilBudget(run, async () => {
     const users = (await usableUsers(run)).filter((user) => !options.user || user.name === options.user);
     await mapConcurrent(points, 6, async (point) => {
-      if (confirmed.has(operationKey(point.operation))) return;
+      if (confirmed.has(operationIdentity(point.operation))) return;
       const baseline = await pointBaseline(run, factory, point, users, {
         fallbacks: point.numeric ? NUMERIC_FALLBACKS : TEXT_FALLBACKS,
         rejects: (exchange) => isServerError(exchange) || hasSqlError(exchange.response?.body ?? ""),
@@ -76,8 +76,8 @@ export async function probeInjection(
       const { proof, baseline: compared, requests } = await testSqlPoint(run, baseline, stats);
       stats.probe_requests += requests;
       stats.max_requests_per_point = Math.max(stats.max_requests_per_point, requests);
-      if (!proof || confirmed.has(operationKey(point.operation))) return;
-      confirmed.add(operationKey(point.operation));
+      if (!proof || confirmed.has(operationIdentity(point.operation))) return;
+      confirmed.add(operationIdentity(point.operation));
       stats.by_technique[proof.technique] = (stats.by_technique[proof.technique] ?? 0) + 1;
       candidates.push(sqlInjectionFinding(run, compared, proof));
     });

@@ -5,7 +5,7 @@ import { endpointLocation } from "../api/probe-support.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
-import type { InputPoint } from "./input-points.ts";
+import { type InputPoint, pointPlace, pointTag } from "./input-points.ts";
 import type { PointBaseline } from "./point-request.ts";
 import type { SqliProof } from "./sqli-proof.ts";
 
@@ -42,7 +42,7 @@ function severityOf(run: ProbeRun, baseline: PointBaseline, proof: SqliProof): S
 export function sqlInjectionFinding(run: ProbeRun, baseline: PointBaseline, proof: SqliProof): EnvelopeDraft {
   const { point } = baseline;
   const key = operationKey(point.operation);
-  const where = `${LOCATION_WORDS[point.in]} ${point.name}`;
+  const where = point.operation.graphql ? pointPlace(point) : `${LOCATION_WORDS[point.in]} ${point.name}`;
   const steps = [
     ...proof.evidence.map((shot) => stepFromPrepared(shot.label, shot.prepared, baseline.user)),
     stepFromPrepared("baseline", baseline.prepared, baseline.user),
@@ -51,7 +51,7 @@ export function sqlInjectionFinding(run: ProbeRun, baseline: PointBaseline, proo
   return buildFinding(run, {
     domain: "security",
     defectClass: "injection",
-    title: `SQL injection in ${point.in} ${point.name} of ${key} (${proof.technique})`,
+    title: `SQL injection in ${pointPlace(point)} of ${key} (${proof.technique})`,
     summary:
       `${key}: the ${where} reaches the SQL text as ${proof.context}${proof.dbms ? ` (${proof.dbms})` : ""}: ` +
       `${proof.detail}.${point.page ? ` The input was found on page ${point.page}.` : ""}`,
@@ -62,7 +62,7 @@ export function sqlInjectionFinding(run: ProbeRun, baseline: PointBaseline, proo
     related: point.page ? [{ kind: "page", value: point.page }] : undefined,
     severity: severityOf(run, baseline, proof),
     confidence: proof.technique === "time-based" ? 0.85 : 0.95,
-    discriminator: `${point.in}:${point.name}`,
+    discriminator: pointTag(point),
     exchanges: [
       ...proof.evidence.flatMap((shot) =>
         shot.exchange ? [{ label: shot.label, exchange: shot.exchange }] : [],

@@ -21,7 +21,7 @@ import type { ProfileUser } from "../session/sign-in.ts";
 import { severityFor } from "../severity.ts";
 import { formControls, validFormValues } from "./form-input-values.ts";
 import type { InputPoint } from "./input-points.ts";
-import { inputPoints } from "./input-points.ts";
+import { inputPoints, pointPlace, pointTag } from "./input-points.ts";
 import { pointBaseline, withValue } from "./point-request.ts";
 
 export interface XssOptions {
@@ -396,7 +396,7 @@ const MAX_VISITS = 450;
 function dedupe(hits: Hit[]): Hit[] {
   const seen = new Set<string>();
   return hits.filter((hit) => {
-    const key = `${hit.kind}|${operationKey(hit.point.operation)}|${hit.point.in}:${hit.point.name}|${hit.shown.path}`;
+    const key = `${hit.kind}|${operationKey(hit.point.operation)}|${pointTag(hit.point)}|${hit.shown.path}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -443,7 +443,7 @@ function findingOf(run: ProbeRun, hit: Hit): EnvelopeDraft {
     else location = { kind: "endpoint", value: `GET ${shownPath}` };
     related.push(endpointLocation(hit.point.operation), { kind: "page", value: shownPath });
   }
-  const where = `${hit.point.in} ${hit.point.name}`;
+  const where = pointPlace(hit.point);
   return buildFinding(run, {
     domain: "security",
     defectClass: "xss",
@@ -460,7 +460,7 @@ function findingOf(run: ProbeRun, hit: Hit): EnvelopeDraft {
     related: related.length > 0 ? related : undefined,
     severity: severityFor("xss", { stored: hit.kind === "stored" }),
     confidence: 0.95,
-    discriminator: `${hit.point.in}:${hit.point.name}`,
+    discriminator: pointTag(hit.point),
     exchanges: [
       { label: "injected", exchange: hit.injected.exchange },
       ...(hit.kind === "stored" ? [{ label: "shown", exchange: hit.shown.exchange }] : []),

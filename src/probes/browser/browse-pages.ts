@@ -4,7 +4,7 @@ import { templateOfConcrete } from "../../map/inventory.ts";
 import type { SystemMap } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
-import { excludedBy } from "../http/profile-endpoints.ts";
+import { refusedByProfile } from "../http/profile-endpoints.ts";
 import { probeTargetOf } from "../http/run-http.ts";
 import { mayFollow } from "../pages/urls.ts";
 import { webRoles } from "../pages/web-session.ts";
@@ -72,7 +72,7 @@ export async function browsePages(
   const origin = new URL(target.baseUrl).origin;
   const session = browserSessionFor(context);
   const masker = sessionPoolFor(context, target.baseUrl).masker;
-  const refuse = excludedBy(target.profile?.api?.exclude);
+  const refuse = refusedByProfile(target.profile);
   const load = { writesAllowed: target.writesAllowed, ...(refuse ? { refuse } : {}) };
   const { roles } = webRoles(context, target, options.roles);
   const entry = target.profile?.ui?.entry ?? "/";

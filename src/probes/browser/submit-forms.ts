@@ -4,7 +4,7 @@ import type { ToolContext } from "../../tools/context.ts";
 import { guideFinding } from "../guide/guide-finding.ts";
 import { pathOnly } from "../guide/path-templates.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { excludedBy } from "../http/profile-endpoints.ts";
+import { refusedByProfile } from "../http/profile-endpoints.ts";
 import { webRoles } from "../pages/web-session.ts";
 import { openProbeRun, type ProbeRun } from "../session/probe-run.ts";
 import { pagesFor } from "./browse-pages.ts";
@@ -48,7 +48,7 @@ export async function submitForms(
   const maxForms = options.max_forms ?? 20;
   const origin = new URL(run.target.baseUrl).origin;
   const session = browserSessionFor(context);
-  const refuse = excludedBy(run.target.profile?.api?.exclude);
+  const refuse = refusedByProfile(run.target.profile);
   const load = { writesAllowed: true, ...(refuse ? { refuse } : {}) };
   const { roles, users } = webRoles(context, run.target, options.roles);
   const entry = run.target.profile?.ui?.entry ?? "/";

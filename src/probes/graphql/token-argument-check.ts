@@ -139,12 +139,41 @@ async function checkOne(
         {
           kind: "json_not_equals",
           step: "forged",
-          path: `data.${target.field}`,
-          value: JSON.parse(victim.value),
+          ...identifyingValue(target.field, JSON.parse(holder.value), JSON.parse(victim.value)),
           message: `an unsigned token claiming ${victim.session.user} must not get ${victim.session.user}'s answer`,
         },
       ],
     },
     suggestedFixArea: `the ${target.field} resolver (verify the token's signature and algorithm before trusting its claims)`,
   });
+}
+
+const SECRET_KEY = /pass|secret|token|hash|key|salt|otp|pin/i;
+const IDENTIFYING_KEY = /^(id|uuid|username|user_?name|login|email|name)$/i;
+
+/**
+ * What the test compares: the field of the victim's answer that tells the two users apart (an id, a user
+ * name), never a secret. The whole answer may hold the victim's password, which evidence masks: an
+ * assertion against a masked value never matches, and the test would pass while the defect exists.
+ */
+export function identifyingValue(
+  field: string,
+  holder: unknown,
+  victim: unknown,
+): { path: string; value: unknown } {
+  if (!isRecord(holder) || !isRecord(victim)) return { path: `data.${field}`, value: victim };
+  const telling = Object.keys(victim).filter(
+    (key) =>
+      !SECRET_KEY.test(key) &&
+      ["string", "number"].includes(typeof victim[key]) &&
+      JSON.stringify(victim[key]) !== JSON.stringify(holder[key]),
+  );
+  const key = telling.find((name) => IDENTIFYING_KEY.test(name)) ?? telling[0];
+  return key === undefined
+    ? { path: `data.${field}`, value: victim }
+    : { path: `data.${field}.${key}`, value: victim[key] };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

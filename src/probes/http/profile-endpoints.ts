@@ -1,4 +1,5 @@
 import { pathsMatch, splitEndpoint } from "../../score/match-location.ts";
+import type { TargetProfile } from "../../targets/profile-schema.ts";
 
 // The profile names operations as the ledger does (`GET /reports/{id}`), and a probe sends concrete URLs
 // (`/reports/17`, `/difficulty/hard`). A template segment stands for any one value, numeric or not: an
@@ -30,4 +31,42 @@ export function excludedBy(
     excluded(method, url)
       ? `${method.toUpperCase()} ${new URL(url).pathname} is excluded by the profile (api.exclude): no probe may send it`
       : undefined;
+}
+
+/**
+ * Why a `METHOD url` may never be sent under this profile: the profile excludes the operation, or the
+ * profile's reset command calls it (`curl http://127.0.0.1:5000/reset`) — a probe that sent that would wipe
+ * the data every agent of the run created and measures.
+ */
+export function refusedByProfile(
+  profile: Pick<TargetProfile, "api" | "environment"> | undefined,
+): ((method: string, url: string) => string | undefined) | undefined {
+  const excluded = excludedBy(profile?.api?.exclude);
+  const resets = resetPaths(profile);
+  if (resets.length === 0) return excluded;
+  return (method, url) => {
+    const path = new URL(url, "http://target.invalid").pathname;
+    if (resets.some((reset) => pathsMatch(path, reset)))
+      return `${method.toUpperCase()} ${path} is what the profile's reset command calls (environment.reset): no probe may send it`;
+    return excluded?.(method, url);
+  };
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "0.0.0.0", "[::1]"]);
+
+/** Paths on the target that the reset command's URLs name (same port; loopback names are one host). */
+export function resetPaths(profile: Pick<TargetProfile, "environment"> | undefined): string[] {
+  const environment = profile?.environment;
+  const command = [environment?.reset?.command, ...Object.values(environment?.reset?.env ?? {})].join(" ");
+  if (!environment?.base_url || !command.includes("://")) return [];
+  const base = new URL(environment.base_url);
+  const sameHost = (host: string) =>
+    host === base.hostname || (LOOPBACK.has(host) && LOOPBACK.has(base.hostname));
+  const paths: string[] = [];
+  for (const match of command.matchAll(/https?:\/\/[^\s'"`)]+/g)) {
+    const url = URL.canParse(match[0]) ? new URL(match[0]) : undefined;
+    if (!url || url.port !== base.port || !sameHost(url.hostname)) continue;
+    if (url.pathname !== "/" && !paths.includes(url.pathname)) paths.push(url.pathname.replace(/\/+$/, ""));
+  }
+  return paths;
 }

@@ -2,6 +2,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { DefectClass } from "../../envelope/taxonomy.ts";
 import { operationKey } from "../api/operation-index.ts";
 import { endpointLocation } from "../api/probe-support.ts";
+import { pointPlace, pointTag } from "../auditor/input-points.ts";
 import type { ReproAssertion } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
@@ -44,7 +45,7 @@ export function pointFinding(run: ProbeRun, finding: PointFinding): EnvelopeDraf
     related: point.page ? [{ kind: "page", value: point.page }] : undefined,
     severity: finding.severity ?? severityFor(finding.defectClass),
     confidence: finding.confidence ?? 0.95,
-    discriminator: `${finding.family}:${point.in}:${point.name}`,
+    discriminator: `${finding.family}:${pointTag(point)}`,
     exchanges: [
       ...finding.evidence.map(({ label, sent }) => ({ label, exchange: sent.exchange })),
       { label: "baseline", exchange: open.exchange },
@@ -52,7 +53,7 @@ export function pointFinding(run: ProbeRun, finding: PointFinding): EnvelopeDraf
     notes: finding.notes,
     repro: replayable
       ? {
-          title: `${operationKey(point.operation)} treats ${point.in} ${point.name} as data`,
+          title: `${operationKey(point.operation)} treats ${pointPlace(point)} as data`,
           steps: finding.evidence.map(({ label, sent }) => stepFromPrepared(label, sent.prepared, open.user)),
           assertions: finding.assertions!,
         }
@@ -60,9 +61,9 @@ export function pointFinding(run: ProbeRun, finding: PointFinding): EnvelopeDraf
   });
 }
 
-/** `query q` / `body name` as the summaries say it. */
+/** `query q` / `body name` (a GraphQL field's argument by name) as the summaries say it. */
 export function where(open: OpenPoint): string {
-  return `${open.point.in} ${open.point.name}`;
+  return pointPlace(open.point);
 }
 
 /** A finding about a whole request body of an operation (an XML document, a serialised blob). */

@@ -1,6 +1,6 @@
 import type { ToolContext } from "../../tools/context.ts";
 import { RequestBudget } from "../http/http-client.ts";
-import { excludedBy } from "../http/profile-endpoints.ts";
+import { refusedByProfile } from "../http/profile-endpoints.ts";
 import type { ProbeTarget } from "../http/run-http.ts";
 import { agentBudget, openHttpClient, runLimiter } from "../http/run-http.ts";
 import { byPrivilege } from "../session/roles.ts";
@@ -50,7 +50,7 @@ export function webFetcher(
 ): { fetcher: PageFetcher; budget: RequestBudget } {
   const budget = new RequestBudget(maxRequests, agentBudget(context));
   const limiter = runLimiter(context);
-  const refuse = excludedBy(target.profile?.api?.exclude);
+  const refuse = refusedByProfile(target.profile);
   const fetcher = limitedFetcher({
     take: () => budget.take(),
     acquire: () => limiter.acquire(),
