@@ -15,6 +15,8 @@ export interface InjectionServer {
   document: Record<string, unknown>;
   /** The application's folder: its sources and the documents it serves. */
   root: string;
+  /** Names an upload was asked to write outside the documents folder (none may ever be sent). */
+  escapedWrites: string[];
   close(): Promise<void>;
 }
 
@@ -113,6 +115,24 @@ const document = {
         operationId: "readDocument",
         parameters: [{ name: "file", in: "query", required: true, schema: { type: "string" } }],
         responses: { "200": { description: "the document" }, "404": { description: "no such document" } },
+      },
+    },
+    "/api/documents/upload": {
+      post: {
+        operationId: "uploadDocument",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["file", "content"],
+                properties: { file: { type: "string" }, content: { type: "string" } },
+              },
+            },
+          },
+        },
+        responses: { "201": { description: "saved, with what the folder now holds under that name" } },
       },
     },
     "/api/mirrors": {
@@ -215,6 +235,7 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
   fs.writeFileSync(path.join(root, "server.js"), SOURCE);
   fs.writeFileSync(path.join(root, "docs", "readme.txt"), README);
   const docs = path.join(root, "docs");
+  const escapedWrites: string[] = [];
 
   const server = http.createServer((request, response) => {
     void (async () => {
@@ -244,6 +265,19 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
         }
         response.writeHead(200, { "content-type": "text/plain" });
         return response.end(content);
+      }
+      if (route === "POST /api/documents/upload") {
+        // Writes wherever the name points (both variants: the write side is not what the fixture varies),
+        // and answers with the file's content as it now is.
+        const body = JSON.parse((await readBody(request)) || "{}") as { file?: unknown; content?: unknown };
+        if (typeof body.file !== "string" || typeof body.content !== "string")
+          return json(response, 400, { error: "file and content required" });
+        const file = path.join(docs, body.file);
+        if (!file.startsWith(`${docs}${path.sep}`)) escapedWrites.push(body.file);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, body.content);
+        response.writeHead(201, { "content-type": "text/plain" });
+        return response.end(fs.readFileSync(file, "utf8"));
       }
       if (route === "POST /api/previews") {
         const body = JSON.parse((await readBody(request)) || "{}") as { url?: unknown };
@@ -338,6 +372,7 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
     baseUrl,
     document,
     root,
+    escapedWrites,
     close,
   };
 }

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -105,6 +106,12 @@ describe("injection probes: the vulnerable build is found, the safe build is not
       "baseline",
     ]);
     expect((await probe("probe_path_traversal", safe)).candidates).toEqual([]);
+    // The upload's `file` names where it writes: no traversal was ever sent there (it would overwrite the
+    // application's own files), and the sources are as they were.
+    expect(vulnerable.escapedWrites).toEqual([]);
+    expect(fs.readFileSync(path.join(vulnerable.root, "server.js"), "utf8")).toMatch(
+      /the fixture application.s own entry point/,
+    );
   });
 
   it("probe_ssrf: the loopback listener saw both tokens", async () => {

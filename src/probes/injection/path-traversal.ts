@@ -2,6 +2,7 @@ import path from "node:path";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { operationKey } from "../api/operation-index.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
+import { graphqlEffect } from "../graphql/graphql-effect.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { anchorNames, climbFrom } from "./anchored-traversal.ts";
 import { answerShowsAll } from "./answer-text.ts";
@@ -15,7 +16,7 @@ import type { PointProbeOptions } from "./probe-frame.ts";
 import { probePoints } from "./probe-frame.ts";
 import { pointWords } from "./probe-points.ts";
 
-// Path traversal, read-only and aimed only at files the application ships (its own sources, the assets it
+// Path traversal, read-only (sent only to operations that read) and aimed only at files the application ships (its own sources, the assets it
 // serves). A file-naming input gets `../` sequences toward one of them — plain, `....//` (survives a
 // one-pass strip), `..%2f` and `%252e%252e%252f` (decoded again by the application), `..\` (Windows), the
 // absolute path, and a climb to `/` followed by the absolute path, which works whatever the folder's
@@ -31,8 +32,26 @@ const WEAK_NAME =
 const FILE_WORDS =
   /file|download|document|\bdocs?\b|attachment|static|asset|export|report|template|image|media|upload|read|view|\blogs?\b|backup|resource|content|page/;
 
+const READ_WORDS = /\b(download|read|view|preview|export|show|open|fetch|load|get|render|print)\b/;
+const WRITE_WORDS =
+  /\b(upload|save|write|create|import|put|update|edit|store|set|add|new|replace|rename|move|copy|delete|remove)\b/;
+
+/**
+ * Whether the operation only reads: a file name sent to one that writes may be where it writes, and a
+ * traversal aimed at a file the application ships would overwrite that file (an upload's `filename` of
+ * `../app.py`). Reads are GET and HEAD, GraphQL queries, and other requests named only for reading.
+ */
+function onlyReads(point: InputPoint): boolean {
+  const operation = point.operation;
+  if (operation.graphql) return graphqlEffect(operation.graphql) === "read";
+  const method = operation.method.toUpperCase();
+  if (method === "GET" || method === "HEAD") return true;
+  const words = pointWords(point).operation;
+  return method === "POST" && READ_WORDS.test(words) && !WRITE_WORDS.test(words);
+}
+
 function select(point: InputPoint): boolean {
-  if (point.numeric) return false;
+  if (point.numeric || !onlyReads(point)) return false;
   const words = pointWords(point);
   const name = words.name.replace(/([a-z])([A-Z])/g, "$1_$2");
   if (STRONG_NAME.test(name) || /(^|_)(file|path|dir|folder|template)(_|$)/i.test(name)) return true;
