@@ -35,8 +35,10 @@ afterAll(async () => {
   await server.close();
 });
 
+const injections = () => candidates.filter((candidate) => candidate.defect_class === "injection");
+
 function finding(endpoint: string): EnvelopeDraft | undefined {
-  return candidates.find((candidate) => candidate.location.value === endpoint);
+  return injections().find((candidate) => candidate.location.value === endpoint);
 }
 
 async function failingTestOutput(draft: EnvelopeDraft): Promise<string> {
@@ -55,7 +57,11 @@ async function failingTestOutput(draft: EnvelopeDraft): Promise<string> {
 
 describe("probe_injection across contexts, error styles and input locations", () => {
   it("finds every operation that pastes its input into SQL, and none of the safe look-alikes", () => {
-    expect(candidates.map((candidate) => candidate.location.value).sort()).toEqual([
+    expect(
+      injections()
+        .map((candidate) => candidate.location.value)
+        .sort(),
+    ).toEqual([
       "GET /v/by-pref",
       "GET /v/by-tag",
       "GET /v/items",
@@ -65,6 +71,7 @@ describe("probe_injection across contexts, error styles and input locations", ()
       "GET /v/sorted",
       "POST /v/filter",
       "POST /v/lookup",
+      "POST /v/sign-in",
       "POST /v/upload",
     ]);
   });
@@ -91,6 +98,17 @@ describe("probe_injection across contexts, error styles and input locations", ()
     expect(await failingTestOutput(finding("GET /v/by-tag")!)).toMatch(/input must never reach the SQL text/);
     expect(await failingTestOutput(finding("POST /v/lookup")!)).toMatch(
       /an SQL sleep in the input must not delay/,
+    );
+  });
+
+  it("reports a database error sent back in a redirect's Location, apart from the injection", async () => {
+    const leaks = candidates.filter((candidate) => candidate.dedupe?.discriminator === "error-in-redirect");
+    expect(leaks.map((leak) => `${leak.defect_class} ${leak.location.value}`)).toEqual([
+      "sensitive-data-exposure POST /v/sign-in",
+    ]);
+    expect(leaks[0]!.summary).toMatch(/Location carries the database's error message/);
+    expect(await failingTestOutput(leaks[0]!)).toMatch(
+      /a redirect must not carry the database's error message/,
     );
   });
 

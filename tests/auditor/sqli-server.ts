@@ -44,6 +44,7 @@ const tagsFilter = {
 };
 const upload = { type: "object", required: ["title"], properties: { title: text } };
 const lookup = { type: "object", required: ["code"], properties: { code: text } };
+const signIn = { type: "object", required: ["username"], properties: { username: text } };
 
 export const sqliDocument = {
   openapi: "3.0.3",
@@ -59,6 +60,7 @@ export const sqliDocument = {
     "/v/filter": post("application/json", tagsFilter),
     "/v/upload": post("multipart/form-data", upload),
     "/v/lookup": post("application/json", lookup),
+    "/v/sign-in": post("application/json", signIn),
     "/s/items": get([query("name")]),
     "/s/items/{id}": get(idPath),
     "/s/search": get([query("q")]),
@@ -69,10 +71,11 @@ export const sqliDocument = {
     "/s/strict": get([query("id")]),
     "/s/filter": post("application/json", tagsFilter),
     "/s/lookup": post("application/json", lookup),
+    "/s/sign-in": post("application/json", signIn),
   },
 };
 
-type Answer = { status: number; body: unknown };
+type Answer = { status: number; body: unknown; location?: string };
 
 export async function startSqliServer(): Promise<SqliServer> {
   const db = new Database(":memory:");
@@ -181,7 +184,26 @@ export async function startSqliServer(): Promise<SqliServer> {
         body: { items: [] },
       });
     }
+    if (method === "POST" && path === "/v/sign-in") {
+      // A failed sign-in goes back to the form with the database's own message in the URL.
+      const username = String((JSON.parse(body) as { username?: unknown }).username ?? "");
+      try {
+        const found = rows(`SELECT id FROM items WHERE name = '${username}'`);
+        return { status: 302, body: {}, location: found.length > 0 ? "/home" : "/login?error=Unknown+user" };
+      } catch (error) {
+        return {
+          status: 302,
+          body: {},
+          location: `/login?error=${encodeURIComponent((error as Error).message)}`,
+        };
+      }
+    }
     // Safe look-alikes.
+    if (method === "POST" && path === "/s/sign-in") {
+      const username = String((JSON.parse(body) as { username?: unknown }).username ?? "");
+      const found = rows("SELECT id FROM items WHERE name = ?", username);
+      return { status: 302, body: {}, location: found.length > 0 ? "/home" : "/login?error=Unknown+user" };
+    }
     if (method === "GET" && path === "/s/items")
       return {
         status: 200,
@@ -271,7 +293,10 @@ export async function startSqliServer(): Promise<SqliServer> {
         answer = { status: 400, body: { error: "bad request" } };
       }
       setTimeout(() => {
-        response.writeHead(answer.status, { "content-type": "application/json" });
+        response.writeHead(answer.status, {
+          "content-type": "application/json",
+          ...(answer.location ? { location: answer.location } : {}),
+        });
         response.end(JSON.stringify(answer.body));
       }, sleptSeconds * 1000);
     });

@@ -10,6 +10,7 @@ import { pointBaseline } from "./point-request.ts";
 import { hasSqlError } from "./sql-signatures.ts";
 import { sqlInjectionFinding } from "./sqli-finding.ts";
 import { testSqlPoint } from "./sqli-point.ts";
+import { redirectLeakFinding } from "./sqli-redirect-leak.ts";
 
 // Values to start from when the point's own value draws an error: a number (`ORDER BY 1`, `IN (1)`), a
 // word, and `id`, a column nearly every table has, for a value placed as a (quoted) column name.
@@ -56,6 +57,8 @@ export async function probeInjection(
   for (const point of points) stats.by_location[point.in] = (stats.by_location[point.in] ?? 0) + 1;
   // One confirmed point is enough for an operation: its other points are not worth the requests.
   const confirmed = new Set<string>();
+  // Operations whose redirects already showed a database error: one finding each.
+  const leaked = new Set<string>();
   const exhausted = await untilBudget(run, async () => {
     const users = (await usableUsers(run)).filter((user) => !options.user || user.name === options.user);
     await mapConcurrent(points, 6, async (point) => {
@@ -73,8 +76,13 @@ export async function probeInjection(
         return;
       }
       stats.tested += 1;
-      const { proof, baseline: compared, requests } = await testSqlPoint(run, baseline, stats);
+      const { proof, baseline: compared, requests, redirectLeak } = await testSqlPoint(run, baseline, stats);
       stats.probe_requests += requests;
+      if (redirectLeak && !leaked.has(operationIdentity(point.operation))) {
+        leaked.add(operationIdentity(point.operation));
+        const leak = await redirectLeakFinding(run, baseline, redirectLeak);
+        if (leak) candidates.push(leak);
+      }
       stats.max_requests_per_point = Math.max(stats.max_requests_per_point, requests);
       if (!proof || confirmed.has(operationIdentity(point.operation))) return;
       confirmed.add(operationIdentity(point.operation));

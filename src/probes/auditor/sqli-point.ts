@@ -26,6 +26,8 @@ export interface PointResult {
   /** The baseline the proof compares with (a numeric one when the point's own value showed nothing). */
   baseline: PointBaseline;
   requests: number;
+  /** A shot answered by a redirect that carried a database error in its Location. */
+  redirectLeak?: Shot;
 }
 
 const QUOTES: readonly QuoteChar[] = ["'", '"'];
@@ -38,14 +40,15 @@ export async function testSqlPoint(
 ): Promise<PointResult> {
   const shots = new PointShots(run, baseline);
   const proof = await findProof(run, shots, stats);
+  const redirectLeak = shots.redirectLeak;
   if (proof || /^\d+$/.test(baseline.value) || shots.quoteChanged) {
-    return { proof, baseline, requests: shots.requests };
+    return { proof, baseline, requests: shots.requests, redirectLeak };
   }
   // A word that changed nothing may sit where SQL expects a number (`id = qaas` fails, and a swallowed error
   // looks like "no match"): when a number answers differently, the point is tested again from that number.
   const number = await shots.send("number", "1", { replace: true });
   if (!number.exchange || shots.failed(number) || shots.same(number, shots.baselineShot)) {
-    return { proof: undefined, baseline, requests: shots.requests };
+    return { proof: undefined, baseline, requests: shots.requests, redirectLeak };
   }
   const numeric: PointBaseline = {
     ...baseline,
@@ -55,7 +58,12 @@ export async function testSqlPoint(
   };
   const twin = new PointShots(run, numeric);
   const numericProof = await findProof(run, twin, stats);
-  return { proof: numericProof, baseline: numeric, requests: shots.requests + twin.requests };
+  return {
+    proof: numericProof,
+    baseline: numeric,
+    requests: shots.requests + twin.requests,
+    redirectLeak: redirectLeak ?? twin.redirectLeak,
+  };
 }
 
 async function findProof(

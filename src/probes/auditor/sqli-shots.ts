@@ -23,6 +23,8 @@ export class PointShots {
   requests = 0;
   /** Whether a quote changed the answer at all (set once the quotes were sent). */
   quoteChanged = false;
+  /** The first shot answered by a redirect whose Location carries a database error. */
+  redirectLeak: Shot | undefined;
   readonly baselineShot: Shot;
 
   constructor(
@@ -60,6 +62,7 @@ export class PointShots {
     this.requests += 1;
     const exchange = await sendPoint(this.run, this.baseline.user, prepared);
     const shot = { label, value, prepared, exchange };
+    if (!this.redirectLeak && sqlErrorInRedirect(exchange)) this.redirectLeak = shot;
     return shot;
   }
 
@@ -97,4 +100,20 @@ export class PointShots {
   size(shot: Shot): number {
     return shot.exchange?.response?.body.length ?? 0;
   }
+}
+
+/** A database error in a redirect's URL-decoded Location (`/login?error=syntax error at or near …`). */
+export function sqlErrorInRedirect(exchange: HttpExchange | undefined): SqlError | undefined {
+  const response = exchange?.response;
+  if (!response || response.status < 300 || response.status >= 400) return undefined;
+  const location = response.headers.location;
+  if (!location) return undefined;
+  const plus = location.replace(/\+/g, " ");
+  let decoded = plus;
+  try {
+    decoded = decodeURIComponent(plus);
+  } catch {
+    // A malformed escape: the raw text is what the browser shows anyway.
+  }
+  return sqlErrorIn(decoded);
 }

@@ -66,7 +66,16 @@ export type ReproAssertion =
     }
   | { kind: "list_contains_id"; step: string; idOf: string; message: string }
   | { kind: "header_present"; step: string; header: string; message: string }
-  | { kind: "header_not"; step: string; header: string; value: string; message: string };
+  | { kind: "header_not"; step: string; header: string; value: string; message: string }
+  /** The header, URL-decoded (a redirect's Location carries its query encoded), must not match `pattern`. */
+  | {
+      kind: "header_not_matches";
+      step: string;
+      header: string;
+      pattern: string;
+      flags?: string;
+      message: string;
+    };
 
 export interface ReproScript {
   title: string;
@@ -226,6 +235,11 @@ function renderAssertion(assertion: ReproAssertion): string {
       return `assert.ok(${ref(assertion.step)}.headers.get(${JSON.stringify(assertion.header)}), ${message});`;
     case "header_not":
       return `assert.notEqual(${ref(assertion.step)}.headers.get(${JSON.stringify(assertion.header)}), ${JSON.stringify(assertion.value)}, ${message});`;
+    case "header_not_matches": {
+      const header = `(${ref(assertion.step)}.headers.get(${JSON.stringify(assertion.header)}) ?? "")`;
+      const decoded = `(() => { try { return decodeURIComponent(${header}.replace(/\\+/g, " ")); } catch { return ${header}; } })()`;
+      return `assert.ok(!new RegExp(${JSON.stringify(assertion.pattern)}, ${JSON.stringify(assertion.flags ?? "")}).test(${decoded}), ${message});`;
+    }
     case "list_contains_id":
       return `assert.ok(listIds(${ref(assertion.step)}.json).includes(String(${ref(assertion.idOf)}.id)), ${message});`;
     default:
