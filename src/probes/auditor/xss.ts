@@ -5,9 +5,7 @@ import { isSafeWrite, operationKey, selectOperations } from "../api/operation-in
 import { endpointLocation, sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { ResourceFactory } from "../api/resource-factory.ts";
-import type { ReproStep } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
-import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
@@ -23,6 +21,9 @@ import { formControls, validFormValues } from "./form-input-values.ts";
 import type { InputPoint } from "./input-points.ts";
 import { inputPoints, pointPlace, pointTag } from "./input-points.ts";
 import { pointBaseline, withValue } from "./point-request.ts";
+import type { PlantedMarker, ScriptedPage } from "./xss-rendered.ts";
+import { renderedStoredXss } from "./xss-rendered.ts";
+import { markerStep, recordPathOf } from "./xss-repro.ts";
 
 export interface XssOptions {
   operation?: string;
@@ -76,20 +77,15 @@ export async function probeXss(
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
   const hits: Hit[] = [];
   const stats = { points: 0, html_points: 0, stored_planted: 0, pages_checked: 0 };
+  const rendered: EnvelopeDraft[] = [];
+  let browserStats: Record<string, unknown> = { browser_skipped: "no marker was saved" };
   const factory = new ResourceFactory(run);
   const operations = options.operation ? new Set(selectOperations(run.map, options.operation)) : undefined;
   const points = inputPoints(run.map, { includeWrites: run.target.writesAllowed, operations });
   stats.points = points.length;
   const exhausted = await untilBudget(run, async () => {
     const users = (await usableUsers(run)).filter((user) => !options.user || user.name === options.user);
-    const planted: Array<{
-      marker: string;
-      point: InputPoint;
-      prepared: PreparedRequest;
-      exchange: HttpExchange;
-      user: string | undefined;
-      resourceId?: string;
-    }> = [];
+    const planted: PlantedMarker[] = [];
     await mapConcurrent(points, 6, async (point) => {
       const marker = xssMarker();
       const injected = await inject(run, factory, point, users, `qaas${marker}`);
@@ -133,6 +129,7 @@ export async function probeXss(
       options.max_pages ?? 80,
     );
     const visits = pageVisits(pages, users, planted);
+    const scripted: ScriptedPage[] = [];
     await mapConcurrent(visits, 6, async ({ page, viewer }) => {
       stats.pages_checked += 1;
       const exchange = await send(run, viewer, {
@@ -141,6 +138,9 @@ export async function probeXss(
         headers: { accept: "text/html" },
       });
       if (!exchange || !isHtml(exchange)) return;
+      // Only a page with a script of its own can fetch a record and insert it after the server answered.
+      if (/<script\b/i.test(exchange.response?.body ?? ""))
+        scripted.push({ path: page.path, viewer, created: page.created === true });
       for (const entry of planted) {
         if (!reflectsRaw(exchange, entry.marker) || hits.some((hit) => hit.marker === entry.marker)) continue;
         const confirm = await send(run, viewer, {
@@ -164,12 +164,19 @@ export async function probeXss(
         });
       }
     });
+    // Markers no server HTML carried may still reach the page through its script (fetched JSON put in
+    // with innerHTML): only a browser sees that.
+    const unseen = planted.filter((entry) => !hits.some((hit) => hit.marker === entry.marker));
+    const browser = await renderedStoredXss(run, unseen, scripted);
+    rendered.push(...browser.candidates);
+    browserStats = browser.stats;
   });
-  const candidates = dedupe(hits).map((hit) => findingOf(run, hit));
+  const candidates = [...dedupe(hits).map((hit) => findingOf(run, hit)), ...rendered];
   return {
     candidates,
     stats: {
       ...stats,
+      ...browserStats,
       confirmed: candidates.length,
       created_resources: factory.created.length,
       budget_exhausted: exhausted,
@@ -265,20 +272,6 @@ function pageVisits(
     for (const viewer of viewers) visits.push({ page, viewer });
   }
   return visits.slice(0, MAX_VISITS);
-}
-
-/**
- * The page of the record the test saves itself: the id the probe's save answered with becomes the id the
- * test's own save answers with, so the test does not depend on a record a reset removed.
- */
-function recordPathOf(shownPath: string, resourceId: string | undefined, injectedStep: ReproStep): string {
-  if (resourceId === undefined) return shownPath;
-  const segments = shownPath.split("/");
-  const index = segments.indexOf(encodeURIComponent(resourceId));
-  if (index < 0) return shownPath;
-  injectedStep.captureId = {};
-  segments[index] = "{{injected.id}}";
-  return segments.join("/");
 }
 
 /** The id a create answered with: a JSON `id`, or the last segment of the address it redirected to. */
@@ -406,18 +399,7 @@ function dedupe(hits: Hit[]): Hit[] {
 function findingOf(run: ProbeRun, hit: Hit): EnvelopeDraft {
   const source = operationKey(hit.point.operation);
   const markerText = hit.marker;
-  const injectedStep = stepFromPrepared("injected", hit.injected.prepared, hit.injected.user);
-  // `{{unique}}` stays unencoded so the test fills in a fresh marker on every run.
-  injectedStep.path = injectedStep.path
-    .split(encodeURIComponent(markerText))
-    .join(`${encodeURIComponent("<qaas-xss-")}{{unique}}${encodeURIComponent(">")}`);
-  // A form body carries the marker URL-encoded; JSON carries it as is.
-  if (injectedStep.body)
-    injectedStep.body = injectedStep.body
-      .split(markerText)
-      .join("<qaas-xss-{{unique}}>")
-      .split(encodeURIComponent(markerText))
-      .join(`${encodeURIComponent("<qaas-xss-")}{{unique}}${encodeURIComponent(">")}`);
+  const injectedStep = markerStep("injected", hit.injected.prepared, hit.injected.user, markerText);
   const steps = [injectedStep];
   let checkStep = "injected";
   let location = endpointLocation(hit.point.operation);

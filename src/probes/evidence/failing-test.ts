@@ -1,6 +1,7 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import { credentialVariable } from "../http/curl.ts";
 import { secretVariableName } from "../session/secret-reference.ts";
+import { BROWSER_HELPERS, BROWSER_IMPORT, needsBrowser, renderedLacksElement } from "./browser-assertion.ts";
 
 /** One request of a reproduction. `{{step.id}}` in `path`/`body` is replaced by an id captured earlier. */
 export interface ReproStep {
@@ -75,7 +76,9 @@ export type ReproAssertion =
       pattern: string;
       flags?: string;
       message: string;
-    };
+    }
+  /** The page, opened in Chromium as `as` once its requests settle, has no element named `tag`. */
+  | { kind: "rendered_lacks_element"; page: string; as?: string; tag: string; message: string };
 
 export interface ReproScript {
   title: string;
@@ -110,6 +113,7 @@ export function renderFailingTest(
   const used = new Set(
     script.steps
       .flatMap((step) => [step.as, step.forge?.from])
+      .concat(script.assertions.map((assertion) => ("as" in assertion ? assertion.as : undefined)))
       .filter((name): name is string => name !== undefined),
   );
   const login = profile?.auth?.login;
@@ -141,11 +145,13 @@ export function renderFailingTest(
   if (script.steps.some((step) => step.forge))
     lines.push('import { createHmac, randomBytes } from "node:crypto";');
   lines.push('import { test } from "node:test";');
+  if (needsBrowser(script.assertions)) lines.push(BROWSER_IMPORT);
   lines.push("");
   lines.push(`const BASE_URL = process.env.QAAS_BASE_URL ?? ${JSON.stringify(baseUrl)};`);
   lines.push(`const LOGIN = ${JSON.stringify(loginConfig)};`);
   lines.push(`const USERS = ${JSON.stringify(userTable(profile, used))};`);
   lines.push(HELPERS);
+  if (needsBrowser(script.assertions)) lines.push(BROWSER_HELPERS);
   lines.push("");
   lines.push(`test(${JSON.stringify(oneLine(script.title))}, async () => {`);
   lines.push("  const steps = {};");
@@ -240,6 +246,8 @@ function renderAssertion(assertion: ReproAssertion): string {
       const decoded = `(() => { try { return decodeURIComponent(${header}.replace(/\\+/g, " ")); } catch { return ${header}; } })()`;
       return `assert.ok(!new RegExp(${JSON.stringify(assertion.pattern)}, ${JSON.stringify(assertion.flags ?? "")}).test(${decoded}), ${message});`;
     }
+    case "rendered_lacks_element":
+      return renderedLacksElement(assertion);
     case "list_contains_id":
       return `assert.ok(listIds(${ref(assertion.step)}.json).includes(String(${ref(assertion.idOf)}.id)), ${message});`;
     default:

@@ -34,7 +34,7 @@ export const probeXssTool = defineTool({
   name: "probe_xss",
   server: "security",
   description:
-    "Reflected and stored XSS with a unique harmless marker (`<qaas-xss-…>`) in every string input: reported only when the marker comes back unescaped in a text/html answer (reflected: the same request; stored: a page fetched after creating data), confirmed by a second request.",
+    "Reflected and stored XSS with a unique harmless marker (`<qaas-xss-…>`) in every string input: reported only when the marker comes back unescaped in a text/html answer (reflected: the same request; stored: a page fetched after creating data), confirmed by a second request. Markers saved but absent from every server page are then looked for in Chromium (at most 15 page loads, a minute): a page whose own script fetches the record (JSON, GraphQL) and inserts it as markup holds an element of the marker's tag; reported when a second load in a fresh browser context shows it again, with the request that delivered it.",
   input: z.strictObject({ ...ProbeFilter, max_pages: z.number().int().positive().max(200).optional() }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>

@@ -1,0 +1,347 @@
+import { randomBytes } from "node:crypto";
+import type { BrowserContext, Response } from "playwright-core";
+import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import { operationKey } from "../api/operation-index.ts";
+import { endpointLocation } from "../api/probe-support.ts";
+import type { PreparedRequest } from "../api/request-builder.ts";
+import type { BrowserSession, BrowsingRole } from "../browser/browser-session.ts";
+import { browserSessionFor, DESKTOP } from "../browser/browser-session.ts";
+import { buildFinding } from "../evidence/finding.ts";
+import type { HttpExchange } from "../http/http-types.ts";
+import { joinUrl } from "../http/target-url.ts";
+import type { ProbeRun } from "../session/probe-run.ts";
+import { severityFor } from "../severity.ts";
+import { type InputPoint, pointPlace, pointTag } from "./input-points.ts";
+import { markerStep, recordPathOf } from "./xss-repro.ts";
+
+// Stored XSS that only a browser sees: the page's HTML is static, its own script fetches the records (REST
+// JSON, GraphQL) and inserts them with innerHTML, insertAdjacentHTML, jQuery's append, document.write… The
+// server never sends the marker inside HTML, so the server-HTML check cannot see it. The proof is the DOM:
+// the planted `<qaas-xss-…>` became an element (it was parsed as markup); a value set as text stays text
+// and makes no element. A second load in a fresh browser context must show the element again, and the
+// page's network log says which of its requests delivered the marker.
+
+/** A marker saved through a create operation, as the server-HTML check planted it. */
+export interface PlantedMarker {
+  marker: string;
+  point: InputPoint;
+  prepared: PreparedRequest;
+  exchange: HttpExchange;
+  user: string | undefined;
+  /** The id the save answered with. */
+  resourceId?: string;
+}
+
+/** A page (and who read it) whose server answer was HTML with a script of its own. */
+export interface ScriptedPage {
+  path: string;
+  viewer: string | undefined;
+  /** A page of a record a marker was just saved in. */
+  created: boolean;
+}
+
+/** Page loads spent looking (confirmation loads come on top, one per page that showed a marker). */
+const MAX_LOADS = 15;
+const MAX_SECONDS = 60;
+const NAVIGATION_MS = 10_000;
+/** How long a page's own requests may take to settle after `load`. */
+const SETTLE_MS = 3000;
+
+interface Look {
+  /** Markers present as elements. */
+  shown: Map<string, number>;
+  /** Per marker, the page's requests whose answers carried it. */
+  carriers: Map<string, HttpExchange[]>;
+  /** Markers the page's own HTML carried raw: the server-HTML check's to report, not this one's. */
+  served: Set<string>;
+}
+
+interface RenderedHit {
+  entry: PlantedMarker;
+  page: ScriptedPage;
+  counts: [number, number];
+  carrier: HttpExchange | undefined;
+}
+
+export async function renderedStoredXss(
+  run: ProbeRun,
+  planted: readonly PlantedMarker[],
+  pages: readonly ScriptedPage[],
+): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
+  const order = ordered(pages);
+  const stats: Record<string, unknown> = {
+    browser_markers: planted.length,
+    browser_pages: order.length,
+    browser_pages_loaded: 0,
+    browser_confirm_loads: 0,
+    browser_confirmed: 0,
+  };
+  // No browser is launched unless a marker is still unaccounted for and a page could have put it there.
+  if (planted.length === 0)
+    return {
+      candidates: [],
+      stats: { ...stats, browser_skipped: "every planted marker was found in server HTML" },
+    };
+  if (order.length === 0)
+    return { candidates: [], stats: { ...stats, browser_skipped: "no HTML page with a script of its own" } };
+  const session = browserSessionFor(run.context);
+  try {
+    await session.browser();
+  } catch (error) {
+    const reason = `no browser: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`;
+    run.notes.push(
+      `probe_xss: markers saved but absent from server HTML were not looked for in a browser (${reason})`,
+    );
+    return { candidates: [], stats: { ...stats, browser_skipped: reason } };
+  }
+  // Browser contexts of this call's own, closed when it is done: other tools (and another call) keep theirs.
+  const call = randomBytes(4).toString("hex");
+  const lookSession = `probe_xss-${call}`;
+  const confirmSession = `probe_xss-${call}-confirm`;
+  const origin = new URL(run.target.baseUrl).origin;
+  const deadline = Date.now() + MAX_SECONDS * 1000;
+  const hits: RenderedHit[] = [];
+  let loads = 0;
+  let confirms = 0;
+  try {
+    for (const page of order) {
+      const open = planted.filter((entry) => !hits.some((hit) => hit.entry.marker === entry.marker));
+      if (open.length === 0 || loads >= MAX_LOADS || Date.now() > deadline || run.context.signal.aborted)
+        break;
+      const url = joinUrl(run.target.baseUrl, page.path);
+      const role = roleOf(run, page.viewer);
+      const context = await session.context(role, origin, DESKTOP, lookSession).catch(() => undefined);
+      if (!context) continue;
+      loads += 1;
+      const first = await look(session, context, url, open, page.viewer);
+      const shown = open.filter((entry) => first.shown.has(entry.marker) && !first.served.has(entry.marker));
+      if (shown.length === 0) continue;
+      // The second signal: a fresh context (no cache, no storage) loads the page again.
+      const fresh = await session.context(role, origin, DESKTOP, confirmSession).catch(() => undefined);
+      if (!fresh) continue;
+      confirms += 1;
+      const again = await look(session, fresh, url, shown, page.viewer);
+      await session.closeSession(confirmSession);
+      for (const entry of shown) {
+        if (!again.shown.has(entry.marker) || again.served.has(entry.marker)) continue;
+        const carriers = [
+          ...(first.carriers.get(entry.marker) ?? []),
+          ...(again.carriers.get(entry.marker) ?? []),
+        ];
+        hits.push({
+          entry,
+          page,
+          counts: [first.shown.get(entry.marker) ?? 0, again.shown.get(entry.marker) ?? 0],
+          carrier: carriers.find((exchange) => exchange.request.method !== "GET" || !isPage(exchange, url)),
+        });
+      }
+    }
+  } finally {
+    await session.closeSession(lookSession);
+    await session.closeSession(confirmSession);
+  }
+  stats.browser_pages_loaded = loads;
+  stats.browser_confirm_loads = confirms;
+  stats.browser_confirmed = hits.length;
+  return { candidates: hits.map((hit) => findingOf(run, hit)), stats };
+}
+
+/** Pages of the records just saved first, each page and reader once. */
+function ordered(pages: readonly ScriptedPage[]): ScriptedPage[] {
+  const seen = new Set<string>();
+  return [...pages]
+    .sort((a, b) => Number(b.created) - Number(a.created))
+    .filter((page) => {
+      const key = `${page.path}\u0000${page.viewer ?? ""}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+}
+
+/** A profile user browses with the run's own session for them (the one the HTTP probes use). */
+function roleOf(run: ProbeRun, viewer: string | undefined): BrowsingRole {
+  return {
+    role: viewer === undefined ? "anonymous" : `user:${viewer}`,
+    headers: async () =>
+      viewer === undefined
+        ? {}
+        : ((await run.sessions.prepare(run.client, viewer, { method: "GET", url: run.target.baseUrl }))
+            .headers ?? {}),
+  };
+}
+
+function tagOf(marker: string): string {
+  return marker.replace(/^</, "").replace(/>$/, "");
+}
+
+function isPage(exchange: HttpExchange, url: string): boolean {
+  return exchange.request.url.split("#")[0] === url.split("#")[0];
+}
+
+/** Loads `url` in a new tab, lets its requests settle and reads which markers became elements. */
+async function look(
+  session: BrowserSession,
+  context: BrowserContext,
+  url: string,
+  markers: readonly PlantedMarker[],
+  viewer: string | undefined,
+): Promise<Look> {
+  const result: Look = { shown: new Map(), carriers: new Map(), served: new Set() };
+  const { page } = await session.newPage(context);
+  const reads: Array<Promise<void>> = [];
+  page.on("response", (response) => {
+    const type = response.request().resourceType();
+    if (!["document", "fetch", "xhr", "script", "eventsource"].includes(type)) return;
+    reads.push(
+      response
+        .text()
+        .then((body) => {
+          // The tag is unique; a JSON answer may escape its angle brackets (`\u003c`), so the tag alone counts.
+          for (const entry of markers) {
+            if (!body.includes(tagOf(entry.marker))) continue;
+            const isMain = response.frame() === page.mainFrame() && type === "document";
+            if (isMain && body.includes(entry.marker)) result.served.add(entry.marker);
+            else
+              result.carriers.set(entry.marker, [
+                ...(result.carriers.get(entry.marker) ?? []),
+                exchangeOf(response, body, viewer),
+              ]);
+          }
+        })
+        .catch(() => {}),
+    );
+  });
+  try {
+    await page.goto(url, { waitUntil: "load", timeout: NAVIGATION_MS }).catch(() => null);
+    await page.waitForLoadState("networkidle", { timeout: SETTLE_MS }).catch(() => {});
+    await Promise.race([Promise.allSettled(reads), new Promise((resolve) => setTimeout(resolve, 2000))]);
+    const counts = (await page
+      .evaluate(
+        (tags) => tags.map((tag) => document.getElementsByTagName(tag).length),
+        markers.map((entry) => tagOf(entry.marker)),
+      )
+      .catch(() => [])) as number[];
+    markers.forEach((entry, index) => {
+      if ((counts[index] ?? 0) > 0) result.shown.set(entry.marker, counts[index]!);
+    });
+  } finally {
+    await page.close().catch(() => {});
+  }
+  return result;
+}
+
+/** What the browser saw of one request, in the shape every finding records (masked when written). */
+function exchangeOf(response: Response, body: string, viewer: string | undefined): HttpExchange {
+  const request = response.request();
+  const headers = response.headers();
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  const limit = 64 * 1024;
+  return {
+    sequence: 0,
+    startedAt: new Date().toISOString(),
+    request: {
+      method: request.method(),
+      url: request.url(),
+      headers: request.headers(),
+      ...(request.postData() ? { body: request.postData() ?? "" } : {}),
+    },
+    response: {
+      status: response.status(),
+      headers,
+      setCookies: [],
+      contentType: headers["content-type"] ?? "",
+      body: body.slice(0, limit),
+      truncated: body.length > limit,
+      json,
+    },
+    durationMs: Math.max(0, request.timing().responseEnd),
+    ...(viewer !== undefined ? { user: viewer } : {}),
+  };
+}
+
+/** ` query Pastes` for a GraphQL request body (its operation name, else its first field); empty otherwise. */
+function graphqlNameOf(body: string | undefined): string {
+  if (!body) return "";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return "";
+  }
+  const request = (Array.isArray(parsed) ? parsed[0] : parsed) as {
+    query?: unknown;
+    operationName?: unknown;
+  };
+  if (typeof request?.query !== "string") return "";
+  const head = /^\s*(query|mutation|subscription)\b\s*([_A-Za-z][_0-9A-Za-z]*)?/.exec(request.query);
+  const kind = head?.[1] ?? "query";
+  const name =
+    typeof request.operationName === "string" && request.operationName !== ""
+      ? request.operationName
+      : (head?.[2] ?? /\{\s*([_A-Za-z][_0-9A-Za-z]*)/.exec(request.query)?.[1] ?? "");
+  return name ? ` ${kind} ${name}` : ` ${kind}`;
+}
+
+function findingOf(run: ProbeRun, hit: RenderedHit): EnvelopeDraft {
+  const { entry, page, carrier } = hit;
+  const source = operationKey(entry.point.operation);
+  // GraphQL fields all share one `POST /graphql`: the field tells them apart in words and in the dedupe key.
+  const where = pointPlace(entry.point);
+  const tag = tagOf(entry.marker);
+  const reader = page.viewer ?? "anonymous";
+  const delivered = carrier
+    ? `${carrier.request.method} ${new URL(carrier.request.url).pathname}${graphqlNameOf(carrier.request.body)}`
+    : "a request of the page's script (its answer was not readable)";
+  const injectedStep = markerStep("injected", entry.prepared, entry.user, entry.marker);
+  const pagePath = recordPathOf(page.path, entry.resourceId, injectedStep);
+  const related: Array<{ kind: "endpoint" | "page"; value: string }> = [{ kind: "page", value: page.path }];
+  if (carrier) {
+    const endpoint = `${carrier.request.method} ${new URL(carrier.request.url).pathname}`;
+    if (endpoint !== operationKey(entry.point.operation)) related.push({ kind: "endpoint", value: endpoint });
+  }
+  return buildFinding(run, {
+    domain: "security",
+    defectClass: "xss",
+    title: `Stored XSS: ${where} saved through ${source} is inserted as markup by the script of ${page.path}`,
+    summary: `The marker ${entry.marker} saved through ${where} of ${source} is not in the server's HTML of ${page.path}, but the page's own script receives it from ${delivered} and inserts it as markup: in Chromium the page then holds a <${tag}> element, on two loads in fresh browser contexts.`,
+    impact: "Script injected by one user runs in the browser of whoever views the page, with their session.",
+    location: endpointLocation(entry.point.operation),
+    related,
+    severity: severityFor("xss", { stored: true }),
+    confidence: carrier ? 0.95 : 0.9,
+    discriminator: pointTag(entry.point),
+    exchanges: [
+      { label: "injected", exchange: entry.exchange },
+      ...(carrier ? [{ label: "delivered", exchange: carrier }] : []),
+    ],
+    steps: [
+      `${entry.exchange.request.method} ${run.masker.maskUrl(entry.exchange.request.url)} as ${entry.user ?? "anonymous"} with ${where} set to a value holding ${entry.marker}.`,
+      `Open ${page.path} in a browser as ${reader}: its script fetches ${delivered} and inserts the saved value as markup.`,
+      `document.getElementsByTagName("${tag}") finds an element (a value set as text would make none).`,
+    ],
+    notes: [
+      `Stored through ${source} ${where}, delivered by ${delivered} and inserted as markup into ${page.path}.`,
+      `DOM check in Chromium as ${reader}: after the page's requests settled, document.getElementsByTagName("${tag}") found ${hit.counts[0]} element(s), and ${hit.counts[1]} on a second load in a fresh browser context; the page's own HTML did not carry the marker.`,
+      "The generated test saves a fresh marker over HTTP, then opens the page in Chromium (playwright-core, QAAS_CHROMIUM) and asserts no element of that tag.",
+    ],
+    repro: {
+      title: `${page.path} shows ${where} saved through ${source} as text, not markup`,
+      steps: [injectedStep],
+      assertions: [
+        {
+          kind: "rendered_lacks_element",
+          page: pagePath,
+          ...(page.viewer !== undefined ? { as: page.viewer } : {}),
+          tag: "qaas-xss-{{unique}}",
+          message: "a stored value must be inserted into the page as text, not markup",
+        },
+      ],
+    },
+  });
+}
