@@ -31,7 +31,13 @@ export interface SingleRun extends TestOutcome {
 export async function runFindingTest(
   findingId: string,
   context: ToolContext,
-  options: { times: number; timeoutSeconds: number; label: string },
+  options: {
+    times: number;
+    timeoutSeconds: number;
+    label: string;
+    /** More environment for the test (a role's session: QAAS_COOKIE, QAAS_HEADERS). */
+    env?: Record<string, string>;
+  },
 ): Promise<{ command: string; recorded_path: string; test_artifact: string; runs: SingleRun[] } | string> {
   const envelope = context.readEnvelopes().find((candidate) => candidate.id === findingId);
   if (!envelope) return `no finding ${findingId} in this run (list_findings shows them)`;
@@ -42,7 +48,7 @@ export async function runFindingTest(
   const baseUrl = context.target?.profile.environment.base_url;
   const result = await runTestProcess(command, {
     cwd: context.target?.root ?? path.dirname(file),
-    env: baseUrl ? { QAAS_BASE_URL: baseUrl } : {},
+    env: { ...(baseUrl ? { QAAS_BASE_URL: baseUrl } : {}), ...options.env },
     // A test that waits on purpose (a token left to expire) says how long; its runs share that wait.
     timeoutMs: (options.timeoutSeconds * options.times + declaredWaitSeconds(test.source)) * 1000,
     signal: context.signal,
