@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { candidateEnvelope } from "../../src/explore/bug-bash/candidate-test.ts";
 import type { Candidate } from "../../src/explore/bug-bash/candidates.ts";
-import { roleOfTest, roleSessionEnv } from "../../src/explore/bug-bash/role-session-env.ts";
+import { roleOfTest, roleSessionEnv } from "../../src/probes/browser/role-session-env.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
 import { findTool } from "../../src/tools/tool-registry.ts";
 import { type FixtureSite, MEMBER_TOKEN, startFixtureSite } from "../browser/fixture-site.ts";
@@ -106,6 +106,18 @@ describe("verify_candidate for a signed-in persona", () => {
     const answer = await verifyAsMember(memberContext("header:Authorization"));
     if (!answer.ok) throw new Error(answer.error);
     expect(answer.data).toMatchObject({ status: "confirmed" });
+  }, 120_000);
+
+  it("gives REPRODUCER's run of a signed-in finding's test the role's session too", async () => {
+    const context = memberContext("cookie:sid");
+    await verifyAsMember(context);
+    const single = findTool("run_single");
+    if (!single) throw new Error("run_single is not registered");
+    const answer = await callTool(single, { finding_id: context.readEnvelopes()[0]?.id ?? "" }, context);
+    if (!answer.ok) throw new Error(answer.error);
+    // It reached its assertion as the member: the defect shows, not the missing session.
+    expect(answer.data).toMatchObject({ passed: false, own_assertion: true });
+    expect(String((answer.data as { failure?: string }).failure)).toMatch(/does not show the expected text/);
   }, 120_000);
 
   it("reads the test's role and turns a role's headers into the test's environment", async () => {

@@ -99,6 +99,11 @@ export class BrowserSession {
        * probe's request any more than another agent's request may.
        */
       gate?: () => Promise<() => void>;
+      /**
+       * Resolves when a new page may start: rendering and scanning cost two small cores, so a page is not
+       * started while another agent times the target (its requests already wait at `gate`).
+       */
+      beforePage?: () => Promise<void>;
     } = {},
   ) {}
 
@@ -160,6 +165,7 @@ export class BrowserSession {
 
   /** A new tab in `context`, logging from its first request; the caller closes it when done. */
   async newPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
+    await this.options.beforePage?.();
     const page = await context.newPage();
     const log: PageLog = { console: [], pageErrors: [], network: [], dialogs: [], downloads: [] };
     this.logs.set(page, log);
@@ -324,7 +330,11 @@ export function browserSessionFor(context: ToolContext): BrowserSession {
   if (!session) {
     const windows = quietWindowsOf(context);
     const sender = {};
-    session = new BrowserSession({ signal: context.signal, gate: () => windows.enter(sender) });
+    session = new BrowserSession({
+      signal: context.signal,
+      gate: () => windows.enter(sender),
+      beforePage: () => windows.betweenWindows(),
+    });
     context.shared.set(SESSION_KEY, session);
     const opened = session;
     onRunEnd(context, () => opened.close());

@@ -5,15 +5,12 @@ import { candidateEnvelope, markersOf } from "../../explore/bug-bash/candidate-t
 import { type Candidate, type CharterSession, mergeCandidates } from "../../explore/bug-bash/candidates.ts";
 import { type Charter, deriveCharters, parseGivenCharter } from "../../explore/bug-bash/charters.ts";
 import { judgeCandidate } from "../../explore/bug-bash/confirm.ts";
-import { roleOfTest, roleSessionEnv } from "../../explore/bug-bash/role-session-env.ts";
 import { walkCharter } from "../../explore/charter-walker.ts";
 import { newRunFile, RunFileWriter, readRunFile } from "../../explore/run-file.ts";
 import { guardedStepCaller } from "../../explore/step-caller.ts";
 import { verdictOf } from "../../explore/verdict.ts";
 import { closeTab } from "../../probes/browser/agent-tab.ts";
 import { browserSessionFor } from "../../probes/browser/browser-session.ts";
-import { probeTargetOf } from "../../probes/http/run-http.ts";
-import { webRoles } from "../../probes/pages/web-session.ts";
 import { RunStore } from "../../store/run-store.ts";
 import type { ToolContext } from "../context.ts";
 import { err, ok } from "../result.ts";
@@ -193,18 +190,10 @@ const verifyCandidate = defineTool({
     const marks = markersOf(test.source);
     if (!marks)
       return err(`finding ${input.finding_id} is not a bug-bash candidate (its test carries no marks)`);
-    // The test signs in only through its environment: it gets the role's session from the run's sign-in
-    // layer, as the charter's walk had it.
-    const target = probeTargetOf(context);
-    const env =
-      typeof target === "string"
-        ? {}
-        : await roleSessionEnv(webRoles(context, target).roles, roleOfTest(test.source));
     const answer = await runFindingTest(input.finding_id, context, {
       times: input.times ?? 3,
       timeoutSeconds: 30,
       label: `bug-bash-${marks.candidate}`,
-      env,
     });
     if (typeof answer === "string") return err(answer);
     const verdict = judgeCandidate(answer.runs, marks.encodes);

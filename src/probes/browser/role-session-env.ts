@@ -1,9 +1,10 @@
-import type { BrowsingRole } from "../../probes/browser/browser-session.ts";
+import type { BrowsingRole } from "./browser-session.ts";
 
 // A generated browser repro test signs in only through its environment: QAAS_COOKIE (the Cookie header of
 // the role's session) and QAAS_HEADERS (the other headers the sign-in layer sends, a bearer token say, as
-// JSON; the test sends them to the target's origin only). Confirming a signed-in candidate without them
-// would judge the sign-in page, and reject a real defect as `environment`.
+// JSON; the test sends them to the target's origin only). Run without them (REPRODUCER reproducing a
+// finding, a bug-bash candidate being confirmed), a signed-in page's test stops in its set-up and a real
+// defect goes unreproduced.
 
 /** Which role a generated test browses as: the argument of its `needsCookie(...)` set-up calls. */
 export function roleOfTest(source: string): string | undefined {
