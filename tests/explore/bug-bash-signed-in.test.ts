@@ -131,6 +131,8 @@ describe("verify_candidate for a signed-in persona", () => {
       },
     ];
     expect(roleOfTest('needsCookie("member");')).toBe("member");
+    expect(roleOfTest('const ROLE = "admin";\nfunction needsCookie(role) {}')).toBe("admin");
+    expect(roleOfTest("function needsCookie(role) {}")).toBeUndefined();
     expect(await roleSessionEnv(roles, "member")).toEqual({
       QAAS_COOKIE: "sid=abc",
       QAAS_HEADERS: JSON.stringify({ authorization: "Bearer t" }),

@@ -56,6 +56,8 @@ import { chromium } from "playwright-core";
 ${input.assertion.kind === "accessibility" ? 'import { AxeBuilder } from "@axe-core/playwright";\n' : ""}
 const BASE_URL = process.env.QAAS_BASE_URL ?? ${JSON.stringify(input.baseUrl)};
 const PAGE = new URL(${JSON.stringify(input.assertion.page)}, BASE_URL).toString();
+// The role the page was seen as: qaas gives the test that role's session when it runs it.
+const ROLE = ${JSON.stringify(input.role)};
 
 async function open(viewport = { width: 1280, height: 800 }, isMobile = false) {
   const browser = await chromium.launch({

@@ -6,9 +6,14 @@ import type { BrowsingRole } from "./browser-session.ts";
 // finding, a bug-bash candidate being confirmed), a signed-in page's test stops in its set-up and a real
 // defect goes unreproduced.
 
-/** Which role a generated test browses as: the argument of its `needsCookie(...)` set-up calls. */
+/**
+ * Which role a generated test browses as: its `ROLE` constant, or (a test generated before it had one) the
+ * argument of its `needsCookie(...)` set-up calls.
+ */
 export function roleOfTest(source: string): string | undefined {
-  const role = /needsCookie\(("(?:[^"\\]|\\.)*")\)/.exec(source)?.[1];
+  const role =
+    /^const ROLE = ("(?:[^"\\]|\\.)*");$/m.exec(source)?.[1] ??
+    /needsCookie\(("(?:[^"\\]|\\.)*")\)/.exec(source)?.[1];
   return role === undefined ? undefined : (JSON.parse(role) as string);
 }
 
