@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { inventoryByProvenance } from "../map/inventory.ts";
+import { browsingTally } from "../probes/browser/browser-session.ts";
 import { startRun } from "../run/start-run.ts";
 import { runScoreCommand } from "../score/score-command.ts";
 import { RunStore } from "../store/run-store.ts";
@@ -107,6 +108,9 @@ const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 clearInterval(sampler);
 const peakRssMib = process.resourceUsage().maxRSS / 1024;
 const queries = statementLog ? Math.max(0, countStatements() - statementsBefore) : null;
+// Pages the run's browser visited, per minute that at least one of its pages was open.
+const browsingMinutes = browsingTally.browsingMs / 60_000;
+const pagesPerMinute = browsingMinutes > 0 ? browsingTally.pages / browsingMinutes : null;
 
 const entries = RunStore.open(home, runId).readLedger().entries;
 const agentSeconds = new Map<string, number>();
@@ -179,6 +183,10 @@ const result = {
   peak_rss_mib: round(peakRssMib),
   /** Chromium's processes together (proportional set size), at their largest (sampled every half second). */
   browser_peak_pss_mib: round(browserPeakMib),
+  /** Pages the run's browser visited (main-frame navigations), and per minute a page of it was open. */
+  browser_pages: browsingTally.pages,
+  browser_seconds: round(browsingTally.browsingMs / 1000),
+  browser_pages_per_minute: pagesPerMinute === null ? null : round(pagesPerMinute),
   /** Other child processes together at their largest (PSS): generated tests, channel scripts, tool commands. */
   children_peak_pss_mib: round(childrenPeakMib),
   /** The requests the run waited on longest, summed per `METHOD /path`. */
@@ -207,6 +215,7 @@ if (values.json) {
     `requests sent        ${requests} (${result.requests_per_second}/s while agents ran)`,
     `SQL statements run   ${queries ?? "— (the profile names no statement log)"}`,
     `peak memory          ${result.peak_rss_mib} MiB qaas (RSS), ${result.browser_peak_pss_mib} MiB browser, ${result.children_peak_pss_mib} MiB other child processes (PSS)`,
+    `browser              ${result.browser_pages} page(s) visited in ${result.browser_seconds}s with a page open (${result.browser_pages_per_minute ?? "—"}/min), peak ${result.browser_peak_pss_mib} MiB (PSS)`,
     "slowest requests     (seconds to the answer, summed)",
     ...result.slowest_requests.map(
       (spent) => `  ${spent.request.padEnd(40)} ${spent.count}× ${spent.seconds}s`,

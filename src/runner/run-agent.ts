@@ -10,6 +10,7 @@ import { type SeatRequest, TransientSeatError, type WorkerSeat } from "../seats/
 import type { RunContext, ToolContext } from "../tools/context.ts";
 import { invokeTool } from "../tools/invoke-tool.ts";
 import type { ToolResult } from "../tools/result.ts";
+import { closeAgentServices } from "../tools/run-end.ts";
 import { heldNotice, MustCallHook } from "./hooks.ts";
 
 // Runs ONE agent invocation on its seat, in its own context, and answers the event the router needs.
@@ -101,6 +102,7 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
       return entry;
     },
     agent: loaded.config,
+    invocation: invocation.id,
     guard: {
       ticketsFiled: runtime.tickets.filed,
       filesChanged: new Map(),
@@ -211,6 +213,7 @@ export async function runInvocation(invocation: Invocation, runtime: RunnerRunti
     };
   } finally {
     context.signal.removeEventListener("abort", onAbort);
+    await closeAgentServices(toolContext);
   }
 }
 

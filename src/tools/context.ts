@@ -54,6 +54,11 @@ export interface ToolContext extends RunContext {
   agent: AgentConfig;
   guard: GuardState;
   /**
+   * The agent invocation this context serves (set by the runner): what a tool holds for the invocation (a
+   * tab, a hold on the run's browser) is released when it ends (`onAgentEnd`).
+   */
+  invocation?: string;
+  /**
    * A browser session of the agent's own (one bug-bash charter): the step tools then drive a tab in a
    * browser context of that session alone, so parallel charters never share a page or its cookies.
    */

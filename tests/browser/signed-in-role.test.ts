@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browsePages } from "../../src/probes/browser/browse-pages.ts";
+import { roleOfTest } from "../../src/probes/browser/role-session-env.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
@@ -76,6 +77,8 @@ describe("browse_pages as a signed-in role", () => {
     const source = fs.readFileSync(path.join(context.artifactsDir, name), "utf8");
     expect(source).toContain("QAAS_COOKIE='<the session cookie of a member user>'");
     expect(source).not.toContain(MEMBER_TOKEN);
+    // REPRODUCER gives the test this role's session when it runs it (runFindingTest reads the role).
+    expect(roleOfTest(source)).toBe("member");
     const folder = path.join(process.cwd(), "node_modules", ".cache", "qaas-browser-tests");
     fs.mkdirSync(folder, { recursive: true });
     const file = path.join(folder, path.basename(name));

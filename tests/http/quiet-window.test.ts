@@ -121,4 +121,33 @@ describe("bursts", () => {
     const order = seen.filter((each) => each.event === "start").map((each) => each.who);
     expect(order).toEqual(["race-1", "race-2", "measured"]);
   });
+
+  it("lets machine-heavy work start only between windows, and never waits past the bound", async () => {
+    const quiet = new QuietWindows({ maxWaitMs: 200, maxDrainMs: 200 });
+    const holder = {};
+    let release: () => void = () => {};
+    const measuring = quiet.hold(holder, () => new Promise<void>((resolve) => (release = resolve)));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    let started = false;
+    const waiting = quiet.betweenWindows().then(() => {
+      started = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toBe(false);
+    release();
+    await measuring;
+    await waiting;
+    expect(started).toBe(true);
+
+    // A window that outlives its purpose costs the waiting work its bound, not the run.
+    const stuck = quiet.hold(holder, () => new Promise<void>((resolve) => setTimeout(resolve, 1_000)));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const before = performance.now();
+    await quiet.betweenWindows();
+    expect(performance.now() - before).toBeLessThan(600);
+    await stuck;
+    const idle = performance.now();
+    await quiet.betweenWindows();
+    expect(performance.now() - idle).toBeLessThan(50);
+  });
 });

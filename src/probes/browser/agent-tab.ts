@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from "playwright-core";
 import type { ToolContext } from "../../tools/context.ts";
+import { onAgentEnd } from "../../tools/run-end.ts";
 import type { ProbeTarget } from "../http/run-http.ts";
 import { probeTargetOf } from "../http/run-http.ts";
 import { ANONYMOUS } from "../pages/crawl-pages.ts";
@@ -76,6 +77,8 @@ export async function tabFor(
   if (current && !current.page.isClosed()) await current.page.close().catch(() => {});
   const tab: AgentTab = { role: wantedRole, viewport, context: browserContext, page, log, target };
   tabs.set(tabKey(context), tab);
+  // The agent's first tab: it is closed when the agent ends, not left open for the rest of the run.
+  if (!current) onAgentEnd(context, () => closeTab(context));
   return tab;
 }
 

@@ -1,15 +1,18 @@
 import type { Browser, BrowserContext, Page, Request, Response } from "playwright-core";
-import type { RunContext } from "../../tools/context.ts";
-import { onRunEnd } from "../../tools/run-end.ts";
+import type { ToolContext } from "../../tools/context.ts";
+import { onAgentEnd, onRunEnd } from "../../tools/run-end.ts";
 import { quietWindowsOf } from "../http/quiet-window.ts";
 import { parseCookieHeader } from "../pages/cookie-jar.ts";
 import { CHROMIUM_ARGS, findChromium, prepareContext } from "../traffic/chromium.ts";
 
 // One Chromium per run, launched when first needed and closed when the run ends; one browser context per
 // role and viewport (contexts share nothing: cookies, storage and cache stay apart), so a page opened as
-// `member` at mobile width never sees another role's session. Every page opened through the session keeps
-// a log of what a person debugging it would look at first: console messages, uncaught exceptions, the
-// network exchanges the page made, dialogs it raised and downloads it started.
+// `member` at mobile width never sees another role's session. Agents hold the browser while they run
+// (`hold`/`release`): one agent ending never closes it under another, and once no agent holds it the
+// browser is closed to give its memory back to the rest of the run (the next agent launches it again).
+// Every page opened through the session keeps a log of what a person debugging it would look at first:
+// console messages, uncaught exceptions, the network exchanges the page made, dialogs it raised and
+// downloads it started.
 
 export interface Viewport {
   name: string;
@@ -69,10 +72,19 @@ export interface OpenedPage {
 
 const MAX_LOG_ENTRIES = 500;
 
+/**
+ * Pages the browsers of this process visited (main-frame navigations) and the time at least one page was
+ * open, so the bench can report pages per minute of browsing.
+ */
+export const browsingTally = { pages: 0, browsingMs: 0 };
+
 export class BrowserSession {
   private launched: Promise<Browser> | undefined;
   private readonly contexts = new Map<string, Promise<BrowserContext>>();
   private readonly logs = new WeakMap<Page, PageLog>();
+  private readonly holders = new Set<string>();
+  private openPages = 0;
+  private browsingSince = 0;
   private closed = false;
 
   constructor(
@@ -87,6 +99,11 @@ export class BrowserSession {
        * probe's request any more than another agent's request may.
        */
       gate?: () => Promise<() => void>;
+      /**
+       * Resolves when a new page may start: rendering and scanning cost two small cores, so a page is not
+       * started while another agent times the target (its requests already wait at `gate`).
+       */
+      beforePage?: () => Promise<void>;
     } = {},
   ) {}
 
@@ -148,9 +165,11 @@ export class BrowserSession {
 
   /** A new tab in `context`, logging from its first request; the caller closes it when done. */
   async newPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
+    await this.options.beforePage?.();
     const page = await context.newPage();
     const log: PageLog = { console: [], pageErrors: [], network: [], dialogs: [], downloads: [] };
     this.logs.set(page, log);
+    this.countOpenPage(page);
     const push = <T>(list: T[], entry: T) => {
       if (list.length < MAX_LOG_ENTRIES) list.push(entry);
     };
@@ -215,6 +234,38 @@ export class BrowserSession {
     return this.logs.get(page);
   }
 
+  /** Counts the page's visits, and the time at least one page of the session is open. */
+  private countOpenPage(page: Page): void {
+    if (this.openPages === 0) this.browsingSince = performance.now();
+    this.openPages += 1;
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame() && frame.url() !== "about:blank") browsingTally.pages += 1;
+    });
+    page.once("close", () => {
+      this.openPages -= 1;
+      if (this.openPages === 0) browsingTally.browsingMs += performance.now() - this.browsingSince;
+    });
+  }
+
+  /** `holder` (an agent invocation) uses the browser until it calls `release`. */
+  hold(holder: string): void {
+    this.holders.add(holder);
+  }
+
+  /**
+   * `holder` is done with the browser. The last holder's release closes it (its memory goes back to the
+   * run); another holder's pages and contexts are never touched, and a later user launches it again.
+   */
+  async release(holder: string): Promise<void> {
+    if (!this.holders.delete(holder) || this.holders.size > 0 || this.closed) return;
+    await this.shutDown();
+  }
+
+  /** Holders using the browser now. */
+  heldBy(): string[] {
+    return [...this.holders];
+  }
+
   /** Closes the contexts of one named session (a bug-bash charter that ended); the browser stays. */
   async closeSession(session: string): Promise<void> {
     for (const [key, context] of [...this.contexts]) {
@@ -224,8 +275,14 @@ export class BrowserSession {
     }
   }
 
+  /** Closes the browser for good (the run ended). */
   async close(): Promise<void> {
     this.closed = true;
+    this.holders.clear();
+    await this.shutDown();
+  }
+
+  private async shutDown(): Promise<void> {
     const launched = this.launched;
     this.launched = undefined;
     this.contexts.clear();
@@ -264,16 +321,29 @@ async function gateTargetRequests(
 
 const SESSION_KEY = "browser:session";
 
-/** The run's browser session: one per run, closed when the run ends (or its signal aborts). */
-export function browserSessionFor(context: RunContext): BrowserSession {
+/**
+ * The run's browser session: one per run, closed when the run ends (or its signal aborts). The agent
+ * invocation asking holds it until the invocation ends.
+ */
+export function browserSessionFor(context: ToolContext): BrowserSession {
   let session = context.shared.get(SESSION_KEY) as BrowserSession | undefined;
   if (!session) {
     const windows = quietWindowsOf(context);
     const sender = {};
-    session = new BrowserSession({ signal: context.signal, gate: () => windows.enter(sender) });
+    session = new BrowserSession({
+      signal: context.signal,
+      gate: () => windows.enter(sender),
+      beforePage: () => windows.betweenWindows(),
+    });
     context.shared.set(SESSION_KEY, session);
     const opened = session;
     onRunEnd(context, () => opened.close());
+  }
+  const { invocation } = context;
+  if (invocation !== undefined && !session.heldBy().includes(invocation)) {
+    session.hold(invocation);
+    const held = session;
+    onAgentEnd(context, () => held.release(invocation));
   }
   return session;
 }

@@ -124,6 +124,18 @@ export class QuietWindows {
     return this.heldTotal + (this.measuringSince === undefined ? 0 : performance.now() - this.measuringSince);
   }
 
+  /**
+   * Waits until no window is open (`maxWaitMs` at most), sending nothing. For work that costs the machine
+   * rather than the target (a browser rendering a page): started inside a window, it would slow what the
+   * window times on a small machine.
+   */
+  async betweenWindows(): Promise<void> {
+    const started = Date.now();
+    while (this.holder !== undefined && Date.now() - started < this.bounds.maxWaitMs) {
+      await atMost(this.closed, this.bounds.maxWaitMs - (Date.now() - started));
+    }
+  }
+
   /** Waits while another sender's window is open, `maxWaitMs` at most. */
   private async outsideWindows(sender: Sender): Promise<void> {
     if (this.holder === undefined || this.holder === sender) return;

@@ -1,7 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { roleOfTest, roleSessionEnv } from "../../probes/browser/role-session-env.ts";
 import { WAITS_MARK } from "../../probes/evidence/failing-test.ts";
+import { probeTargetOf } from "../../probes/http/run-http.ts";
+import { webRoles } from "../../probes/pages/web-session.ts";
 import type { ToolContext } from "../context.ts";
 import { err, ok, type ToolResult } from "../result.ts";
 import { findingTestOf, isOwnAssertion, materialiseTest, repeatCommand } from "../testing/finding-test.ts";
@@ -42,7 +45,7 @@ export async function runFindingTest(
   const baseUrl = context.target?.profile.environment.base_url;
   const result = await runTestProcess(command, {
     cwd: context.target?.root ?? path.dirname(file),
-    env: baseUrl ? { QAAS_BASE_URL: baseUrl } : {},
+    env: { ...(baseUrl ? { QAAS_BASE_URL: baseUrl } : {}), ...(await sessionEnvOf(test.source, context)) },
     // A test that waits on purpose (a token left to expire) says how long; its runs share that wait.
     timeoutMs: (options.timeoutSeconds * options.times + declaredWaitSeconds(test.source)) * 1000,
     signal: context.signal,
@@ -73,6 +76,18 @@ export async function runFindingTest(
     });
   }
   return { command, recorded_path: test.recordedPath, test_artifact: test.uri, runs };
+}
+
+/**
+ * A generated browser test of a signed-in role's page signs in only through its environment: it gets that
+ * role's session from the run's sign-in layer, as the browser that found the defect had it.
+ */
+async function sessionEnvOf(source: string, context: ToolContext): Promise<Record<string, string>> {
+  const role = roleOfTest(source);
+  if (role === undefined || role === "anonymous") return {};
+  const target = probeTargetOf(context);
+  if (typeof target === "string") return {};
+  return roleSessionEnv(webRoles(context, target).roles, role);
 }
 
 function declaredWaitSeconds(source: string): number {
