@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import type { Operation, Page } from "../../src/map/system-map.ts";
+import { ordered } from "../../src/probes/auditor/xss-rendered.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
 import { probeXssTool } from "../../src/tools/servers/security-server.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
@@ -411,4 +412,29 @@ describe("probe_xss: stored values a page's own script inserts", () => {
       stdout: expect.stringContaining("a stored value must be inserted into the page as text, not markup"),
     });
   }, 120_000);
+});
+
+describe("the pages the browser looks at, under its load cap", () => {
+  it("opens every page by one reader before any page by a second, records just saved first", () => {
+    const page = (path: string, viewer: string | undefined, created = false) => ({ path, viewer, created });
+    const pages = [
+      page("/", undefined),
+      page("/", "ada"),
+      page("/", "root"),
+      page("/board", "ada"),
+      page("/board", undefined),
+      page("/notes/7", "ada", true),
+      page("/board", "ada"),
+      page("/about", "root"),
+    ];
+    expect(ordered(pages).map((entry) => `${entry.path} ${entry.viewer ?? "-"}`)).toEqual([
+      "/notes/7 ada",
+      "/ -",
+      "/board ada",
+      "/about root",
+      "/ ada",
+      "/board -",
+      "/ root",
+    ]);
+  });
 });

@@ -146,17 +146,34 @@ export async function renderedStoredXss(
   return { candidates: hits.map((hit) => findingOf(run, hit)), stats };
 }
 
-/** Pages of the records just saved first, each page and reader once. */
-function ordered(pages: readonly ScriptedPage[]): ScriptedPage[] {
+/**
+ * Pages of the records just saved first, each page and reader once, and every page by one reader before any
+ * page by a second: under the load cap, a page no reader opened is a page never looked at.
+ */
+export function ordered(pages: readonly ScriptedPage[]): ScriptedPage[] {
   const seen = new Set<string>();
-  return [...pages]
-    .sort((a, b) => Number(b.created) - Number(a.created))
-    .filter((page) => {
-      const key = `${page.path}\u0000${page.viewer ?? ""}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+  const unique = pages.filter((page) => {
+    const key = `${page.path}\u0000${page.viewer ?? ""}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const turn = new Map<ScriptedPage, number>();
+  const readers = new Map<string, number>();
+  for (const page of unique) {
+    const count = readers.get(page.path) ?? 0;
+    turn.set(page, count);
+    readers.set(page.path, count + 1);
+  }
+  return unique
+    .map((page, index) => ({ page, index }))
+    .sort(
+      (a, b) =>
+        Number(b.page.created) - Number(a.page.created) ||
+        turn.get(a.page)! - turn.get(b.page)! ||
+        a.index - b.index,
+    )
+    .map(({ page }) => page);
 }
 
 /** A profile user browses with the run's own session for them (the one the HTTP probes use). */
