@@ -15,6 +15,7 @@ import { register as registerSweep } from "./commands/sweep.ts";
 import { register as registerTrace } from "./commands/trace.ts";
 import { register as registerTrackerCheck } from "./commands/tracker-check.ts";
 import { register as registerValidate } from "./commands/validate.ts";
+import { register as registerWorker } from "./commands/worker.ts";
 
 // Every command is registered here; each command module declares its options and lazily imports the
 // code that does the work, so `qaas --help` stays fast.
@@ -40,6 +41,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerExplore,
   registerTrackerCheck,
   registerSweep,
+  registerWorker,
 ];
 for (const register of commandModules) register(program);
 

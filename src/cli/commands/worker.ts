@@ -1,0 +1,29 @@
+import type { Command } from "commander";
+import { resolveHome } from "../../store/home.ts";
+
+// `qaas worker`: takes agent invocations from the job queue until stopped (SIGINT/SIGTERM finish the
+// current job first). Any number of them, on any machine that sees the shared store folder.
+export function register(program: Command): void {
+  program
+    .command("worker")
+    .description("take agent invocations from the PostgreSQL job queue and run them (queue mode)")
+    .option(
+      "--queue <url>",
+      "the job queue: postgresql://… or secret_ref:ENV_NAME (default: $QAAS_QUEUE_URL)",
+    )
+    .option("--lease <seconds>", "seconds a job stays leased without a heartbeat", "60")
+    .option("--tries <n>", "tries an invocation gets before it is dead-lettered", "3")
+    .option("--id <name>", "this worker's name in `qaas queue status` (default: host-pid-random)")
+    .action(async (options: WorkerCliOptions, command: Command) => {
+      const home = resolveHome(command.optsWithGlobals().home);
+      const { workerCommand } = await import("../../queue/worker-command.ts");
+      await workerCommand({ ...options, home });
+    });
+}
+
+export interface WorkerCliOptions {
+  queue?: string;
+  lease: string;
+  tries: string;
+  id?: string;
+}

@@ -1,0 +1,181 @@
+import os from "node:os";
+import pg from "pg";
+import PgBoss from "pg-boss";
+import { QaasError } from "../errors.ts";
+import { DEAD_LETTER_QUEUE, INVOCATION_QUEUE, type InvocationJob } from "./invocation-job.ts";
+import { describeQueueUrl } from "./queue-url.ts";
+
+// The one place that talks to pg-boss. A job's lease is pg-boss's expiry (`started_on + expire_in`):
+// a worker renews it by moving `started_on` forward while it works (the heartbeat); when a worker dies
+// the lease runs out, pg-boss's maintenance fails the job by timeout and, under the retry limit, puts
+// it back for another worker, and after the last try sends it to the dead-letter queue.
+
+export interface QueueSettings {
+  /** Seconds a job stays leased without a heartbeat. */
+  leaseSeconds: number;
+  /** Tries an invocation gets, the first included, before it is dead-lettered. */
+  tries: number;
+  /** How often pg-boss looks for expired leases; tests shorten it. */
+  maintenanceSeconds: number;
+}
+
+export const DEFAULT_QUEUE_SETTINGS: QueueSettings = { leaseSeconds: 60, tries: 3, maintenanceSeconds: 30 };
+
+/** Any fixed number: the advisory lock every qaas process takes while it sets up the queue. */
+const SETUP_LOCK = 7_215_001;
+
+export type InvocationJobRecord = PgBoss.JobWithMetadata<InvocationJob>;
+
+export class JobQueue {
+  private constructor(
+    readonly boss: PgBoss,
+    readonly url: string,
+    readonly settings: QueueSettings,
+  ) {}
+
+  static async open(url: string, settings: Partial<QueueSettings> = {}): Promise<JobQueue> {
+    const resolved = { ...DEFAULT_QUEUE_SETTINGS, ...settings };
+    const boss = new PgBoss({
+      connectionString: url,
+      maintenanceIntervalSeconds: resolved.maintenanceSeconds,
+      monitorStateIntervalSeconds: resolved.maintenanceSeconds,
+      max: 4,
+    });
+    // pg-boss reports background failures (a dropped connection) as events; without a listener Node
+    // would treat them as uncaught. They surface again on the next call, with our message.
+    boss.on("error", () => {});
+    // Workers and coordinators start together; installing the schema and queues one process at a time
+    // spares PostgreSQL the deadlocks of concurrent DDL.
+    const setupLock = new pg.Client({ connectionString: url });
+    try {
+      await setupLock.connect();
+      await setupLock.query("SELECT pg_advisory_lock($1)", [SETUP_LOCK]);
+      await boss.start();
+      await ensureQueues(boss, resolved);
+      await boss.getDb().executeSql(WORKERS_TABLE, []);
+    } catch (error) {
+      await setupLock.end().catch(() => {});
+      await boss.stop({ graceful: false, wait: false }).catch(() => {});
+      throw unreachable(url, error);
+    }
+    await setupLock.end().catch(() => {});
+    return new JobQueue(boss, url, resolved);
+  }
+
+  async sendInvocation(job: InvocationJob): Promise<string> {
+    const id = await this.boss.send(INVOCATION_QUEUE, job as unknown as object, {
+      // Same run, same invocation, same router attempt: one job, even if a coordinator re-sends it.
+      singletonKey: `${job.run_id}/${job.invocation.id}/${job.invocation.attempt}`,
+    });
+    if (id) return id;
+    const existing = await this.sql<{ id: string }>(
+      "SELECT id FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state < 'completed' LIMIT 1",
+      [INVOCATION_QUEUE, `${job.run_id}/${job.invocation.id}/${job.invocation.attempt}`],
+    );
+    if (existing[0]) return existing[0].id;
+    throw new QaasError(
+      "QUEUE_SEND_FAILED",
+      `the queue refused invocation ${job.invocation.id} of ${job.run_id}`,
+    );
+  }
+
+  async fetchInvocation(): Promise<InvocationJobRecord | undefined> {
+    const jobs = await this.boss.fetch<InvocationJob>(INVOCATION_QUEUE, {
+      batchSize: 1,
+      includeMetadata: true,
+    });
+    return jobs[0];
+  }
+
+  /** Renews a job's lease; false when the job is no longer this worker's (expired and re-leased, or done). */
+  async heartbeat(jobId: string): Promise<boolean> {
+    const rows = await this.sql<{ id: string }>(
+      "UPDATE pgboss.job SET started_on = now() WHERE name = $1 AND id = $2 AND state = 'active' RETURNING id",
+      [INVOCATION_QUEUE, jobId],
+    );
+    return rows.length > 0;
+  }
+
+  async complete(jobId: string, output: object): Promise<void> {
+    await this.boss.complete(INVOCATION_QUEUE, jobId, output);
+  }
+
+  async fail(jobId: string, output: object): Promise<void> {
+    await this.boss.fail(INVOCATION_QUEUE, jobId, output);
+  }
+
+  async job(jobId: string): Promise<InvocationJobRecord | null> {
+    return this.boss.getJobById<InvocationJob>(INVOCATION_QUEUE, jobId);
+  }
+
+  /** A worker says it is alive (and what it is doing); `queue status` counts the recent ones. */
+  async touchWorker(workerId: string, currentJob: string | null): Promise<void> {
+    await this.sql(
+      `INSERT INTO qaas_worker (id, host, pid, started_at, seen_at, current_job)
+       VALUES ($1, $2, $3, now(), now(), $4)
+       ON CONFLICT (id) DO UPDATE SET seen_at = now(), current_job = $4`,
+      [workerId, os.hostname(), process.pid, currentJob],
+    );
+  }
+
+  async sql<Row>(text: string, values: unknown[]): Promise<Row[]> {
+    try {
+      return (await this.boss.getDb().executeSql(text, values)).rows as Row[];
+    } catch (error) {
+      if (isConnectionError(error)) throw unreachable(this.url, error);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.boss.stop({ graceful: false, wait: true, close: true });
+  }
+}
+
+async function ensureQueues(boss: PgBoss, settings: QueueSettings): Promise<void> {
+  if (!(await boss.getQueue(DEAD_LETTER_QUEUE))) await boss.createQueue(DEAD_LETTER_QUEUE);
+  const options = {
+    name: INVOCATION_QUEUE,
+    retryLimit: settings.tries - 1,
+    retryDelay: 1,
+    expireInSeconds: settings.leaseSeconds,
+    deadLetter: DEAD_LETTER_QUEUE,
+  };
+  if (await boss.getQueue(INVOCATION_QUEUE)) await boss.updateQueue(INVOCATION_QUEUE, options);
+  else await boss.createQueue(INVOCATION_QUEUE, options);
+}
+
+const WORKERS_TABLE = `CREATE TABLE IF NOT EXISTS qaas_worker (
+  id text PRIMARY KEY,
+  host text NOT NULL,
+  pid integer NOT NULL,
+  started_at timestamptz NOT NULL,
+  seen_at timestamptz NOT NULL,
+  current_job text
+)`;
+
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: string } | undefined)?.code ?? "";
+  return (
+    ["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "ECONNRESET", "EHOSTUNREACH"].includes(code) ||
+    code.startsWith("08")
+  );
+}
+
+function unreachable(url: string, error: unknown): QaasError {
+  const detail = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string } | undefined)?.code;
+  const what =
+    code === "3D000"
+      ? "the database does not exist"
+      : code === "28P01" || code === "28000"
+        ? "the server refused the credentials"
+        : isConnectionError(error) ||
+            (error instanceof AggregateError && error.errors.some(isConnectionError))
+          ? "the database server is unreachable"
+          : "the queue could not be opened";
+  return new QaasError(
+    "QUEUE_UNREACHABLE",
+    `${what} at ${describeQueueUrl(url)}: ${detail || code || "no detail"}; check that PostgreSQL runs there and that --queue / QAAS_QUEUE_URL names it`,
+  );
+}
