@@ -6,6 +6,7 @@ import { register as registerExplore } from "./commands/explore.ts";
 import { register as registerInit } from "./commands/init.ts";
 import { register as registerMap } from "./commands/map.ts";
 import { register as registerMcp } from "./commands/mcp.ts";
+import { register as registerQueue } from "./commands/queue.ts";
 import { register as registerReport } from "./commands/report.ts";
 import { register as registerRun } from "./commands/run.ts";
 import { register as registerRuns } from "./commands/runs.ts";
@@ -42,6 +43,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerTrackerCheck,
   registerSweep,
   registerWorker,
+  registerQueue,
 ];
 for (const register of commandModules) register(program);
 

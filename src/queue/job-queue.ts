@@ -11,9 +11,9 @@ import { describeQueueUrl } from "./queue-url.ts";
 // it back for another worker, and after the last try sends it to the dead-letter queue.
 
 export interface QueueSettings {
-  /** Seconds a job stays leased without a heartbeat. */
+  /** Seconds a job stays leased without a heartbeat (set on the jobs this process sends). */
   leaseSeconds: number;
-  /** Tries an invocation gets, the first included, before it is dead-lettered. */
+  /** Tries an invocation gets, the first included, before it is dead-lettered (likewise). */
   tries: number;
   /** How often pg-boss looks for expired leases; tests shorten it. */
   maintenanceSeconds: number;
@@ -51,7 +51,7 @@ export class JobQueue {
       await setupLock.connect();
       await setupLock.query("SELECT pg_advisory_lock($1)", [SETUP_LOCK]);
       await boss.start();
-      await ensureQueues(boss, resolved);
+      await ensureQueues(boss);
       await boss.getDb().executeSql(WORKERS_TABLE, []);
     } catch (error) {
       await setupLock.end().catch(() => {});
@@ -63,16 +63,23 @@ export class JobQueue {
   }
 
   async sendInvocation(job: InvocationJob): Promise<string> {
-    const id = await this.boss.send(INVOCATION_QUEUE, job as unknown as object, {
-      // Same run, same invocation, same router attempt: one job, even if a coordinator re-sends it.
-      singletonKey: `${job.run_id}/${job.invocation.id}/${job.invocation.attempt}`,
-    });
-    if (id) return id;
+    // Same run, same invocation, same router attempt: one job. A coordinator that took a run over
+    // re-dispatches what was running; it finds the job its predecessor sent instead of sending another.
+    const key = `${job.run_id}/${job.invocation.id}/${job.invocation.attempt}`;
     const existing = await this.sql<{ id: string }>(
-      "SELECT id FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state < 'completed' LIMIT 1",
-      [INVOCATION_QUEUE, `${job.run_id}/${job.invocation.id}/${job.invocation.attempt}`],
+      "SELECT id FROM pgboss.job WHERE name = $1 AND singleton_key = $2 ORDER BY created_on LIMIT 1",
+      [INVOCATION_QUEUE, key],
     );
     if (existing[0]) return existing[0].id;
+    const id = await this.boss.send(INVOCATION_QUEUE, job as unknown as object, {
+      singletonKey: key,
+      // Lease and tries travel with each job, so the coordinator's settings hold whichever worker runs it.
+      expireInSeconds: this.settings.leaseSeconds,
+      retryLimit: this.settings.tries - 1,
+      retryDelay: 1,
+      deadLetter: DEAD_LETTER_QUEUE,
+    });
+    if (id) return id;
     throw new QaasError(
       "QUEUE_SEND_FAILED",
       `the queue refused invocation ${job.invocation.id} of ${job.run_id}`,
@@ -132,17 +139,11 @@ export class JobQueue {
   }
 }
 
-async function ensureQueues(boss: PgBoss, settings: QueueSettings): Promise<void> {
+async function ensureQueues(boss: PgBoss): Promise<void> {
   if (!(await boss.getQueue(DEAD_LETTER_QUEUE))) await boss.createQueue(DEAD_LETTER_QUEUE);
-  const options = {
-    name: INVOCATION_QUEUE,
-    retryLimit: settings.tries - 1,
-    retryDelay: 1,
-    expireInSeconds: settings.leaseSeconds,
-    deadLetter: DEAD_LETTER_QUEUE,
-  };
-  if (await boss.getQueue(INVOCATION_QUEUE)) await boss.updateQueue(INVOCATION_QUEUE, options);
-  else await boss.createQueue(INVOCATION_QUEUE, options);
+  if (!(await boss.getQueue(INVOCATION_QUEUE))) {
+    await boss.createQueue(INVOCATION_QUEUE, { name: INVOCATION_QUEUE, deadLetter: DEAD_LETTER_QUEUE });
+  }
 }
 
 const WORKERS_TABLE = `CREATE TABLE IF NOT EXISTS qaas_worker (

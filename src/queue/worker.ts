@@ -75,7 +75,8 @@ async function workOn(
       void queue.heartbeat(job.id).catch(() => {});
       void queue.touchWorker(workerId, job.id).catch(() => {});
     },
-    Math.max(200, (queue.settings.leaseSeconds * 1000) / 3),
+    // Three beats per lease: one late beat never loses a job to another worker.
+    Math.max(200, (leaseSecondsOf(job) * 1000) / 3),
   );
   try {
     options.onInvocationStart?.(job.data);
@@ -150,4 +151,9 @@ function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
   });
+}
+
+function leaseSecondsOf(job: InvocationJobRecord): number {
+  const seconds = Number((job as { expireInSeconds?: unknown }).expireInSeconds);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : 60;
 }

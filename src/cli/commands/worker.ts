@@ -11,8 +11,6 @@ export function register(program: Command): void {
       "--queue <url>",
       "the job queue: postgresql://… or secret_ref:ENV_NAME (default: $QAAS_QUEUE_URL)",
     )
-    .option("--lease <seconds>", "seconds a job stays leased without a heartbeat", "60")
-    .option("--tries <n>", "tries an invocation gets before it is dead-lettered", "3")
     .option("--id <name>", "this worker's name in `qaas queue status` (default: host-pid-random)")
     .action(async (options: WorkerCliOptions, command: Command) => {
       const home = resolveHome(command.optsWithGlobals().home);
@@ -23,7 +21,5 @@ export function register(program: Command): void {
 
 export interface WorkerCliOptions {
   queue?: string;
-  lease: string;
-  tries: string;
   id?: string;
 }
