@@ -6,6 +6,10 @@ import type { LedgerKind } from "../store/ledger-kinds.ts";
 // like the router's events, so a job can be read by `qaas queue status` and replayed by another worker.
 
 export const INVOCATION_QUEUE = "qaas-invocation";
+/** Whole runs waiting for a coordinator; the job's lease is the run's: one coordinator at a time. */
+export const RUN_QUEUE = "qaas-run";
+/** A sweep to expand into run jobs; cron schedules (nightlies) send here. */
+export const SWEEP_QUEUE = "qaas-sweep";
 /** Where an invocation lands after its last allowed try, for a person to look at. */
 export const DEAD_LETTER_QUEUE = "qaas-invocation-dead";
 
@@ -18,6 +22,20 @@ export interface InvocationJob {
   config_dir: string;
   seat: string | null;
   invocation: Invocation;
+}
+
+export interface RunJob {
+  target_file: string;
+  mode: string;
+  config_dir: string;
+  /** Set by the first coordinator as soon as the run exists, so a successor resumes it. */
+  run_id?: string;
+}
+
+export interface SweepJob {
+  targets: string[];
+  modes: string[];
+  config_dir: string;
 }
 
 /** A ledger entry a worker recorded; only the run's coordinator gives it a sequence number. */

@@ -2,7 +2,13 @@ import os from "node:os";
 import pg from "pg";
 import PgBoss from "pg-boss";
 import { QaasError } from "../errors.ts";
-import { DEAD_LETTER_QUEUE, INVOCATION_QUEUE, type InvocationJob } from "./invocation-job.ts";
+import {
+  DEAD_LETTER_QUEUE,
+  INVOCATION_QUEUE,
+  type InvocationJob,
+  RUN_QUEUE,
+  SWEEP_QUEUE,
+} from "./invocation-job.ts";
 import { describeQueueUrl } from "./queue-url.ts";
 
 // The one place that talks to pg-boss. A job's lease is pg-boss's expiry (`started_on + expire_in`):
@@ -24,6 +30,30 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = { leaseSeconds: 60, tries: 
 /** Any fixed number: the advisory lock every qaas process takes while it sets up the queue. */
 const SETUP_LOCK = 7_215_001;
 
+/**
+ * QAAS_QUEUE_LEASE_SECONDS shortens or lengthens every lease this process hands out (and how often it
+ * looks for expired ones), for every command at once: workers, coordinators and `sweep --queue`.
+ */
+export function settingsFromEnvironment(env: Record<string, string | undefined>): QueueSettings {
+  const raw = env.QAAS_QUEUE_LEASE_SECONDS;
+  if (raw === undefined || raw === "") return DEFAULT_QUEUE_SETTINGS;
+  const leaseSeconds = Number(raw);
+  if (!Number.isInteger(leaseSeconds) || leaseSeconds < 1) {
+    throw new QaasError(
+      "QUEUE_LEASE_INVALID",
+      `QAAS_QUEUE_LEASE_SECONDS must be a whole number of seconds ≥ 1, got "${raw}"`,
+    );
+  }
+  return {
+    ...DEFAULT_QUEUE_SETTINGS,
+    leaseSeconds,
+    maintenanceSeconds: Math.max(
+      1,
+      Math.min(DEFAULT_QUEUE_SETTINGS.maintenanceSeconds, Math.floor(leaseSeconds / 2)),
+    ),
+  };
+}
+
 export type InvocationJobRecord = PgBoss.JobWithMetadata<InvocationJob>;
 
 export class JobQueue {
@@ -34,7 +64,7 @@ export class JobQueue {
   ) {}
 
   static async open(url: string, settings: Partial<QueueSettings> = {}): Promise<JobQueue> {
-    const resolved = { ...DEFAULT_QUEUE_SETTINGS, ...settings };
+    const resolved = { ...settingsFromEnvironment(process.env), ...settings };
     const boss = new PgBoss({
       connectionString: url,
       maintenanceIntervalSeconds: resolved.maintenanceSeconds,
@@ -62,15 +92,20 @@ export class JobQueue {
     return new JobQueue(boss, url, resolved);
   }
 
-  async sendInvocation(job: InvocationJob): Promise<string> {
-    // Same run, same invocation, same router attempt: one job. A coordinator that took a run over
-    // re-dispatches what was running; it finds the job its predecessor sent instead of sending another.
-    const key = `${job.run_id}/${job.invocation.id}/${job.invocation.attempt}`;
-    const existing = await this.sql<{ id: string }>(
-      "SELECT id FROM pgboss.job WHERE name = $1 AND singleton_key = $2 ORDER BY created_on LIMIT 1",
+  /**
+   * Sends an invocation, or adopts the job already sent for it: a coordinator that took a run over
+   * re-dispatches what was running (as a new router attempt), and must wait for the job its predecessor
+   * sent rather than run the agent twice. `settled` are the jobs whose results the run already applied.
+   */
+  async sendInvocation(job: InvocationJob, settled: ReadonlySet<string> = new Set()): Promise<string> {
+    const key = `${job.run_id}/${job.invocation.id}`;
+    const sent = await this.sql<{ id: string }>(
+      `SELECT id FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state NOT IN ('failed', 'cancelled')
+       ORDER BY created_on DESC`,
       [INVOCATION_QUEUE, key],
     );
-    if (existing[0]) return existing[0].id;
+    const adoptable = sent.find((row) => !settled.has(row.id));
+    if (adoptable) return adoptable.id;
     const id = await this.boss.send(INVOCATION_QUEUE, job as unknown as object, {
       singletonKey: key,
       // Lease and tries travel with each job, so the coordinator's settings hold whichever worker runs it.
@@ -95,24 +130,24 @@ export class JobQueue {
   }
 
   /** Renews a job's lease; false when the job is no longer this worker's (expired and re-leased, or done). */
-  async heartbeat(jobId: string): Promise<boolean> {
+  async heartbeat(jobId: string, queueName: string = INVOCATION_QUEUE): Promise<boolean> {
     const rows = await this.sql<{ id: string }>(
       "UPDATE pgboss.job SET started_on = now() WHERE name = $1 AND id = $2 AND state = 'active' RETURNING id",
-      [INVOCATION_QUEUE, jobId],
+      [queueName, jobId],
     );
     return rows.length > 0;
   }
 
-  async complete(jobId: string, output: object): Promise<void> {
-    await this.boss.complete(INVOCATION_QUEUE, jobId, output);
+  async complete(jobId: string, output: object, queueName: string = INVOCATION_QUEUE): Promise<void> {
+    await this.boss.complete(queueName, jobId, output);
   }
 
-  async fail(jobId: string, output: object): Promise<void> {
-    await this.boss.fail(INVOCATION_QUEUE, jobId, output);
+  async fail(jobId: string, output: object, queueName: string = INVOCATION_QUEUE): Promise<void> {
+    await this.boss.fail(queueName, jobId, output);
   }
 
   async job(jobId: string): Promise<InvocationJobRecord | null> {
-    return this.boss.getJobById<InvocationJob>(INVOCATION_QUEUE, jobId);
+    return this.boss.getJobById<InvocationJob>(INVOCATION_QUEUE, jobId, { includeArchive: true });
   }
 
   /** A worker says it is alive (and what it is doing); `queue status` counts the recent ones. */
@@ -140,7 +175,9 @@ export class JobQueue {
 }
 
 async function ensureQueues(boss: PgBoss): Promise<void> {
-  if (!(await boss.getQueue(DEAD_LETTER_QUEUE))) await boss.createQueue(DEAD_LETTER_QUEUE);
+  for (const name of [DEAD_LETTER_QUEUE, RUN_QUEUE, SWEEP_QUEUE]) {
+    if (!(await boss.getQueue(name))) await boss.createQueue(name);
+  }
   if (!(await boss.getQueue(INVOCATION_QUEUE))) {
     await boss.createQueue(INVOCATION_QUEUE, { name: INVOCATION_QUEUE, deadLetter: DEAD_LETTER_QUEUE });
   }

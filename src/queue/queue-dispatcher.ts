@@ -13,6 +13,8 @@ export interface QueueDispatcherOptions {
   job: Omit<InvocationJob, "invocation">;
   store: ApplyTarget;
   record(kind: LedgerKind, data: Record<string, unknown>): LedgerEntry;
+  /** Jobs whose results the run's ledger already holds (`job_finished`), never to be applied again. */
+  settledJobs(): ReadonlySet<string>;
   pollMs?: number;
   signal?: AbortSignal;
 }
@@ -23,7 +25,7 @@ export function queueDispatcher(
   const pollMs = options.pollMs ?? 250;
   return async (invocation) => {
     try {
-      const jobId = await options.queue.sendInvocation({ ...options.job, invocation });
+      const jobId = await options.queue.sendInvocation({ ...options.job, invocation }, options.settledJobs());
       options.record("job_enqueued", { invocation: invocation.id, agent: invocation.agent, job: jobId });
       for (;;) {
         const job = await options.queue.job(jobId);

@@ -52,6 +52,9 @@ export interface RunOptions {
   /** Queue mode: agents run on `qaas worker`s that take jobs from this PostgreSQL queue. */
   queueUrl?: string;
   queueSettings?: Partial<QueueSettings>;
+  /** Called once the run exists (its run_started written), before anything runs: a queue coordinator
+   * stores the id on its run job so that a successor resumes this run instead of starting another. */
+  onRunCreated?: (runId: string) => Promise<void>;
 }
 
 export interface RunOutcome {
@@ -88,6 +91,7 @@ export async function startRun(options: RunOptions): Promise<RunOutcome> {
     tickets: options.tickets ?? [],
     ...(options.charters && options.charters.length > 0 ? { charters: options.charters } : {}),
   });
+  await options.onRunCreated?.(store.runId);
   return drive(store, config, target, { ...options }, initialState(), { type: "run.start", plan });
 }
 
@@ -239,6 +243,13 @@ async function drive(
               record: (kind, data, agent) => context.record(kind, data, agent),
             },
             record: (kind, data) => context.record(kind, data),
+            settledJobs: () =>
+              new Set(
+                store
+                  .readLedger()
+                  .entries.filter((entry) => entry.kind === "job_finished")
+                  .map((entry) => String(entry.data.job)),
+              ),
             signal,
           })
         : (invocation) =>

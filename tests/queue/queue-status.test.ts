@@ -1,12 +1,13 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InvocationJob } from "../../src/queue/invocation-job.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
 import { REPO_ROOT } from "../support/temp-config.ts";
-import { freshDatabase } from "./queue-support.ts";
+import { freshDatabase, twoFinderProject } from "./queue-support.ts";
 
 // `qaas queue status` run as a user runs it, against a queue with a job running on one target and two
 // waiting on two targets: the counts, the live worker, the oldest waiting job and the per-target load.
@@ -81,4 +82,33 @@ describe("qaas queue status", () => {
       /database server is unreachable at postgresql:\/\/ops:\*\*\*@127\.0\.0\.1:\d+\/queue.*\[QUEUE_UNREACHABLE\]/,
     );
   }, 30_000);
+
+  it("keeps a nightly sweep as a cron schedule in the queue, and refuses --cron without --queue", async () => {
+    const url = await freshDatabase(server.url);
+    const project = twoFinderProject();
+    const bin = path.join(REPO_ROOT, "bin/qaas.js");
+    const args = [bin, "--home", project.home, "sweep", "--mode", "tiny", "--config", project.configDir];
+    const scheduled = await run(process.execPath, [...args, "--queue", url, "--cron", "0 2 * * *", "--json"]);
+    expect(JSON.parse(scheduled.stdout)).toMatchObject({ runs: [], schedule: { cron: "0 2 * * *" } });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT name, cron, data FROM pgboss.schedule");
+      expect(rows).toEqual([
+        {
+          name: "qaas-sweep",
+          cron: "0 2 * * *",
+          data: { targets: [project.target], modes: ["tiny"], config_dir: project.configDir },
+        },
+      ]);
+    } finally {
+      await client.end();
+    }
+    const refused = await run(process.execPath, [...args, "--cron", "0 2 * * *"]).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect((refused as { stderr: string }).stderr).toMatch(
+      /--cron keeps a schedule in the job queue: pass --queue too/,
+    );
+  }, 60_000);
 });

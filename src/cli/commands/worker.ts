@@ -6,10 +6,17 @@ import { resolveHome } from "../../store/home.ts";
 export function register(program: Command): void {
   program
     .command("worker")
-    .description("take agent invocations from the PostgreSQL job queue and run them (queue mode)")
+    .description(
+      "take agent invocations and whole runs from the PostgreSQL job queue and run them (queue mode)",
+    )
     .option(
       "--queue <url>",
       "the job queue: postgresql://… or secret_ref:ENV_NAME (default: $QAAS_QUEUE_URL)",
+    )
+    .option(
+      "--role <role>",
+      "both: run agents and coordinate runs; invocations: agents only; coordinator: runs only",
+      "both",
     )
     .option("--id <name>", "this worker's name in `qaas queue status` (default: host-pid-random)")
     .action(async (options: WorkerCliOptions, command: Command) => {
@@ -22,4 +29,5 @@ export function register(program: Command): void {
 export interface WorkerCliOptions {
   queue?: string;
   id?: string;
+  role: string;
 }
