@@ -6,6 +6,7 @@ import { register as registerExplore } from "./commands/explore.ts";
 import { register as registerInit } from "./commands/init.ts";
 import { register as registerMap } from "./commands/map.ts";
 import { register as registerMcp } from "./commands/mcp.ts";
+import { register as registerQueue } from "./commands/queue.ts";
 import { register as registerReport } from "./commands/report.ts";
 import { register as registerRun } from "./commands/run.ts";
 import { register as registerRuns } from "./commands/runs.ts";
@@ -15,6 +16,7 @@ import { register as registerSweep } from "./commands/sweep.ts";
 import { register as registerTrace } from "./commands/trace.ts";
 import { register as registerTrackerCheck } from "./commands/tracker-check.ts";
 import { register as registerValidate } from "./commands/validate.ts";
+import { register as registerWorker } from "./commands/worker.ts";
 
 // Every command is registered here; each command module declares its options and lazily imports the
 // code that does the work, so `qaas --help` stays fast.
@@ -40,6 +42,8 @@ const commandModules: Array<(program: Command) => void> = [
   registerExplore,
   registerTrackerCheck,
   registerSweep,
+  registerWorker,
+  registerQueue,
 ];
 for (const register of commandModules) register(program);
 

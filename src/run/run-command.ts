@@ -1,5 +1,6 @@
 import { QaasError } from "../errors.ts";
 import { type BugBashReport, renderBugBash } from "../explore/bug-bash/bash-report.ts";
+import { resolveQueueUrl } from "../queue/queue-url.ts";
 import { dryRun, renderDryRun } from "./dry-run.ts";
 import { assertSomethingRan } from "./nothing-ran.ts";
 import { resumeRun, startRun } from "./start-run.ts";
@@ -20,9 +21,15 @@ export interface RunCommandOptions {
   /** `--repo <path|git URL>`: clone it into the home and run on its profile (found or guessed). */
   repo?: string;
   ref?: string;
+  /** `--queue [url]`: run the agents on `qaas worker`s through this PostgreSQL queue (or $QAAS_QUEUE_URL). */
+  queue?: string | boolean;
 }
 
 export async function runCommand(options: RunCommandOptions): Promise<void> {
+  const queueUrl =
+    options.queue === undefined || options.queue === false
+      ? undefined
+      : resolveQueueUrl(options.queue === true ? undefined : options.queue);
   const agents = options.agent?.flatMap((value) => value.split(",")).map((name) => name.trim().toUpperCase());
   if (options.resume) {
     const controller = interruptible();
@@ -31,6 +38,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
       runId: options.resume,
       json: options.json,
       signal: controller.signal,
+      ...(queueUrl ? { queueUrl } : {}),
     });
     print(outcome.report, options.json);
     return;
@@ -77,6 +85,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     ...(options.charter && options.charter.length > 0 ? { charters: options.charter } : {}),
     json: options.json,
     signal: controller.signal,
+    ...(queueUrl ? { queueUrl } : {}),
   });
   print(outcome.report, options.json);
   assertSomethingRan(outcome.report);

@@ -4,6 +4,8 @@ import { type LoadedAgent, type LoadedConfig, loadConfig } from "../config/load-
 import { QaasError } from "../errors.ts";
 import { DefectMemory } from "../memory/defect-memory.ts";
 import { TARGET_RESTART_KEY } from "../probes/http/run-http.ts";
+import { JobQueue, type QueueSettings } from "../queue/job-queue.ts";
+import { queueDispatcher } from "../queue/queue-dispatcher.ts";
 import { execute, replay } from "../router/executor.ts";
 import { initialState, type RouterEvent, type RunState } from "../router/run-state.ts";
 import { runInvocation } from "../runner/run-agent.ts";
@@ -47,6 +49,12 @@ export interface RunOptions {
   /** Tests inject the orchestrator seat here; otherwise system.yaml's. */
   orchestrator?: OrchestratorSeat;
   signal?: AbortSignal;
+  /** Queue mode: agents run on `qaas worker`s that take jobs from this PostgreSQL queue. */
+  queueUrl?: string;
+  queueSettings?: Partial<QueueSettings>;
+  /** Called once the run exists (its run_started written), before anything runs: a queue coordinator
+   * stores the id on its run job so that a successor resumes this run instead of starting another. */
+  onRunCreated?: (runId: string) => Promise<void>;
 }
 
 export interface RunOutcome {
@@ -83,6 +91,7 @@ export async function startRun(options: RunOptions): Promise<RunOutcome> {
     tickets: options.tickets ?? [],
     ...(options.charters && options.charters.length > 0 ? { charters: options.charters } : {}),
   });
+  await options.onRunCreated?.(store.runId);
   return drive(store, config, target, { ...options }, initialState(), { type: "run.start", plan });
 }
 
@@ -92,6 +101,8 @@ export async function resumeRun(options: {
   json?: boolean;
   seatFactory?: SeatFactory;
   signal?: AbortSignal;
+  queueUrl?: string;
+  queueSettings?: Partial<QueueSettings>;
 }): Promise<RunOutcome> {
   const store = RunStore.open(options.home, options.runId);
   const { entries, warnings } = store.readLedger();
@@ -122,6 +133,8 @@ export async function resumeRun(options: {
     ...(options.json ? { json: true } : {}),
     ...(options.seatFactory ? { seatFactory: options.seatFactory } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.queueUrl ? { queueUrl: options.queueUrl } : {}),
+    ...(options.queueSettings ? { queueSettings: options.queueSettings } : {}),
   };
   // A run killed before the router recorded its first event starts its plan now.
   const firstEvent: RouterEvent =
@@ -181,8 +194,10 @@ async function drive(
 
   const announcedSkips = new Set<string>();
   let environment: PreparedEnvironment | undefined;
+  let queue: JobQueue | undefined;
   let finalState = state;
   try {
+    if (options.queueUrl) queue = await JobQueue.open(options.queueUrl, options.queueSettings);
     environment = await prepareEnvironment(target, {
       home: store.home,
       log: (message) => progress.line(message),
@@ -211,21 +226,48 @@ async function drive(
         if (kind === "escalation") progress.line(`escalated to a person: ${String(data.reason)}`);
         return store.append(kind, data);
       },
-      dispatch: (invocation) =>
-        runInvocation(invocation, {
-          mode: options.mode,
-          config,
-          context,
-          seatFor: (agent: LoadedAgent): { seat: WorkerSeat; ref: SeatRef } => resolveSeat(agent),
-          tickets,
-          log: (message) => progress.line(message),
-          meter,
-        }),
+      dispatch: queue
+        ? queueDispatcher({
+            queue,
+            job: {
+              run_id: store.runId,
+              mode: options.mode,
+              target: target.profile.name,
+              target_file: target.file,
+              config_dir: config.dir,
+              seat: options.seat ?? null,
+            },
+            store: {
+              readEnvelopes: () => store.readEnvelopes(),
+              writeEnvelope: (envelope) => store.writeEnvelope(envelope),
+              record: (kind, data, agent) => context.record(kind, data, agent),
+            },
+            record: (kind, data) => context.record(kind, data),
+            settledJobs: () =>
+              new Set(
+                store
+                  .readLedger()
+                  .entries.filter((entry) => entry.kind === "job_finished")
+                  .map((entry) => String(entry.data.job)),
+              ),
+            signal,
+          })
+        : (invocation) =>
+            runInvocation(invocation, {
+              mode: options.mode,
+              config,
+              context,
+              seatFor: (agent: LoadedAgent): { seat: WorkerSeat; ref: SeatRef } => resolveSeat(agent),
+              tickets,
+              log: (message) => progress.line(message),
+              meter,
+            }),
       signal,
     });
     noteSkippedProbes(context, store, progress);
   } finally {
     await closeRunServices(context);
+    await queue?.close();
     if (environment) {
       await environment.stop();
       store.append("environment_stopped", { pid: environment.pid ?? null });

@@ -116,7 +116,8 @@ async function sweepOne(
   return row;
 }
 
-function profilesIn(configDir: string): string[] {
+/** Every target profile in a config folder: what a sweep covers by default. */
+export function profilesIn(configDir: string): string[] {
   const folder = path.join(configDir, "targets");
   if (!fs.existsSync(folder)) {
     throw new QaasError("NO_TARGET", `no target profiles in ${folder}; pass --target <name|path>`);

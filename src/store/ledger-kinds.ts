@@ -41,6 +41,9 @@ export const LEDGER_KINDS = [
   "bash_candidate",
   /** A bug-bash candidate confirmed by its failing repro test, or rejected with the reason. */
   "bash_verdict",
+  /** Queue mode: an invocation handed to the job queue (`src/queue/`), and its job settled by a worker. */
+  "job_enqueued",
+  "job_finished",
   "warning",
 ] as const;
 

@@ -28,6 +28,10 @@ export function register(program: Command): void {
     .option("--config <dir>", "configuration folder (default: the package's config/)")
     .option("--dry-run", "print each agent's seat, budget, tools, prompt and task; call nothing")
     .option("--resume <run>", "continue a run that was killed, from its ledger")
+    .option(
+      "--queue [url]",
+      "run the agents on `qaas worker`s through this PostgreSQL job queue (url, secret_ref:ENV_NAME, or $QAAS_QUEUE_URL)",
+    )
     .option("--json", "print the report (or dry run) as JSON; no progress lines")
     .action(async (options, command: Command) => {
       const home = resolveHome(command.optsWithGlobals().home);

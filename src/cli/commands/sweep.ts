@@ -13,16 +13,34 @@ export function register(program: Command): void {
     .option("--min-recall <n>", "fail below this recall (default: thresholds.min_recall)")
     .option("--min-precision <n>", "fail below this precision (default: thresholds.min_precision)")
     .option("--config <dir>", "configuration folder (default: the package's config/)")
+    .option(
+      "--queue [url]",
+      "queue every target × mode as a run job for `qaas worker`s instead of running here (url, secret_ref:ENV_NAME, or $QAAS_QUEUE_URL)",
+    )
+    .option("--cron <expression>", "with --queue: keep this sweep as a cron schedule (UTC) in the queue")
     .option("--json", "print the sweep as JSON")
     .action(async (options: SweepCliOptions, command: Command) => {
       const home = resolveHome(command.optsWithGlobals().home);
+      if (options.cron && !options.queue)
+        throw new QaasError("BAD_OPTIONS", "--cron keeps a schedule in the job queue: pass --queue too");
+      if (options.queue) {
+        const { queueSweep, renderQueuedSweep } = await import("../../queue/sweep-command.ts");
+        const queued = await queueSweep({
+          queue: options.queue === true ? undefined : options.queue,
+          modes: modesOf(options.mode),
+          ...(options.target ? { targets: options.target.flatMap((value) => value.split(",")) } : {}),
+          ...(options.config ? { configDir: options.config } : {}),
+          ...(options.cron ? { cron: options.cron } : {}),
+        });
+        process.stdout.write(
+          options.json ? `${JSON.stringify(queued, null, 2)}\n` : renderQueuedSweep(queued),
+        );
+        return;
+      }
       const { sweep, renderSweep } = await import("../../run/sweep.ts");
       const result = await sweep({
         home,
-        modes: options.mode
-          .split(",")
-          .map((mode) => mode.trim())
-          .filter((mode) => mode !== ""),
+        modes: modesOf(options.mode),
         ...(options.target ? { targets: options.target.flatMap((value) => value.split(",")) } : {}),
         ...(options.config ? { configDir: options.config } : {}),
         ...gateOption("--min-recall", options.minRecall, "minRecall"),
@@ -40,7 +58,16 @@ export function register(program: Command): void {
     });
 }
 
+function modesOf(value: string): string[] {
+  return value
+    .split(",")
+    .map((mode) => mode.trim())
+    .filter((mode) => mode !== "");
+}
+
 interface SweepCliOptions {
+  queue?: string | true;
+  cron?: string;
   target?: string[];
   mode: string;
   minRecall?: string;

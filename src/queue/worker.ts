@@ -1,0 +1,159 @@
+import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
+import os from "node:os";
+import { loadConfig } from "../config/load-config.ts";
+import { DefectMemory } from "../memory/defect-memory.ts";
+import type { RouterEvent } from "../router/run-state.ts";
+import { createRunContext } from "../run/run-context.ts";
+import { type SeatFactory, seatResolver } from "../run/seat-resolver.ts";
+import { runInvocation } from "../runner/run-agent.ts";
+import { RunStore } from "../store/run-store.ts";
+import { SystemMapStore } from "../store/system-map-store.ts";
+import { loadTarget } from "../targets/load-target.ts";
+import { closeRunServices } from "../tools/run-end.ts";
+import { bufferRunContext } from "./buffered-context.ts";
+import type { InvocationJob, InvocationResult } from "./invocation-job.ts";
+import type { InvocationJobRecord, JobQueue } from "./job-queue.ts";
+
+// `qaas worker`: takes invocation jobs from the queue one at a time, runs each agent against its target
+// with the shared store for reading, and hands back how it ended with everything it recorded. It keeps
+// its lease alive while it works; if it dies, the lease runs out and another worker takes the job.
+
+export interface WorkerOptions {
+  queue: JobQueue;
+  /** The shared store folder (the same runs/ and system-map/ the coordinator uses). */
+  home: string;
+  signal: AbortSignal;
+  workerId?: string;
+  /** How long to wait before asking again when the queue is empty. */
+  pollMs?: number;
+  /** Tests inject seats here, as for `startRun`. */
+  seatFactory?: SeatFactory;
+  log?: (message: string) => void;
+  /** Called as an invocation starts (tests use it to kill a worker mid-invocation). */
+  onInvocationStart?: (job: InvocationJob) => void;
+}
+
+export function defaultWorkerId(): string {
+  return `${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+}
+
+/** Works until the signal aborts; answers how many jobs it finished. */
+export async function runWorker(options: WorkerOptions): Promise<number> {
+  const workerId = options.workerId ?? defaultWorkerId();
+  const log = options.log ?? (() => {});
+  const pollMs = options.pollMs ?? 500;
+  setMaxListeners(256, options.signal);
+  let finished = 0;
+  log(`worker ${workerId}: waiting for jobs`);
+  while (!options.signal.aborted) {
+    await options.queue.touchWorker(workerId, null);
+    const job = await options.queue.fetchInvocation();
+    if (!job) {
+      await sleep(pollMs, options.signal);
+      continue;
+    }
+    await workOn(job, workerId, options, log);
+    finished += 1;
+  }
+  return finished;
+}
+
+async function workOn(
+  job: InvocationJobRecord,
+  workerId: string,
+  options: WorkerOptions,
+  log: (message: string) => void,
+): Promise<void> {
+  const { queue } = options;
+  const tryNumber = job.retryCount + 1;
+  const label = `${job.data.run_id} ${job.data.invocation.id} (try ${tryNumber})`;
+  log(`worker ${workerId}: ${label} started`);
+  await queue.touchWorker(workerId, job.id);
+  const heartbeat = setInterval(
+    () => {
+      void queue.heartbeat(job.id).catch(() => {});
+      void queue.touchWorker(workerId, job.id).catch(() => {});
+    },
+    // Three beats per lease: one late beat never loses a job to another worker.
+    Math.max(200, (leaseSecondsOf(job) * 1000) / 3),
+  );
+  try {
+    options.onInvocationStart?.(job.data);
+    const result = await runJob(job.data, { ...options, workerId, tryNumber });
+    await queue.complete(job.id, result as unknown as object);
+    log(`worker ${workerId}: ${label} ${result.event.type}`);
+  } catch (error) {
+    // The worker could not run the job at all (config unreadable, store missing): let the queue retry it
+    // elsewhere, and dead-letter it after the last try.
+    const message = error instanceof Error ? error.message : String(error);
+    log(`worker ${workerId}: ${label} failed: ${message}`);
+    await queue.fail(job.id, { message, worker: workerId }).catch(() => {});
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function runJob(
+  job: InvocationJob,
+  options: WorkerOptions & { workerId: string; tryNumber: number },
+): Promise<InvocationResult> {
+  const config = loadConfig(job.config_dir);
+  const target = loadTarget(job.target_file, { configDir: config.dir });
+  const store = RunStore.open(options.home, job.run_id);
+  const maps = new SystemMapStore(store.home);
+  const memory = DefectMemory.open(store.home);
+  const base = createRunContext({
+    store,
+    system: config.system,
+    target,
+    memory,
+    maps,
+    signal: options.signal,
+  });
+  const buffered = bufferRunContext(base);
+  const tickets = {
+    filed: store.readLedger().entries.filter((entry) => entry.kind === "ticket_filed").length,
+  };
+  const resolveSeat = seatResolver(config, job.seat ?? undefined, options.seatFactory, (message) =>
+    buffered.context.record("seat_notice", { message }),
+  );
+  let event: RouterEvent;
+  try {
+    event = await runInvocation(job.invocation, {
+      mode: job.mode,
+      config,
+      context: buffered.context,
+      seatFor: (agent) => resolveSeat(agent),
+      tickets,
+      log: options.log ?? (() => {}),
+    });
+  } finally {
+    await closeRunServices(base);
+    memory.close();
+  }
+  return {
+    event,
+    entries: buffered.entries,
+    envelopes: buffered.envelopes,
+    worker: options.workerId,
+    try: options.tryNumber,
+  };
+}
+
+function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, milliseconds);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
+
+function leaseSecondsOf(job: InvocationJobRecord): number {
+  const seconds = Number((job as { expireInSeconds?: unknown }).expireInSeconds);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : 60;
+}

@@ -1,0 +1,53 @@
+import pg from "pg";
+import { MockSeat } from "../../src/seats/mock-seat.ts";
+import { wrongStatusDraft } from "../support/sample-draft.ts";
+import { tempProject } from "../support/temp-config.ts";
+
+// Shared by the queue tests: a fresh database per test on one throw-away server, and a tiny project
+// whose discovery agents are MockSeats emitting one finding each.
+
+let databases = 0;
+
+/** A new empty database on the server, so each test's queue starts with no jobs. */
+export async function freshDatabase(serverUrl: string): Promise<string> {
+  databases += 1;
+  const name = `queue_${process.pid}_${databases}`;
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** FINDER and TWIN discover concurrently and report the same defect, worded alike. */
+export function twoFinderProject() {
+  const project = tempProject();
+  for (const name of ["FINDER", "TWIN"]) {
+    project.addAgent({
+      name,
+      yaml: {
+        description: "Finds the wrong status on POST /items.",
+        layer: "discover",
+        phase: "discover",
+        tools: ["emit_envelope"],
+      },
+    });
+  }
+  project.addMode("tiny", { roster: ["FINDER"], budget: { usd: 1 } });
+  project.addMode("twins", { roster: ["FINDER", "TWIN"], budget: { usd: 1 } });
+  const target = project.addTarget("tiny", { source: { path: "../.." }, environment: { mode: "none" } });
+  return { ...project, target };
+}
+
+/** Every discovery agent emits the same finding; any other agent finishes at once. */
+export const findingSeats = (_ref: unknown, agent: { config: { name: string } }) =>
+  ["FINDER", "TWIN"].includes(agent.config.name)
+    ? new MockSeat({
+        run: { script: [{ tool: "emit_envelope", input: wrongStatusDraft(0.9) }, { finish: "one found" }] },
+      })
+    : new MockSeat({ run: { script: [{ finish: "nothing to do" }] } });
