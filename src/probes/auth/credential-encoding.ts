@@ -23,7 +23,9 @@ export async function settleEncoding(
   entry: CredentialOperation,
   users: readonly ProfileUser[],
 ): Promise<CredentialOperation> {
-  if (entry.operation.form || entry.operation.documented || entry.encoding) return entry;
+  // A GraphQL field travels only as a JSON document; the others' encoding is what was seen or documented.
+  if (entry.operation.form || entry.operation.documented || entry.operation.graphql || entry.encoding)
+    return entry;
   if (entry.role !== "sign-in" && entry.role !== "reset-request") return entry;
   const inferred: Encoding = /x-www-form-urlencoded|multipart/i.test(
     entry.operation.request_body?.content_type ?? "",

@@ -8,8 +8,8 @@ import { propertiesOf } from "../schema-values/json-schema.ts";
 // Which operations take credentials, by what they ask for rather than what they are called: an account
 // name and a password (a sign-in, or a registration when the words say so), an account name alone under
 // reset/forgot words (a password-reset request), a reset token with a new password (its confirmation).
-// Fields come from the operation's body schema, else the form that posts to it, else — for the profile's
-// own sign-in — the recipe's body template.
+// Fields come from the operation's body schema (a GraphQL field's arguments), else the form that posts to
+// it, else — for the profile's own sign-in — the recipe's body template.
 
 export type CredentialRole = "sign-in" | "reset-request" | "reset-confirm" | "registration";
 
@@ -57,11 +57,12 @@ export function credentialOperations(
   const signIn = profileSignInEndpoint(profile);
   const found: CredentialOperation[] = [];
   for (const operation of map.operations) {
-    if (operation.method.toUpperCase() !== "POST" || operation.graphql) continue;
+    if (operation.method.toUpperCase() !== "POST" || operation.graphql?.kind === "subscription") continue;
     const isProfileSignIn =
       signIn !== undefined &&
       signIn.method === "POST" &&
-      matchesTemplate(operation.path, signIn.path) !== undefined;
+      matchesTemplate(operation.path, signIn.path) !== undefined &&
+      (!operation.graphql || recipeCallsField(profile, operation.graphql.field));
     const fields = fieldsOf(operation, map, isProfileSignIn ? profile : undefined);
     const classified = classify(operation, fields, isProfileSignIn);
     if (classified) found.push(classified);
@@ -173,6 +174,15 @@ export function describeOperation(entry: CredentialOperation): string {
 
 function isEmailField(field: FieldInfo | undefined): boolean {
   return field !== undefined && (field.type === "email" || EMAIL_FIELD.test(field.name));
+}
+
+/**
+ * Whether the profile's sign-in document calls this GraphQL field (`mutation { login(…) }`): every field of
+ * a GraphQL API shares the sign-in's endpoint, and only the one it calls is the sign-in.
+ */
+function recipeCallsField(profile: TargetProfile | undefined, field: string): boolean {
+  const document = Object.values(profile?.auth?.login.body ?? {}).join(" ");
+  return new RegExp(`\\b${field.replace(/[^A-Za-z0-9_]/g, "")}\\s*\\(`).test(document);
 }
 
 function profileSignInEndpoint(
