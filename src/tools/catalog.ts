@@ -38,6 +38,7 @@ export const TOOL_CATALOG = {
     "probe_nosql_injection",
     "probe_open_redirect",
     "probe_insecure_deserialization",
+    "probe_log_injection",
     "check_authentication",
   ],
   deps: ["audit_dependencies"],

@@ -236,6 +236,8 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
   fs.writeFileSync(path.join(root, "docs", "readme.txt"), README);
   const docs = path.join(root, "docs");
   const escapedWrites: string[] = [];
+  fs.mkdirSync(path.join(root, "logs"));
+  const signInLog = path.join(root, "logs", "app.log");
 
   const server = http.createServer((request, response) => {
     void (async () => {
@@ -353,6 +355,14 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
       }
       if (route === "POST /api/session") {
         const body = JSON.parse((await readBody(request)) || "{}") as Record<string, unknown>;
+        // Every attempt is logged: as it came (vulnerable), or as one JSON line whose strings are escaped.
+        if (typeof body.username === "string")
+          fs.appendFileSync(
+            signInLog,
+            vulnerable
+              ? `${new Date().toISOString()} sign-in attempt for ${body.username}\n`
+              : `${JSON.stringify({ at: new Date().toISOString(), event: "sign-in attempt", user: body.username })}\n`,
+          );
         if (!vulnerable && (typeof body.username !== "string" || typeof body.password !== "string"))
           return json(response, 400, { error: "username and password must be strings" });
         const user = USERS.find(

@@ -114,6 +114,19 @@ describe("injection probes: the vulnerable build is found, the safe build is not
     );
   });
 
+  it("probe_log_injection: a line break in the sign-in name starts a log line of the client's own", async () => {
+    const { candidates, stats } = await probe("probe_log_injection", vulnerable);
+    expect(summarize(candidates)).toEqual(["injection POST /api/session [log:body:username]"]);
+    expect(stats.log_files).toEqual(["logs/app.log"]);
+    expect(candidates[0]!.evidence.map((item) => item.description).join("\n")).toMatch(
+      /logs\/app\.log after the request: [\s\S]*sign-in attempt for/,
+    );
+    // The JSON logger escapes the break: the token stays inside the entry.
+    const safeRun = await probe("probe_log_injection", safe);
+    expect(safeRun.candidates).toEqual([]);
+    expect(safeRun.stats.inputs_logged).toBeGreaterThan(0);
+  });
+
   it("probe_ssrf: the loopback listener saw both tokens", async () => {
     const { candidates, stats } = await probe("probe_ssrf", vulnerable);
     // A whole URL, and a host whose scheme, port and path are inputs of their own.

@@ -21,6 +21,7 @@ const PROBES = [
   "probe_nosql_injection",
   "probe_open_redirect",
   "probe_insecure_deserialization",
+  "probe_log_injection",
   "check_authentication",
   "audit_dependencies",
 ];

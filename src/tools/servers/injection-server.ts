@@ -2,6 +2,7 @@ import { z } from "zod";
 import { surfaceBudget } from "../../probes/http/run-http.ts";
 import { probeCommandInjection } from "../../probes/injection/command-injection.ts";
 import { probeInsecureDeserialization } from "../../probes/injection/insecure-deserialization.ts";
+import { probeLogInjection } from "../../probes/injection/log-injection.ts";
 import { probeNoSqlInjection } from "../../probes/injection/nosql-injection.ts";
 import { probeOpenRedirect } from "../../probes/injection/open-redirect.ts";
 import { probePathTraversal } from "../../probes/injection/path-traversal.ts";
@@ -48,6 +49,22 @@ export const probeTemplateInjectionTool = defineTool({
       "probe_template_injection",
       { max_requests: input.max_requests ?? surfaceBudget(context, 600) },
       (run) => probeTemplateInjection(run, input),
+    ),
+});
+
+export const probeLogInjectionTool = defineTool({
+  name: "probe_log_injection",
+  server: "security",
+  description:
+    "Log injection on every string input: a value whose second line starts with a token of its own, then the log files the application writes in its source folder are read back; reported when a log line begins with the token (the CR/LF was written as a break), confirmed with new tokens. One request per input; needs the profile's source path.",
+  input: ProbeInput,
+  actions: (_input, context) => probeActions(context),
+  run: (input, context) =>
+    runProbeTool(
+      context,
+      "probe_log_injection",
+      { max_requests: input.max_requests ?? surfaceBudget(context, 300) },
+      (run) => probeLogInjection(run, input),
     ),
 });
 
@@ -156,4 +173,5 @@ export const injectionTools: ToolDefinition[] = [
   probeNoSqlInjectionTool,
   probeOpenRedirectTool,
   probeInsecureDeserializationTool,
+  probeLogInjectionTool,
 ];
