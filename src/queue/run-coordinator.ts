@@ -1,6 +1,7 @@
 import type { SeatFactory } from "../run/seat-resolver.ts";
 import { resumeRun, startRun } from "../run/start-run.ts";
 import { RunStore } from "../store/run-store.ts";
+import { abortablePause } from "./abortable-pause.ts";
 import { RUN_QUEUE, type RunJob, SWEEP_QUEUE, type SweepJob } from "./invocation-job.ts";
 import type { JobQueue } from "./job-queue.ts";
 import { enqueueRuns } from "./sweep-jobs.ts";
@@ -35,7 +36,7 @@ export async function coordinateRuns(options: CoordinatorOptions): Promise<numbe
     }
     const [job] = await queue.boss.fetch<RunJob>(RUN_QUEUE, { batchSize: 1, includeMetadata: true });
     if (!job) {
-      await pause(options.pollMs ?? 500, options.signal);
+      await abortablePause(options.pollMs ?? 500, options.signal);
       continue;
     }
     await coordinate(job, options, log);
@@ -112,16 +113,4 @@ function isFinished(home: string, runId: string): boolean {
   } catch {
     return false;
   }
-}
-
-function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, milliseconds);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }

@@ -11,6 +11,7 @@ import { RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import { loadTarget } from "../targets/load-target.ts";
 import { closeRunServices } from "../tools/run-end.ts";
+import { abortablePause } from "./abortable-pause.ts";
 import { bufferRunContext } from "./buffered-context.ts";
 import type { InvocationJob, InvocationResult } from "./invocation-job.ts";
 import type { InvocationJobRecord, JobQueue } from "./job-queue.ts";
@@ -50,7 +51,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     await options.queue.touchWorker(workerId, null);
     const job = await options.queue.fetchInvocation();
     if (!job) {
-      await sleep(pollMs, options.signal);
+      await abortablePause(pollMs, options.signal);
       continue;
     }
     await workOn(job, workerId, options, log);
@@ -139,18 +140,6 @@ async function runJob(
     worker: options.workerId,
     try: options.tryNumber,
   };
-}
-
-function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, milliseconds);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }
 
 function leaseSecondsOf(job: InvocationJobRecord): number {

@@ -1,6 +1,4 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { buildSchema, graphql } from "graphql";
+import { buildSchema } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import { composeInventory } from "../../src/map/inventory.ts";
@@ -10,6 +8,7 @@ import { operationsFromSchema } from "../../src/probes/graphql/schema-operations
 import { schemaFromSdl } from "../../src/probes/graphql/sdl-schema.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor } from "../fixtures/probe-harness.ts";
+import { serveGraphql } from "./graphql-http.ts";
 
 // A GraphQL API whose sign-in is a mutation on the shared endpoint: the unlimited variant answers every
 // wrong password alike for ever; the guarded one locks the account name after five failures.
@@ -39,32 +38,7 @@ async function startServer(lockAfter?: number): Promise<{ baseUrl: string; close
       throw new Error("Authentication failure");
     },
   };
-  const server = http.createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk: Buffer) => {
-      body += chunk.toString("utf8");
-    });
-    request.on("end", async () => {
-      const payload = JSON.parse(body || "{}") as { query?: string; variables?: Record<string, unknown> };
-      const result = await graphql({
-        schema,
-        source: payload.query ?? "",
-        rootValue: root,
-        variableValues: payload.variables,
-      });
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(result));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return serveGraphql(schema, root);
 }
 
 const closers: Array<() => Promise<void>> = [];

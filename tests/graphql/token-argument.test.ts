@@ -1,7 +1,5 @@
 import { createHmac } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { buildSchema, graphql } from "graphql";
+import { buildSchema } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import { composeInventory } from "../../src/map/inventory.ts";
@@ -14,6 +12,7 @@ import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
 import { generatedTests } from "./generated-tests.ts";
+import { serveGraphql } from "./graphql-http.ts";
 
 // A GraphQL API whose `viewer(token:)` reads the caller from a JWT argument: the vulnerable variant decodes
 // the payload without checking the signature, the safe one verifies its HMAC first.
@@ -66,32 +65,7 @@ async function startServer(verify: boolean): Promise<{ baseUrl: string; close: (
     login: ({ username, password }: { username: string; password: string }) =>
       ACCOUNTS[username]?.password === password ? { accessToken: sign(username) } : null,
   };
-  const server = http.createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk: Buffer) => {
-      body += chunk.toString("utf8");
-    });
-    request.on("end", async () => {
-      const payload = JSON.parse(body || "{}") as { query?: string; variables?: Record<string, unknown> };
-      const result = await graphql({
-        schema,
-        source: payload.query ?? "",
-        rootValue: root,
-        variableValues: payload.variables,
-      });
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(result));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return serveGraphql(schema, root);
 }
 
 const closers: Array<() => Promise<void>> = [];
