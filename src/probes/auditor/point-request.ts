@@ -132,6 +132,18 @@ export async function sendPoint(
   user: string | undefined,
   prepared: PreparedRequest,
 ): Promise<HttpExchange | undefined> {
+  return (await sendPointChain(run, user, prepared))?.exchange;
+}
+
+/**
+ * Like `sendPoint`, with every exchange on the way: a form post's own answer (often a redirect) and the
+ * redirects a browser followed after it, the landed page last.
+ */
+export async function sendPointChain(
+  run: ProbeRun,
+  user: string | undefined,
+  prepared: PreparedRequest,
+): Promise<{ exchange: HttpExchange; chain: HttpExchange[] } | undefined> {
   const operation = prepared.operation;
   const viaForm =
     operation.form !== undefined &&
@@ -139,14 +151,17 @@ export async function sendPoint(
     prepared.body !== null &&
     typeof prepared.body === "object" &&
     !Array.isArray(prepared.body);
-  if (!viaForm) return sendPrepared(run, user, prepared);
+  if (!viaForm) {
+    const exchange = await sendPrepared(run, user, prepared);
+    return exchange ? { exchange, chain: [exchange] } : undefined;
+  }
   const fields: Record<string, FormValue | FormValue[]> = {};
   for (const [name, value] of Object.entries(prepared.body as Record<string, unknown>)) {
     if (value === undefined || value === null) continue;
     fields[name] = Array.isArray(value) ? value.map(formValue) : formValue(value);
   }
   const submission = await submitForm(run, user, operation, fields, { pathValues: prepared.pathValues });
-  return submission?.exchange;
+  return submission ? { exchange: submission.exchange, chain: submission.chain } : undefined;
 }
 
 function formValue(value: unknown): FormValue {

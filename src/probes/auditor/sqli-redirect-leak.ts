@@ -6,7 +6,7 @@ import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { pointPlace } from "./input-points.ts";
 import type { PointBaseline } from "./point-request.ts";
-import { sendPoint } from "./point-request.ts";
+import { sendPointChain } from "./point-request.ts";
 import { SQL_ERROR } from "./sql-signatures.ts";
 import type { Shot } from "./sqli-shots.ts";
 import { sqlErrorInRedirect } from "./sqli-shots.ts";
@@ -23,7 +23,9 @@ export async function redirectLeakFinding(
   leak: Shot,
 ): Promise<EnvelopeDraft | undefined> {
   if (!leak.exchange || sqlErrorInRedirect(baseline.exchange)) return undefined;
-  const again = await sendPoint(run, baseline.user, leak.prepared);
+  const again = (await sendPointChain(run, baseline.user, leak.prepared))?.chain.find((exchange) =>
+    sqlErrorInRedirect(exchange),
+  );
   const error = sqlErrorInRedirect(again);
   if (!again || !error) return undefined;
   const key = operationKey(baseline.point.operation);

@@ -2,7 +2,7 @@ import type { PreparedRequest } from "../api/request-builder.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { PointBaseline } from "./point-request.ts";
-import { sendPoint, withValue } from "./point-request.ts";
+import { sendPointChain, withValue } from "./point-request.ts";
 import { signature } from "./response-signature.ts";
 import type { SqlError } from "./sql-signatures.ts";
 import { sqlErrorIn } from "./sql-signatures.ts";
@@ -60,9 +60,11 @@ export class PointShots {
     const value = options.replace ? payload : `${this.baseline.value}${payload}`;
     const prepared = withValue(this.baseline.prepared, this.baseline.point, value);
     this.requests += 1;
-    const exchange = await sendPoint(this.run, this.baseline.user, prepared);
-    const shot = { label, value, prepared, exchange };
-    if (!this.redirectLeak && sqlErrorInRedirect(exchange)) this.redirectLeak = shot;
+    const sent = await sendPointChain(this.run, this.baseline.user, prepared);
+    const shot = { label, value, prepared, exchange: sent?.exchange };
+    // A form post lands on the page a redirect named: the redirect itself is where an error may travel.
+    const leaked = sent?.chain.find((exchange) => sqlErrorInRedirect(exchange));
+    if (!this.redirectLeak && leaked) this.redirectLeak = { ...shot, exchange: leaked };
     return shot;
   }
 
