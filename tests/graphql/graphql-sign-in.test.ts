@@ -1,14 +1,10 @@
 import { buildSchema } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
-import { composeInventory } from "../../src/map/inventory.ts";
-import type { SystemMap } from "../../src/map/system-map.ts";
 import { checkAuthentication } from "../../src/probes/auth/check-authentication.ts";
-import { operationsFromSchema } from "../../src/probes/graphql/schema-operations.ts";
-import { schemaFromSdl } from "../../src/probes/graphql/sdl-schema.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor } from "../fixtures/probe-harness.ts";
-import { serveGraphql } from "./graphql-http.ts";
+import { graphqlSystemMap, serveGraphql } from "./graphql-http.ts";
 
 // A GraphQL API whose sign-in is a mutation on the shared endpoint: the unlimited variant answers every
 // wrong password alike for ever; the guarded one locks the account name after five failures.
@@ -50,23 +46,7 @@ async function check(lockAfter?: number) {
   const server = await startServer(lockAfter);
   closers.push(server.close);
   process.env.GQL_SIGN_IN_ADA_PW = PASSWORD;
-  const schema = schemaFromSdl([{ origin: "fixture", text: SDL }])!.schema;
-  const map: SystemMap = {
-    map_version: 1,
-    target: "fixture-graphql-sign-in",
-    created_at: new Date().toISOString(),
-    commit: null,
-    base_url: server.baseUrl,
-    openapi: null,
-    operations: composeInventory([], operationsFromSchema(schema, "/graphql")),
-    routes: [],
-    pages: [],
-    channels: [],
-    graphql: [{ path: "/graphql", source: "sdl", schema: schema as unknown as Record<string, unknown> }],
-    database: null,
-    ownership: [],
-    notes: [],
-  };
+  const map = graphqlSystemMap("fixture-graphql-sign-in", server.baseUrl, SDL);
   const profile = profileFor({
     name: "fixture-graphql-sign-in",
     source: {},

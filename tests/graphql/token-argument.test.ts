@@ -3,7 +3,6 @@ import { buildSchema } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import { composeInventory } from "../../src/map/inventory.ts";
-import type { SystemMap } from "../../src/map/system-map.ts";
 import { checkGraphql } from "../../src/probes/graphql/check-graphql.ts";
 import { operationsFromSchema } from "../../src/probes/graphql/schema-operations.ts";
 import { schemaFromSdl } from "../../src/probes/graphql/sdl-schema.ts";
@@ -12,7 +11,7 @@ import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
 import { generatedTests } from "./generated-tests.ts";
-import { serveGraphql } from "./graphql-http.ts";
+import { graphqlSystemMap, serveGraphql } from "./graphql-http.ts";
 
 // A GraphQL API whose `viewer(token:)` reads the caller from a JWT argument: the vulnerable variant decodes
 // the payload without checking the signature, the safe one verifies its HMAC first.
@@ -78,23 +77,7 @@ async function check(verify: boolean) {
   closers.push(server.close);
   process.env.GQL_ADA_PW = "ada-password";
   process.env.GQL_ROOT_PW = "root-password";
-  const schema = schemaFromSdl([{ origin: "fixture", text: SDL }])!.schema;
-  const map: SystemMap = {
-    map_version: 1,
-    target: "fixture-token-argument",
-    created_at: new Date().toISOString(),
-    commit: null,
-    base_url: server.baseUrl,
-    openapi: null,
-    operations: composeInventory([], operationsFromSchema(schema, "/graphql")),
-    routes: [],
-    pages: [],
-    channels: [],
-    graphql: [{ path: "/graphql", source: "sdl", schema: schema as unknown as Record<string, unknown> }],
-    database: null,
-    ownership: [],
-    notes: [],
-  };
+  const map = graphqlSystemMap("fixture-token-argument", server.baseUrl, SDL);
   const profile = profileFor({
     name: "fixture-token-argument",
     source: {},
