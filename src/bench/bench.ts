@@ -87,6 +87,9 @@ let targetCpuSeconds: number | undefined;
 // The browser (Chromium and its renderers) runs as qaas's child processes: its memory is sampled apart.
 let browserPeakMib = 0;
 let childrenPeakMib = 0;
+// qaas and every process it started (the managed target apart) at one instant: the machine's real peak,
+// which the three separate peaks above would overstate (they need not coincide).
+let togetherPeakMib = 0;
 const sampler = setInterval(() => {
   const group = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8")) : Number.NaN;
   const seconds = Number.isInteger(group) ? groupCpuSeconds(group) : undefined;
@@ -94,6 +97,8 @@ const sampler = setInterval(() => {
   const children = descendantsMemoryMib(process.pid, Number.isInteger(group) ? group : undefined);
   browserPeakMib = Math.max(browserPeakMib, children.browser);
   childrenPeakMib = Math.max(childrenPeakMib, children.other);
+  const qaasMib = process.memoryUsage.rss() / (1024 * 1024);
+  togetherPeakMib = Math.max(togetherPeakMib, qaasMib + children.browser + children.other);
 }, 500);
 const { runId, report } = await startRun({
   home,
@@ -189,6 +194,8 @@ const result = {
   browser_pages_per_minute: pagesPerMinute === null ? null : round(pagesPerMinute),
   /** Other child processes together at their largest (PSS): generated tests, channel scripts, tool commands. */
   children_peak_pss_mib: round(childrenPeakMib),
+  /** qaas's RSS plus its child processes' PSS, sampled together: the run's peak on the machine. */
+  together_peak_mib: round(togetherPeakMib),
   /** The requests the run waited on longest, summed per `METHOD /path`. */
   slowest_requests: [...requestSeconds]
     .sort(([, a], [, b]) => b.seconds - a.seconds)
@@ -214,7 +221,7 @@ if (values.json) {
     `CPU time             qaas ${result.cpu_seconds}s, target ${result.target_cpu_seconds ?? "—"}s; qaas waited ${Math.round(result.waiting_share * 100)}% of the wall time`,
     `requests sent        ${requests} (${result.requests_per_second}/s while agents ran)`,
     `SQL statements run   ${queries ?? "— (the profile names no statement log)"}`,
-    `peak memory          ${result.peak_rss_mib} MiB qaas (RSS), ${result.browser_peak_pss_mib} MiB browser, ${result.children_peak_pss_mib} MiB other child processes (PSS)`,
+    `peak memory          ${result.peak_rss_mib} MiB qaas (RSS), ${result.browser_peak_pss_mib} MiB browser, ${result.children_peak_pss_mib} MiB other child processes (PSS); ${result.together_peak_mib} MiB at once`,
     `browser              ${result.browser_pages} page(s) visited in ${result.browser_seconds}s with a page open (${result.browser_pages_per_minute ?? "—"}/min), peak ${result.browser_peak_pss_mib} MiB (PSS)`,
     "slowest requests     (seconds to the answer, summed)",
     ...result.slowest_requests.map(

@@ -11,8 +11,8 @@ import { repeatCommand } from "../../src/tools/testing/finding-test.ts";
 import { profileFor } from "../fixtures/probe-harness.ts";
 
 // Generated tests run three times in one process, as the REPRODUCER runs them. Runs share what must be paid
-// once: the wait for a token to expire (one sign-in, one wait, declared so the runner's timeout covers it)
-// and a timing test's warm-up.
+// once: the wait for a token to expire (one sign-in, one wait, declared so the runner's timeout covers it),
+// a timing test's warm-up, and a sign-in whose token goes in a header (a cookie session is not shared).
 
 let server: http.Server;
 let baseUrl: string;
@@ -121,4 +121,45 @@ describe("a generated expired-token test run three times", () => {
     expect(output.match(/^ok \d/gm)).toHaveLength(3);
     expect(warmUps).toBe(1);
   });
+
+  for (const [applyAs, expected] of [
+    ["header:Authorization", 1],
+    ["cookie:session", 3],
+  ] as const) {
+    it(`signs in ${expected === 1 ? "once" : "every run"} when the token goes in ${applyAs.split(":")[0]}s`, async () => {
+      const profile = profileFor({
+        name: "shared",
+        source: {},
+        environment: { mode: "managed", base_url: baseUrl },
+        auth: {
+          login: { kind: "json", endpoint: "POST /login", token_from: "body:token", apply_as: applyAs },
+        },
+        users: [{ name: "ann", role: "member", username: "ann", password: "secret_ref:QAAS_TEST_EXPIRY_PW" }],
+      });
+      const file = path.join(folder, `shared-${applyAs.split(":")[0]}.test.mjs`);
+      fs.writeFileSync(
+        file,
+        renderFailingTest(
+          {
+            title: "reads the summary",
+            steps: [{ name: "read", as: "ann", method: "GET", path: "/api/summary" }],
+            assertions: [{ kind: "status_in", step: "read", values: [200], message: "must answer 200" }],
+          },
+          profile,
+          baseUrl,
+        ),
+      );
+      const before = signIns;
+      const output = await new Promise<string>((resolve) => {
+        execFile(
+          "/bin/sh",
+          ["-c", repeatCommand(file, 3)],
+          { env: { ...process.env, QAAS_BASE_URL: baseUrl }, timeout: 30_000 },
+          (_error, stdout) => resolve(stdout),
+        );
+      });
+      expect(output.match(/^ok \d/gm)).toHaveLength(3);
+      expect(signIns - before).toBe(expected);
+    });
+  }
 });

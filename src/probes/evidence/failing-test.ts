@@ -256,7 +256,10 @@ function renderAssertion(assertion: ReproAssertion): string {
 }
 
 const HELPERS = String.raw`
-const sessions = {};
+// Repeated runs in one process share a sign-in that answers a token sent in a header: the token carries no
+// state a run's steps could change, and each sign-in costs the target a password hash. A cookie session is
+// signed in afresh by every run, since its server-side state may be what an earlier run's steps changed.
+const sessions = LOGIN.kind !== "form" && !/^cookie/.test(LOGIN.applyAs ?? "") ? (globalThis.qaasSessions ??= {}) : {};
 
 async function credential(user) {
   if (sessions[user]) return sessions[user];
