@@ -83,6 +83,13 @@ async function startApp(mode: Mode, signedIn = false): Promise<NotesApp> {
             `<!doctype html><html lang="en"><head><title>Board</title></head><body><ul id="list">${listed}</ul><script>${script}</script></body></html>`,
           );
       }
+      // Pages with a script of their own that never shows a note: what the browser looks at in vain.
+      if (url.pathname.startsWith("/help/") && request.method === "GET")
+        return response
+          .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+          .end(
+            `<!doctype html><html lang="en"><head><title>Help</title></head><body><p id="tip"></p><script>document.getElementById("tip").textContent = "tip";</script></body></html>`,
+          );
       response.writeHead(404).end();
     });
   });
@@ -415,6 +422,23 @@ describe("probe_xss: stored values a page's own script inserts", () => {
 });
 
 describe("the pages the browser looks at, under its load cap", () => {
+  const help = (count: number): Page[] =>
+    Array.from({ length: count }, (_, index) => ({ ...board, path: `/help/${index + 1}` }));
+
+  it("looks at several pages at once and finds the note on a page after pages that show none", async () => {
+    const { candidates, stats } = await probe(apps.markup!, [...help(5), board]);
+    expect(candidates.map((candidate) => candidate.title)).toEqual([
+      "Stored XSS: body text saved through POST /notes is inserted as markup by the script of /board",
+    ]);
+    expect(stats).toMatchObject({ browser_pages: 6, browser_pages_loaded: 6, browser_confirmed: 1 });
+  }, 120_000);
+
+  it("looks at no page past the load cap, whichever loads end first", async () => {
+    const { candidates, stats } = await probe(apps.markup!, [...help(16), board]);
+    expect(candidates.filter((candidate) => candidate.title.includes("inserted as markup"))).toEqual([]);
+    expect(stats).toMatchObject({ browser_pages: 17, browser_pages_loaded: 15, browser_confirm_loads: 0 });
+  }, 120_000);
+
   it("opens every page by one reader before any page by a second, records just saved first", () => {
     const page = (path: string, viewer: string | undefined, created = false) => ({ path, viewer, created });
     const pages = [

@@ -1,17 +1,18 @@
 import { randomBytes } from "node:crypto";
-import type { BrowserContext, Response } from "playwright-core";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { operationKey } from "../api/operation-index.ts";
 import { endpointLocation } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
-import type { BrowserSession, BrowsingRole } from "../browser/browser-session.ts";
+import type { BrowsingRole } from "../browser/browser-session.ts";
 import { browserSessionFor, DESKTOP } from "../browser/browser-session.ts";
 import { buildFinding } from "../evidence/finding.ts";
+import { workInOrder } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { joinUrl } from "../http/target-url.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import { type InputPoint, pointPlace, pointTag } from "./input-points.ts";
+import { type Look, look, tagOf } from "./xss-rendered-look.ts";
 import { markerStep, recordPathOf } from "./xss-repro.ts";
 
 // Stored XSS that only a browser sees: the page's HTML is static, its own script fetches the records (REST
@@ -43,18 +44,11 @@ export interface ScriptedPage {
 /** Page loads spent looking (confirmation loads come on top, one per page that showed a marker). */
 const MAX_LOADS = 15;
 const MAX_SECONDS = 60;
-const NAVIGATION_MS = 10_000;
-/** How long a page's own requests may take to settle after `load`. */
-const SETTLE_MS = 3000;
-
-interface Look {
-  /** Markers present as elements. */
-  shown: Map<string, number>;
-  /** Per marker, the page's requests whose answers carried it. */
-  carriers: Map<string, HttpExchange[]>;
-  /** Markers the page's own HTML carried raw: the server-HTML check's to report, not this one's. */
-  served: Set<string>;
-}
+/**
+ * Pages looked at at once, each in a tab closed as its look ends: a load is mostly waiting on the target,
+ * and a few renderers fit a small machine where many would not.
+ */
+const TABS = 3;
 
 interface RenderedHit {
   entry: PlantedMarker;
@@ -101,41 +95,48 @@ export async function renderedStoredXss(
   const origin = new URL(run.target.baseUrl).origin;
   const deadline = Date.now() + MAX_SECONDS * 1000;
   const hits: RenderedHit[] = [];
-  let loads = 0;
+  const markers = planted.map((entry) => entry.marker);
   let confirms = 0;
+  let loads = 0;
   try {
-    for (const page of order) {
-      const open = planted.filter((entry) => !hits.some((hit) => hit.entry.marker === entry.marker));
-      if (open.length === 0 || loads >= MAX_LOADS || Date.now() > deadline || run.context.signal.aborted)
-        break;
-      const url = joinUrl(run.target.baseUrl, page.path);
-      const role = roleOf(run, page.viewer);
-      const context = await session.context(role, origin, DESKTOP, lookSession).catch(() => undefined);
-      if (!context) continue;
-      loads += 1;
-      const first = await look(session, context, url, open, page.viewer);
-      const shown = open.filter((entry) => first.shown.has(entry.marker) && !first.served.has(entry.marker));
-      if (shown.length === 0) continue;
-      // The second signal: a fresh context (no cache, no storage) loads the page again.
-      const fresh = await session.context(role, origin, DESKTOP, confirmSession).catch(() => undefined);
-      if (!fresh) continue;
-      confirms += 1;
-      const again = await look(session, fresh, url, shown, page.viewer);
-      await session.closeSession(confirmSession);
-      for (const entry of shown) {
-        if (!again.shown.has(entry.marker) || again.served.has(entry.marker)) continue;
-        const carriers = [
-          ...(first.carriers.get(entry.marker) ?? []),
-          ...(again.carriers.get(entry.marker) ?? []),
-        ];
-        hits.push({
-          entry,
-          page,
-          counts: [first.shown.get(entry.marker) ?? 0, again.shown.get(entry.marker) ?? 0],
-          carrier: carriers.find((exchange) => exchange.request.method !== "GET" || !isPage(exchange, url)),
-        });
-      }
-    }
+    loads = await workInOrder(order, {
+      width: TABS,
+      cap: MAX_LOADS,
+      mayStart: () => Date.now() <= deadline && !run.context.signal.aborted,
+      // Every planted marker is looked for on every page: what a look sees must not depend on what the
+      // pages before it, still loading, will have found.
+      work: async (page, stop) => {
+        const context = await session
+          .context(roleOf(run, page.viewer), origin, DESKTOP, lookSession)
+          .catch(() => undefined);
+        if (!context || stop.aborted) return undefined;
+        return look(session, context, joinUrl(run.target.baseUrl, page.path), markers, page.viewer, stop);
+      },
+      decide: async (page, first) => {
+        const open = planted.filter((entry) => !hits.some((hit) => hit.entry.marker === entry.marker));
+        const shown = open.filter(
+          (entry) => first.shown.has(entry.marker) && !first.served.has(entry.marker),
+        );
+        if (shown.length === 0) return false;
+        // The second signal: a fresh context (no cache, no storage) loads the page again.
+        const fresh = await session
+          .context(roleOf(run, page.viewer), origin, DESKTOP, confirmSession)
+          .catch(() => undefined);
+        if (!fresh) return false;
+        confirms += 1;
+        const url = joinUrl(run.target.baseUrl, page.path);
+        const again = await look(
+          session,
+          fresh,
+          url,
+          shown.map((entry) => entry.marker),
+          page.viewer,
+        );
+        await session.closeSession(confirmSession);
+        hits.push(...confirmedHits(page, url, shown, first, again));
+        return hits.length === planted.length;
+      },
+    });
   } finally {
     await session.closeSession(lookSession);
     await session.closeSession(confirmSession);
@@ -144,6 +145,30 @@ export async function renderedStoredXss(
   stats.browser_confirm_loads = confirms;
   stats.browser_confirmed = hits.length;
   return { candidates: hits.map((hit) => findingOf(run, hit)), stats };
+}
+
+/** The markers the first look showed that a second, in a fresh context, showed again and were not served. */
+function confirmedHits(
+  page: ScriptedPage,
+  url: string,
+  shown: readonly PlantedMarker[],
+  first: Look,
+  again: Look,
+): RenderedHit[] {
+  return shown
+    .filter((entry) => again.shown.has(entry.marker) && !again.served.has(entry.marker))
+    .map((entry) => {
+      const carriers = [
+        ...(first.carriers.get(entry.marker) ?? []),
+        ...(again.carriers.get(entry.marker) ?? []),
+      ];
+      return {
+        entry,
+        page,
+        counts: [first.shown.get(entry.marker) ?? 0, again.shown.get(entry.marker) ?? 0],
+        carrier: carriers.find((exchange) => exchange.request.method !== "GET" || !isPage(exchange, url)),
+      };
+    });
 }
 
 /**
@@ -188,98 +213,8 @@ function roleOf(run: ProbeRun, viewer: string | undefined): BrowsingRole {
   };
 }
 
-function tagOf(marker: string): string {
-  return marker.replace(/^</, "").replace(/>$/, "");
-}
-
 function isPage(exchange: HttpExchange, url: string): boolean {
   return exchange.request.url.split("#")[0] === url.split("#")[0];
-}
-
-/** Loads `url` in a new tab, lets its requests settle and reads which markers became elements. */
-async function look(
-  session: BrowserSession,
-  context: BrowserContext,
-  url: string,
-  markers: readonly PlantedMarker[],
-  viewer: string | undefined,
-): Promise<Look> {
-  const result: Look = { shown: new Map(), carriers: new Map(), served: new Set() };
-  const { page } = await session.newPage(context);
-  const reads: Array<Promise<void>> = [];
-  page.on("response", (response) => {
-    const type = response.request().resourceType();
-    if (!["document", "fetch", "xhr", "script", "eventsource"].includes(type)) return;
-    reads.push(
-      response
-        .text()
-        .then((body) => {
-          // The tag is unique; a JSON answer may escape its angle brackets (`\u003c`), so the tag alone counts.
-          for (const entry of markers) {
-            if (!body.includes(tagOf(entry.marker))) continue;
-            const isMain = response.frame() === page.mainFrame() && type === "document";
-            if (isMain && body.includes(entry.marker)) result.served.add(entry.marker);
-            else
-              result.carriers.set(entry.marker, [
-                ...(result.carriers.get(entry.marker) ?? []),
-                exchangeOf(response, body, viewer),
-              ]);
-          }
-        })
-        .catch(() => {}),
-    );
-  });
-  try {
-    await page.goto(url, { waitUntil: "load", timeout: NAVIGATION_MS }).catch(() => null);
-    await page.waitForLoadState("networkidle", { timeout: SETTLE_MS }).catch(() => {});
-    await Promise.race([Promise.allSettled(reads), new Promise((resolve) => setTimeout(resolve, 2000))]);
-    const counts = (await page
-      .evaluate(
-        (tags) => tags.map((tag) => document.getElementsByTagName(tag).length),
-        markers.map((entry) => tagOf(entry.marker)),
-      )
-      .catch(() => [])) as number[];
-    markers.forEach((entry, index) => {
-      if ((counts[index] ?? 0) > 0) result.shown.set(entry.marker, counts[index]!);
-    });
-  } finally {
-    await page.close().catch(() => {});
-  }
-  return result;
-}
-
-/** What the browser saw of one request, in the shape every finding records (masked when written). */
-function exchangeOf(response: Response, body: string, viewer: string | undefined): HttpExchange {
-  const request = response.request();
-  const headers = response.headers();
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    json = undefined;
-  }
-  const limit = 64 * 1024;
-  return {
-    sequence: 0,
-    startedAt: new Date().toISOString(),
-    request: {
-      method: request.method(),
-      url: request.url(),
-      headers: request.headers(),
-      ...(request.postData() ? { body: request.postData() ?? "" } : {}),
-    },
-    response: {
-      status: response.status(),
-      headers,
-      setCookies: [],
-      contentType: headers["content-type"] ?? "",
-      body: body.slice(0, limit),
-      truncated: body.length > limit,
-      json,
-    },
-    durationMs: Math.max(0, request.timing().responseEnd),
-    ...(viewer !== undefined ? { user: viewer } : {}),
-  };
 }
 
 /** ` query Pastes` for a GraphQL request body (its operation name, else its first field); empty otherwise. */

@@ -129,8 +129,9 @@ export async function probeXss(
       options.max_pages ?? 80,
     );
     const visits = pageVisits(pages, users, planted);
-    const scripted: ScriptedPage[] = [];
-    await mapConcurrent(visits, 6, async ({ page, viewer }) => {
+    // By visit, not by which answer came first: the browser's page order (and its load cap) follows it.
+    const scripted: Array<ScriptedPage | undefined> = [];
+    await mapConcurrent(visits, 6, async ({ page, viewer }, index) => {
       stats.pages_checked += 1;
       const exchange = await send(run, viewer, {
         method: "GET",
@@ -140,7 +141,7 @@ export async function probeXss(
       if (!exchange || !isHtml(exchange)) return;
       // Only a page with a script of its own can fetch a record and insert it after the server answered.
       if (/<script\b/i.test(exchange.response?.body ?? ""))
-        scripted.push({ path: page.path, viewer, created: page.created === true });
+        scripted[index] = { path: page.path, viewer, created: page.created === true };
       for (const entry of planted) {
         if (!reflectsRaw(exchange, entry.marker) || hits.some((hit) => hit.marker === entry.marker)) continue;
         const confirm = await send(run, viewer, {
@@ -167,7 +168,11 @@ export async function probeXss(
     // Markers no server HTML carried may still reach the page through its script (fetched JSON put in
     // with innerHTML): only a browser sees that.
     const unseen = planted.filter((entry) => !hits.some((hit) => hit.marker === entry.marker));
-    const browser = await renderedStoredXss(run, unseen, scripted);
+    const browser = await renderedStoredXss(
+      run,
+      unseen,
+      scripted.filter((page) => page !== undefined),
+    );
     rendered.push(...browser.candidates);
     browserStats = browser.stats;
   });

@@ -42,3 +42,81 @@ export async function mapConcurrent<Item, Result>(
   await Promise.all(workers);
   return results;
 }
+
+export interface InOrderOptions<Item, Result> {
+  /** Items worked on at once. */
+  width: number;
+  /** Items started at most (an item whose `work` answers undefined did nothing and does not count). */
+  cap: number;
+  /** Checked before each start: false starts nothing more (a deadline, an abort). */
+  mayStart?: () => boolean;
+  /** The work on one item; `stop` aborts once nothing started will be used. */
+  work: (item: Item, stop: AbortSignal) => Promise<Result | undefined>;
+  /**
+   * Called with each item's result in the items' order, whichever finished first; answering true stops:
+   * nothing more starts and later results are dropped.
+   */
+  decide: (item: Item, result: Result) => Promise<boolean>;
+}
+
+/**
+ * Works on `items` in their order, `width` at a time, and decides on each result in that order: what is
+ * decided never depends on which item finished first. Answers how many items were started (and counted).
+ */
+export async function workInOrder<Item, Result>(
+  items: readonly Item[],
+  options: InOrderOptions<Item, Result>,
+): Promise<number> {
+  const stop = new AbortController();
+  const results = new Map<number, Promise<Result | undefined>>();
+  const running = new Set<Promise<unknown>>();
+  let next = 0;
+  let counted = 0;
+  let reserved = 0;
+  let wake: () => void = () => {};
+  const mayStart = () =>
+    !stop.signal.aborted && counted + reserved < options.cap && (options.mayStart?.() ?? true);
+  const fill = (): void => {
+    while (running.size < options.width && next < items.length && mayStart()) {
+      const index = next;
+      next += 1;
+      // Reserved until the work answers whether it counted: a cap of 15 never starts a 16th.
+      reserved += 1;
+      const result = options
+        .work(items[index]!, stop.signal)
+        .catch(() => undefined)
+        .then((value) => {
+          reserved -= 1;
+          if (value !== undefined) counted += 1;
+          return value;
+        });
+      results.set(index, result);
+      const tracked = result.finally(() => {
+        running.delete(tracked);
+        fill();
+        wake();
+      });
+      running.add(tracked);
+    }
+  };
+  try {
+    fill();
+    for (let index = 0; index < items.length; index += 1) {
+      // An item not started yet may still start once a running one frees its place.
+      while (!results.has(index) && running.size > 0) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+      const result = results.get(index);
+      if (!result) break;
+      const value = await result;
+      results.delete(index);
+      if (value !== undefined && (await options.decide(items[index]!, value))) break;
+    }
+  } finally {
+    stop.abort();
+    await Promise.allSettled([...running]);
+  }
+  return counted;
+}

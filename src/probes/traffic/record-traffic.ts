@@ -1,5 +1,6 @@
-import type { Browser, BrowserContext, Page, Request as PlaywrightRequest, Route } from "playwright-core";
+import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { templateOfConcrete } from "../../map/inventory.ts";
+import { API_TYPES, apiCallsSettled, watchedPage } from "../browser/api-quiet.ts";
 import { splitSessionHeaders } from "../browser/browser-session.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import { mayFollow, NEVER_FOLLOW } from "../pages/urls.ts";
@@ -67,7 +68,6 @@ export interface TrafficResult {
   roles: RoleTraffic[];
 }
 
-const API_TYPES = new Set(["xhr", "fetch", "eventsource"]);
 // A server-rendered site makes no API call from its pages: after this many quiet pages (each of another
 // template) a role's recording ends, since each further page costs a load and a settle and would add
 // nothing. A client-rendered app calls its API from its first page.
@@ -206,53 +206,6 @@ async function recordRole(
     await context?.close().catch(() => {});
   }
   return summary;
-}
-
-/**
- * How long a page's API calls and scripts must have been quiet before it counts as settled. A script that
- * calls its API once it has rendered does so within a few frames, and a lazily loaded chunk that will call
- * it is a script request in flight; Playwright's `networkidle` also waits on images, fonts and analytics,
- * 500 ms after the last of them, which on a page of many assets is seconds per page.
- */
-const API_QUIET_MS = 250;
-/** What can still lead to an API call: the calls themselves, and scripts (lazily loaded chunks, frames). */
-const SETTLING_TYPES = new Set([...API_TYPES, "script", "document"]);
-const pendingCalls = new WeakMap<Page, { inFlight: number; lastActivity: number }>();
-
-/** A tab whose own API calls (fetch, XHR) are counted as they start and end. */
-function watchedPage(page: Page): Page {
-  const state = { inFlight: 0, lastActivity: Date.now() };
-  pendingCalls.set(page, state);
-  const isCall = (request: PlaywrightRequest) => SETTLING_TYPES.has(request.resourceType());
-  page.on("request", (request) => {
-    if (!isCall(request)) return;
-    state.lastActivity = Date.now();
-    // An event stream stays open as long as the page does: its start is activity, never a pending call.
-    if (request.resourceType() !== "eventsource") state.inFlight += 1;
-  });
-  const ended = (request: PlaywrightRequest) => {
-    if (!isCall(request) || request.resourceType() === "eventsource") return;
-    state.inFlight = Math.max(0, state.inFlight - 1);
-    state.lastActivity = Date.now();
-  };
-  page.on("requestfinished", ended);
-  page.on("requestfailed", ended);
-  return page;
-}
-
-/**
- * Waits (from now: the page has loaded) until no API call or script is in flight and none has started for
- * API_QUIET_MS, or `maxMs` at most.
- */
-async function apiCallsSettled(page: Page, maxMs: number): Promise<void> {
-  const state = pendingCalls.get(page);
-  const loaded = Date.now();
-  const giveUp = loaded + maxMs;
-  while (state && Date.now() < giveUp) {
-    const quietSince = Math.max(state.lastActivity, loaded);
-    if (state.inFlight === 0 && Date.now() - quietSince >= API_QUIET_MS) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** `/tasks/33` and `/tasks/51?tab=a` share one; each hash route (`/#/basket`) is a page of its own. */
