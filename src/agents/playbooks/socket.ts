@@ -7,13 +7,14 @@ import { definePlaybook } from "../playbook.ts";
 // HTTP API as the judge of who may read what, a second burst for ordering) and hold what they cannot
 // confirm below the filing threshold; the playbook adds no judgement of its own.
 
-const PROBES = [
-  "ws_probe_auth",
-  "ws_probe_authorization",
-  "ws_probe_ordering",
-  "ws_probe_reconnect",
-  "ws_probe_backpressure",
-] as const;
+// Most of a probe's time is waiting for frames, so the probes run at once: each judges only frames about
+// the records and markers it caused, and the one measurement that needs the run's sockets quiet (who is
+// told that a user came online) takes its turn through the run's arrival gate. Two run alone afterwards:
+// reconnect expects the server to replay exactly what it missed, which others' events written meanwhile
+// could push out of a bounded replay buffer (a miss that is not the server's); backpressure reads the
+// target's health during its burst, and others' load would be taken for the cost of its stalled client.
+const CONCURRENT = ["ws_probe_auth", "ws_probe_authorization", "ws_probe_ordering"] as const;
+const ALONE = ["ws_probe_reconnect", "ws_probe_backpressure"] as const;
 
 function describe(channel: { path: string; protocol?: string; namespaces?: string[] }): string {
   if (channel.protocol !== "socket.io") return channel.path;
@@ -39,19 +40,23 @@ export default definePlaybook(async (session: PlaybookSession) => {
     `SOCKET: channels in the map: ${map.data.channels.map(describe).join(", ") || "(none; the profile's websocket.paths and the source are used)"}`,
   );
 
-  for (const probe of PROBES) {
-    if (session.signal.aborted) return;
+  const run = async (probe: string): Promise<Array<[string, unknown]>> => {
+    if (session.signal.aborted) return [];
     const answer = await session.call<ProbeAnswer>(probe, {});
     if (!answer.ok) {
       session.log(`SOCKET: ${probe} did not run: ${answer.error}`);
-      continue;
+      return [];
     }
     session.log(
       `SOCKET: ${probe}: ${answer.data.candidates.length} candidate(s) ${JSON.stringify(answer.data.stats?.channels ?? [])}`,
     );
-    for (const draft of answer.data.candidates) {
-      const emitted = await session.call("emit_envelope", draft);
-      if (!emitted.ok) session.log(`SOCKET: ${probe}: a candidate was refused: ${emitted.error}`);
-    }
+    return answer.data.candidates.map((draft): [string, unknown] => [probe, draft]);
+  };
+  const drafts = (await Promise.all(CONCURRENT.map(run))).flat();
+  for (const probe of ALONE) drafts.push(...(await run(probe)));
+  // Emitted in the probes' order whichever finished first, as when they ran one after another.
+  for (const [probe, draft] of drafts) {
+    const emitted = await session.call("emit_envelope", draft);
+    if (!emitted.ok) session.log(`SOCKET: ${probe}: a candidate was refused: ${emitted.error}`);
   }
 });

@@ -135,7 +135,9 @@ export abstract class ObservedConnection implements RealtimeConnection {
       const expire = (): void => {
         const more = extension();
         if (more > 0) timer = setTimeout(expire, more);
-        else finish(found());
+        // A timer runs before the loop reads sockets: on a busy machine a frame already delivered would miss
+        // the wait judged at that moment, so what the network brought meanwhile is read first.
+        else setImmediate(() => finish(found()));
       };
       let timer = setTimeout(expire, timeoutMs);
       this.listeners.add(check);

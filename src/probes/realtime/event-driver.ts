@@ -65,11 +65,27 @@ function stem(word: string): string {
     .replace(/(es|s)$/, "");
 }
 
+/** Markers of the records each realtime probe of the run made, run-wide: probes running at once tell their
+ * frames apart by them (see `EventNeedles.foreign`). */
+type CausedMarkers = Map<object, Set<string>>;
+
+function causedMarkersOf(run: ProbeRun): CausedMarkers {
+  const key = `realtime:caused-markers:${run.target.baseUrl}`;
+  let caused = run.context.shared.get(key) as CausedMarkers | undefined;
+  if (!caused) {
+    caused = new Map();
+    run.context.shared.set(key, caused);
+  }
+  return caused;
+}
+
 export class EventDriver {
   readonly factory: ResourceFactory;
   /** Records the factory cannot make: created under a parent, addressed by their own id elsewhere. */
   readonly creator: RecordCreator;
   readonly events: DrivenEvent[] = [];
+  private readonly caused: CausedMarkers;
+  private readonly mine = new Set<string>();
 
   constructor(
     private readonly run: ProbeRun,
@@ -77,6 +93,24 @@ export class EventDriver {
   ) {
     this.factory = new ResourceFactory(run);
     this.creator = new RecordCreator(run);
+    this.caused = causedMarkersOf(run);
+    this.caused.set(this, this.mine);
+  }
+
+  /** Whether `text` carries a marker of a record another probe of the run made. */
+  private readonly foreign = (text: string): boolean => {
+    for (const [driver, markers] of this.caused) {
+      if (driver === this) continue;
+      for (const marker of markers) if (text.includes(marker)) return true;
+    }
+    return false;
+  };
+
+  /** Keeps the markers of every record this probe made so far (parents included). */
+  private remember(markers: readonly string[]): void {
+    for (const marker of markers) if (marker.length >= 6) this.mine.add(marker);
+    for (const resource of this.factory.created)
+      for (const marker of resource.markers) if (marker.length >= 6) this.mine.add(marker);
   }
 
   get writesAllowed(): boolean {
@@ -134,10 +168,11 @@ export class EventDriver {
     const made = await this.createResource(family, user);
     if (!made) return undefined;
     const { resource, listing } = made;
+    this.remember(resource.markers);
     const event: DrivenEvent = {
       label,
       at,
-      needles: { markers: resource.markers, id: resource.id },
+      needles: { markers: resource.markers, id: resource.id, foreign: this.foreign },
       exchange: resource.exchange,
       prepared: resource.request,
       resource,
@@ -205,10 +240,12 @@ export class EventDriver {
     const exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, prepared));
     if (!exchange || !isSuccess(exchange)) return undefined;
     const markers = markersIn(prepared.body, seed);
+    this.remember(markers);
     const event: DrivenEvent = {
       label,
       at,
-      needles: markers.length > 0 ? { markers } : { markers: [], id: previous.resource.id },
+      needles:
+        markers.length > 0 ? { markers } : { markers: [], id: previous.resource.id, foreign: this.foreign },
       exchange,
       prepared,
       resource: previous.resource,

@@ -30,6 +30,14 @@ function cacheKey(realtime: RealtimeRun, channel: ProbedChannel): string {
   return `realtime:source:${realtime.run.target.baseUrl}${channel.name}`;
 }
 
+/**
+ * What the run learned of a channel's writes: the collection whose create it carried, SILENT when none of
+ * the tried writes made it speak, undefined when nothing could be concluded (only failed creates). Kept as
+ * a promise: realtime probes run at once, and one looking while another is still trying waits for that
+ * answer rather than trying every write again (a silent channel costs each try a whole wait).
+ */
+type Learned = Promise<string | undefined>;
+
 export async function causeObservedEvent(
   realtime: RealtimeRun,
   channel: ProbedChannel,
@@ -49,16 +57,57 @@ export async function causeObservedEvents(
   owner: { user: string | undefined; socket: RealtimeConnection },
   limit: number,
 ): Promise<EventSource[]> {
-  const stats: string[] = [];
   if (!realtime.driver.writesAllowed) return [];
-  const preferred = realtime.context.shared.get(cacheKey(realtime, channel)) as string | undefined;
-  // Each try waits for a frame that never comes: a channel no write made speak is not tried again.
-  if (preferred === SILENT) {
-    realtime.run.notes.push(
-      `${channel.name}: no write the probe may send made the owner's socket receive an event (tried by an earlier realtime probe of this run)`,
-    );
-    return [];
+  const shared = realtime.context.shared;
+  const key = cacheKey(realtime, channel);
+  let preferred: string | undefined;
+  let learn: ((answer: string | undefined) => void) | undefined;
+  for (;;) {
+    const known = shared.get(key) as Learned | undefined;
+    if (!known) {
+      shared.set(
+        key,
+        new Promise<string | undefined>((resolve) => {
+          learn = resolve;
+        }),
+      );
+      break;
+    }
+    preferred = await known;
+    if (preferred !== undefined) break;
+    // The probe that tried concluded nothing: the key is free again, and the first to look tries next.
   }
+  let answer: string | undefined;
+  try {
+    // Each try waits for a frame that never comes: a channel no write made speak is not tried again.
+    if (preferred === SILENT) {
+      realtime.run.notes.push(
+        `${channel.name}: no write the probe may send made the owner's socket receive an event (tried by an earlier realtime probe of this run)`,
+      );
+      return [];
+    }
+    const found = await trySources(realtime, channel, owner, limit, preferred);
+    answer = found.learned ?? preferred;
+    // What a later probe learned replaces what an earlier one did (its socket heard, or did not, just now).
+    if (!learn && found.learned !== undefined) shared.set(key, Promise.resolve(found.learned));
+    return found.sources;
+  } finally {
+    if (learn) {
+      if (answer === undefined) shared.delete(key);
+      learn(answer);
+    }
+  }
+}
+
+/** Creates of the likeliest families until the owner's socket hears up to `limit` of them. */
+async function trySources(
+  realtime: RealtimeRun,
+  channel: ProbedChannel,
+  owner: { user: string | undefined; socket: RealtimeConnection },
+  limit: number,
+  preferred: string | undefined,
+): Promise<{ sources: EventSource[]; learned?: string }> {
+  const stats: string[] = [];
   const { words, hints } = channelWords(channel);
   const families = realtime.driver.families(words, preferred, hints).slice(0, Math.max(limit, MAX_TRIES));
   const sources: EventSource[] = [];
@@ -81,22 +130,16 @@ export async function causeObservedEvents(
     for (const entry of heard) {
       if ("failed" in entry) stats.push(`${entry.family.collection}: create failed`);
       else if (!entry.frame) stats.push(`${entry.family.collection}: ${NO_FRAME}`);
-      else if (sources.length < limit) {
-        if (sources.length === 0)
-          realtime.context.shared.set(cacheKey(realtime, channel), entry.family.collection);
+      else if (sources.length < limit)
         sources.push({ family: entry.family, event: entry.event, frame: entry.frame });
-      }
     }
   }
-  if (sources.length === 0) {
-    // Only writes that were made and went unheard say the channel is silent; failed creates say nothing.
-    if (stats.some((entry) => entry.endsWith(NO_FRAME)))
-      realtime.context.shared.set(cacheKey(realtime, channel), SILENT);
-    realtime.run.notes.push(
-      `${channel.name}: no write the probe may send made the owner's socket receive an event (${stats.join("; ") || "no creatable resource"})`,
-    );
-  }
-  return sources;
+  if (sources.length > 0) return { sources, learned: sources[0]!.family.collection };
+  realtime.run.notes.push(
+    `${channel.name}: no write the probe may send made the owner's socket receive an event (${stats.join("; ") || "no creatable resource"})`,
+  );
+  // Only writes that were made and went unheard say the channel is silent; failed creates say nothing.
+  return { sources, ...(stats.some((entry) => entry.endsWith(NO_FRAME)) ? { learned: SILENT } : {}) };
 }
 
 /** Waits (in parallel) until each socket received a frame about `needles`, or the wait ends. */

@@ -10,6 +10,12 @@ export interface EventNeedles {
   markers: string[];
   /** The id of the resource it concerns, matched only as the value of an id-like field. */
   id?: string;
+  /**
+   * Whether a frame's text carries another event's markers (one the run caused for another record): such a
+   * frame is about that record even when one of its ids equals this one's (ids of different collections
+   * collide, and the run's probes write at once).
+   */
+  foreign?: (text: string) => boolean;
 }
 
 const ID_KEY = /^(id|_id|uuid)$|(_id|Id|ID)$/;
@@ -42,11 +48,12 @@ export function mentions(frame: Frame, needles: EventNeedles): boolean {
   if (needles.markers.some((marker) => marker.length >= 6 && frame.text.includes(marker))) return true;
   if (needles.id === undefined || frame.json === undefined) return false;
   const id = needles.id;
-  return walk(
+  const named = walk(
     frame.json,
     (key, inner) =>
       ID_KEY.test(key) && (typeof inner === "string" || typeof inner === "number") && String(inner) === id,
   );
+  return named && !needles.foreign?.(frame.text);
 }
 
 /** Heartbeats, greetings, acknowledgements: frames that carry no application data. */

@@ -3,6 +3,7 @@ import type { ToolContext } from "../../tools/context.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isAdminLike, outsidersOf } from "../session/roles.ts";
+import type { ProfileUser } from "../session/sign-in.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { describeChannel } from "./channels.ts";
 import type { Frame } from "./connection.ts";
@@ -17,6 +18,7 @@ import {
   waitForEvents,
   writeTranscript,
 } from "./realtime-run.ts";
+import type { SocketCredential } from "./socket-auth.ts";
 import { expiredToken, forgedTokens, garbageToken } from "./socket-auth.ts";
 
 // ws-unauthenticated: sockets with no token, a random token and an expired one (and, when sessions are
@@ -37,8 +39,12 @@ interface Leak {
 }
 
 export async function probeAuthentication(context: ToolContext, input: RealtimeInput) {
-  return probeEachChannel(context, "ws_probe_auth", input, (realtime, channel, candidates) =>
-    probeChannel(realtime, channel, candidates),
+  return probeEachChannel(
+    context,
+    "ws_probe_auth",
+    input,
+    (realtime, channel, candidates) => probeChannel(realtime, channel, candidates),
+    { measuresArrival: true },
   );
 }
 
@@ -54,82 +60,13 @@ async function probeChannel(
   const outsider = owner
     ? outsidersOf(owner, realtime.users).find((entry) => entry.relation === "other-tenant")
     : undefined;
-  const seed = uniqueSeed();
-
-  const unauthenticated: Observer[] = [
-    { label: "no token", socket: await connect(realtime, channel, "no token", undefined) },
-    {
-      label: "invalid token",
-      socket: await connect(realtime, channel, "invalid token", { token: garbageToken(seed) }),
-    },
-    {
-      label: "expired token",
-      socket: await connect(realtime, channel, "expired token", {
-        token: expiredToken(ownerSession?.credential.token, Math.floor(Date.now() / 1000)),
-      }),
-    },
-  ];
-  // A JWT session: the owner's own claims under a signature nobody made, and unsigned (`alg: none`).
-  for (const forged of forgedTokens(ownerSession?.credential.token)) {
-    const label = `${forged.label} token`;
-    unauthenticated.push({
-      label,
-      socket: await connect(realtime, channel, label, { token: forged.token }),
-    });
-  }
-  const observers: Observer[] = [...unauthenticated];
-  if (outsider) {
-    const { credential } = await credentialOf(realtime, outsider.user);
-    observers.push({
-      label: `other tenant (${outsider.user.name})`,
-      user: outsider.user.name,
-      socket: await connect(realtime, channel, `other tenant (${outsider.user.name})`, credential),
-    });
-  }
-  await Promise.all(observers.map((observer) => observer.socket.settle(150, 600)));
-  stats.accepted_without_valid_token = unauthenticated
-    .filter((observer) => observer.socket.isOpen)
-    .map((observer) => observer.label);
-  stats.refused = unauthenticated
-    .filter((observer) => !observer.socket.isOpen)
-    .map(
-      (observer) =>
-        `${observer.label}: ${observer.socket.outcome.rejectedStatus ?? observer.socket.outcome.closeCode ?? observer.socket.outcome.error ?? observer.socket.outcome.closeReason ?? "closed"}`,
-    );
-  if (!owner || !ownerSession) {
-    realtime.run.notes.push(`${channel.name}: no profile user could sign in, so no event could be caused`);
-    return;
-  }
-
-  const baseline = new Map(
-    observers.map((observer) => [
-      observer,
-      observer.socket
-        .received()
-        .map((frame) => frame.text)
-        .join("\n"),
-    ]),
+  // Who is told that the owner came online is measured with no other probe of the run connected or
+  // writing meanwhile (see arrival-gate.ts); the event that follows needs no such quiet.
+  const arrival = await realtime.gate.alone(realtime, () =>
+    listenForArrival(realtime, channel, owner, ownerSession, outsider, stats),
   );
-  const connectedAt = realtime.clock();
-  const ownerSocket = await connect(realtime, channel, `owner (${owner.name})`, ownerSession.credential);
-  const ownerObserver: Observer = { label: `owner (${owner.name})`, user: owner.name, socket: ownerSocket };
-  // Coming online may be announced by another channel than the one a client watches (presence).
-  for (const other of realtime.allChannels.filter((known) => known.name !== channel.name)) {
-    await connect(realtime, other, `owner (${owner.name}) on ${other.name}`, ownerSession.credential);
-  }
-  await waitForEvents(realtime, Math.min(realtime.waitMs, 400));
-  stats.owner_accepted = ownerSocket.isOpen;
-
-  // Who learned that the owner connected: frames naming the owner that no observer had seen before.
-  const identityFrames = new Map<Observer, Frame>();
-  for (const observer of observers) {
-    const before = baseline.get(observer) ?? "";
-    const needles = ownerSession.identity.filter((needle) => !before.includes(needle));
-    const frame = observer.socket
-      .received(connectedAt)
-      .find((candidate) => needles.some((needle) => candidate.text.includes(needle)));
-    if (frame) identityFrames.set(observer, frame);
-  }
+  if (!arrival || !owner) return;
+  const { unauthenticated, observers, ownerSocket, ownerObserver, identityFrames } = arrival;
 
   const source = ownerSocket.isOpen
     ? await causeObservedEvent(realtime, channel, { user: owner.name, socket: ownerSocket })
@@ -267,4 +204,94 @@ async function probeChannel(
       ],
     }),
   );
+}
+
+/**
+ * Opens the listeners (no token, invalid, expired and forged tokens, another tenant), then connects the
+ * owner to every channel: what each listener received naming the owner that it had not seen before.
+ */
+async function listenForArrival(
+  realtime: RealtimeRun,
+  channel: ProbedChannel,
+  owner: ProfileUser | undefined,
+  ownerSession: Awaited<ReturnType<typeof credentialOf>> | undefined,
+  outsider: { user: ProfileUser } | undefined,
+  stats: Record<string, unknown>,
+) {
+  const seed = uniqueSeed();
+  const listeners: Array<{ label: string; user?: string; credential: SocketCredential | undefined }> = [
+    { label: "no token", credential: undefined },
+    { label: "invalid token", credential: { token: garbageToken(seed) } },
+    {
+      label: "expired token",
+      credential: { token: expiredToken(ownerSession?.credential.token, Math.floor(Date.now() / 1000)) },
+    },
+    // A JWT session: the owner's own claims under a signature nobody made, and unsigned (`alg: none`).
+    ...forgedTokens(ownerSession?.credential.token).map((forged) => ({
+      label: `${forged.label} token`,
+      credential: { token: forged.token },
+    })),
+  ];
+  if (outsider) {
+    const { credential } = await credentialOf(realtime, outsider.user);
+    listeners.push({ label: `other tenant (${outsider.user.name})`, user: outsider.user.name, credential });
+  }
+  // Independent handshakes, opened at once: the quiet they are measured in is shared with nobody.
+  const observers: Observer[] = await Promise.all(
+    listeners.map(async (listener) => ({
+      label: listener.label,
+      ...(listener.user ? { user: listener.user } : {}),
+      socket: await connect(realtime, channel, listener.label, listener.credential),
+    })),
+  );
+  const unauthenticated = observers.filter((observer) => observer.user === undefined);
+  await Promise.all(observers.map((observer) => observer.socket.settle(150, 600)));
+  stats.accepted_without_valid_token = unauthenticated
+    .filter((observer) => observer.socket.isOpen)
+    .map((observer) => observer.label);
+  stats.refused = unauthenticated
+    .filter((observer) => !observer.socket.isOpen)
+    .map(
+      (observer) =>
+        `${observer.label}: ${observer.socket.outcome.rejectedStatus ?? observer.socket.outcome.closeCode ?? observer.socket.outcome.error ?? observer.socket.outcome.closeReason ?? "closed"}`,
+    );
+  if (!owner || !ownerSession) {
+    realtime.run.notes.push(`${channel.name}: no profile user could sign in, so no event could be caused`);
+    return undefined;
+  }
+
+  const baseline = new Map(
+    observers.map((observer) => [
+      observer,
+      observer.socket
+        .received()
+        .map((frame) => frame.text)
+        .join("\n"),
+    ]),
+  );
+  const connectedAt = realtime.clock();
+  const ownerSocket = await connect(realtime, channel, `owner (${owner.name})`, ownerSession.credential);
+  const ownerObserver: Observer = { label: `owner (${owner.name})`, user: owner.name, socket: ownerSocket };
+  // Coming online may be announced by another channel than the one a client watches (presence).
+  await Promise.all(
+    realtime.allChannels
+      .filter((known) => known.name !== channel.name)
+      .map((other) =>
+        connect(realtime, other, `owner (${owner.name}) on ${other.name}`, ownerSession.credential),
+      ),
+  );
+  await waitForEvents(realtime, Math.min(realtime.waitMs, 400));
+  stats.owner_accepted = ownerSocket.isOpen;
+
+  // Who learned that the owner connected: frames naming the owner that no observer had seen before.
+  const identityFrames = new Map<Observer, Frame>();
+  for (const observer of observers) {
+    const before = baseline.get(observer) ?? "";
+    const needles = ownerSession.identity.filter((needle) => !before.includes(needle));
+    const frame = observer.socket
+      .received(connectedAt)
+      .find((candidate) => needles.some((needle) => candidate.text.includes(needle)));
+    if (frame) identityFrames.set(observer, frame);
+  }
+  return { unauthenticated, observers, ownerSocket, ownerObserver, identityFrames };
 }

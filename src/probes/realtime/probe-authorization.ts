@@ -80,9 +80,15 @@ async function probeChannel(
   const exchanges: Array<{ label: string; exchange: HttpExchange }> = [];
   // Every family is checked and the strongest leak is the finding: a weak one (only an id matched) on an
   // early family must not hide a leak of the data itself on a later one.
+  // The families are checked at once (each waits for frames that may never come), then weighed in order.
+  const checked = await Promise.all(
+    sources.map(async (candidate) => ({
+      candidate,
+      found: await leaksOf(realtime, channel, observers, candidate),
+    })),
+  );
   let best = 0;
-  for (const candidate of sources) {
-    const found = await leaksOf(realtime, channel, observers, candidate);
+  for (const { candidate, found } of checked) {
     if (found.leaked.length === 0) continue;
     const strength = Math.max(...found.leaked.map((leak) => leak.confidence));
     if (strength <= best) continue;

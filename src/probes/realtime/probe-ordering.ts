@@ -98,7 +98,8 @@ async function probeChannel(
     await waitForEvents(realtime, realtime.waitMs);
     await socket.settle(150, realtime.waitMs);
     const caused = events.filter((event): event is DrivenEvent => event !== undefined);
-    return { kind, events: caused, ...judge(socket, since, caused, field, kind, source.event.resource.id) };
+    const record = { id: source.event.resource.id, foreign: source.event.needles.foreign };
+    return { kind, events: caused, ...judge(socket, since, caused, field, kind, record) };
   };
 
   const bursts: BurstResult[] = [];
@@ -175,7 +176,7 @@ function judge(
   events: readonly DrivenEvent[],
   field: string | undefined,
   kind: BurstResult["kind"],
-  recordId: string,
+  record: { id: string; foreign?: (text: string) => boolean },
 ): { problems: string[]; sequence: SequenceProblem[] } {
   const frames = socket.received(since).filter((frame) => !isControlFrame(frame));
   const arrival = events.map((event) => frames.findIndex((frame) => mentions(frame, event.needles)));
@@ -190,7 +191,7 @@ function judge(
     // Only frames about this burst's own events: one socket may carry several independently numbered streams.
     const ours = frames.filter((frame) => events.some((event) => mentions(frame, event.needles)));
     const compared: Frame[] = PER_RECORD_FIELDS.has(field)
-      ? ours.filter((frame) => mentions(frame, { markers: [], id: recordId }))
+      ? ours.filter((frame) => mentions(frame, { markers: [], id: record.id, foreign: record.foreign }))
       : ours;
     sequence = sequenceProblems(compared, field).filter(
       (problem) => problem.kind !== "gap" || lost.length > 0,

@@ -9,6 +9,8 @@ import { quietWindowsOf } from "../http/quiet-window.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { baseStats, openProbeRun, untilBudget, usableUsers } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
+import type { ArrivalGate } from "./arrival-gate.ts";
+import { arrivalGateOf } from "./arrival-gate.ts";
 import type { ProbedChannel } from "./channels.ts";
 import { channelsOf } from "./channels.ts";
 import type { ObservedConnection, OpenOptions, RealtimeConnection } from "./connection.ts";
@@ -50,6 +52,8 @@ export interface RealtimeRun {
    * for the target's frames extends by the time spent measuring in them (`heldMs`).
    */
   windows: QuietWindows;
+  /** The run's realtime probes share the target, but for measuring who learns that a user came online. */
+  gate: ArrivalGate;
 }
 
 export interface Observer {
@@ -65,6 +69,7 @@ export async function openRealtimeRun(
   context: ToolContext,
   tool: string,
   input: RealtimeInput,
+  options: { measuresArrival?: boolean } = {},
 ): Promise<RealtimeRun | string> {
   const run = openProbeRun(context, tool, { max_requests: input.max_requests ?? 400, timeout_ms: 5000 });
   if (typeof run === "string") return run;
@@ -93,10 +98,18 @@ export async function openRealtimeRun(
     users: [],
     channelStats: [],
     windows,
+    gate: arrivalGateOf(context, run.target.baseUrl),
   };
-  await untilBudget(run, async () => {
-    realtime.users = await usableUsers(run);
-  });
+  // Claimed before the first wait, so the probes started beside it find the claim when they begin.
+  if (options.measuresArrival) realtime.gate.reserve(realtime);
+  try {
+    await untilBudget(run, async () => {
+      realtime.users = await usableUsers(run);
+    });
+  } catch (error) {
+    realtime.gate.release(realtime);
+    throw error;
+  }
   if (!run.target.writesAllowed) {
     run.notes.push(
       "the target does not allow writes (external, allow_writes: false): no event can be caused, so no event-based check can conclude",
@@ -213,12 +226,19 @@ export async function probeEachChannel(
   tool: string,
   input: RealtimeInput,
   probeChannel: (realtime: RealtimeRun, channel: ProbedChannel, candidates: EnvelopeDraft[]) => Promise<void>,
+  options: { measuresArrival?: boolean } = {},
 ): Promise<string | { candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
-  const realtime = await openRealtimeRun(context, tool, input);
+  const realtime = await openRealtimeRun(context, tool, input, options);
   if (typeof realtime === "string") return realtime;
   const candidates: EnvelopeDraft[] = [];
-  for (const channel of realtime.channels) {
-    await withSockets(realtime, () => probeChannel(realtime, channel, candidates));
+  try {
+    for (const channel of realtime.channels) {
+      await realtime.gate.share(realtime, () =>
+        withSockets(realtime, () => probeChannel(realtime, channel, candidates)),
+      );
+    }
+  } finally {
+    realtime.gate.release(realtime);
   }
   return answer(realtime, candidates);
 }

@@ -44,7 +44,11 @@ export class ObservedSocket extends ObservedConnection {
       socket.on("error", (error: Error) => {
         const status = /Unexpected server response: (\d{3})/.exec(error.message)?.[1];
         if (status) observed.outcome.rejectedStatus = Number(status);
-        else observed.outcome.error ??= error.message;
+        // The library's own handshake timer is a timeout like ours: a busy target, tried once more.
+        else
+          observed.outcome.error ??= /handshake has timed out/i.test(error.message)
+            ? "timeout"
+            : error.message;
         settle();
       });
       socket.on("close", (code: number, reason: Buffer) => {
