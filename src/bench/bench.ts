@@ -136,6 +136,12 @@ for (const entry of entries) {
   }
 }
 const probingSeconds = Math.max(0.001, (probingEnd - probingStart) / 1000);
+// The run-wide measurement windows as the last tool that used them saw them: what measuring with the target
+// to itself cost the other agents (they wait while a window drains and while it measures).
+const windows = entries
+  .map((entry) => (entry.data.stats as Record<string, unknown> | undefined)?.measurement_windows)
+  .filter((report): report is Record<string, number> => typeof report === "object" && report !== null)
+  .at(-1);
 
 // The inventory MAPPER built during the run (by provenance, and how long MAPPER took), then a static read
 // of the target's source and of a generated repository of the requested size.
@@ -196,6 +202,7 @@ const result = {
   children_peak_pss_mib: round(childrenPeakMib),
   /** qaas's RSS plus its child processes' PSS, sampled together: the run's peak on the machine. */
   together_peak_mib: round(togetherPeakMib),
+  measurement_windows: windows ?? null,
   /** The requests the run waited on longest, summed per `METHOD /path`. */
   slowest_requests: [...requestSeconds]
     .sort(([, a], [, b]) => b.seconds - a.seconds)
@@ -223,6 +230,7 @@ if (values.json) {
     `SQL statements run   ${queries ?? "— (the profile names no statement log)"}`,
     `peak memory          ${result.peak_rss_mib} MiB qaas (RSS), ${result.browser_peak_pss_mib} MiB browser, ${result.children_peak_pss_mib} MiB other child processes (PSS); ${result.together_peak_mib} MiB at once`,
     `browser              ${result.browser_pages} page(s) visited in ${result.browser_seconds}s with a page open (${result.browser_pages_per_minute ?? "—"}/min), peak ${result.browser_peak_pss_mib} MiB (PSS)`,
+    `measurement windows  ${windows ? `${windows.windows} opened: ${round((windows.held_ms ?? 0) / 1000)}s measuring, ${round((windows.drain_ms ?? 0) / 1000)}s waiting for others' requests to finish first` : "—"}`,
     "slowest requests     (seconds to the answer, summed)",
     ...result.slowest_requests.map(
       (spent) => `  ${spent.request.padEnd(40)} ${spent.count}× ${spent.seconds}s`,

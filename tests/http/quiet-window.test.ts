@@ -63,6 +63,9 @@ describe("measurement windows", () => {
     expect(at("measured", "start")).toBeGreaterThanOrEqual(at("before", "end"));
     expect(at("during", "start")).toBeGreaterThanOrEqual(at("measured", "end"));
     expect(quiet.stats).toMatchObject({ windows: 1, waited_requests: 1 });
+    // The wait for the earlier request is reported apart from the measuring.
+    expect(quiet.report().drain_ms).toBeGreaterThan(0);
+    expect(quiet.report().held_ms).toBeGreaterThan(0);
   });
 
   it("lets sign-ins through and never holds a request back longer than its bound", async () => {

@@ -32,7 +32,7 @@ export class QuietWindows {
   private heldTotal = 0;
   private measuringSince: number | undefined;
   /** Requests that waited for a window, and for how long in all (the cost the others paid). */
-  readonly stats = { windows: 0, waited_requests: 0, waited_ms: 0 };
+  readonly stats = { windows: 0, waited_requests: 0, waited_ms: 0, drain_ms: 0 };
 
   constructor(private readonly bounds = { maxWaitMs: MAX_WAIT_MS, maxDrainMs: MAX_DRAIN_MS }) {}
 
@@ -86,12 +86,14 @@ export class QuietWindows {
     });
     try {
       if (this.othersBusy(sender)) {
+        const draining = performance.now();
         await atMost(
           new Promise<void>((resolve) => {
             this.drained = resolve;
           }),
           this.bounds.maxDrainMs,
         );
+        this.stats.drain_ms += performance.now() - draining;
       }
       this.drained = undefined;
       this.measuringSince = performance.now();
@@ -105,11 +107,21 @@ export class QuietWindows {
     }
   }
 
-  /** Run-wide so far: windows opened, time spent measuring in them, and what the others waited. */
-  report(): { windows: number; held_ms: number; waited_requests: number; waited_ms: number } {
+  /**
+   * Run-wide so far: windows opened, time spent measuring in them, time spent waiting for others' requests
+   * in flight before measuring (the target half idle), and what the others waited.
+   */
+  report(): {
+    windows: number;
+    held_ms: number;
+    drain_ms: number;
+    waited_requests: number;
+    waited_ms: number;
+  } {
     return {
       windows: this.stats.windows,
       held_ms: Math.round(this.heldMs()),
+      drain_ms: Math.round(this.stats.drain_ms),
       waited_requests: this.stats.waited_requests,
       waited_ms: this.stats.waited_ms,
     };
