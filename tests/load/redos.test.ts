@@ -29,7 +29,12 @@ beforeAll(async () => {
       response
         .writeHead(valid ? 200 : 400, { "content-type": "application/json" })
         .end(JSON.stringify({ valid }));
-    if (url.pathname === "/api/check-nested") setTimeout(() => answer(false), backtracking(email));
+    if (url.pathname === "/api/check-after-price" && !url.searchParams.has("price"))
+      response
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ message: "Missing parameter 'price'" }));
+    else if (url.pathname === "/api/check-nested" || url.pathname === "/api/check-after-price")
+      setTimeout(() => answer(false), backtracking(email));
     else if (url.pathname === "/api/check-linear") answer(LINEAR.test(email));
     else setTimeout(() => answer(LINEAR.test(email)), 400);
   });
@@ -91,5 +96,14 @@ describe("probe_redos", () => {
     });
     // Bounded: the input stopped growing at the first slow answer, far below the lengths that freeze.
     expect(longest["/api/check-nested"]).toBeLessThanOrEqual(33);
+  }, 60_000);
+
+  it("adds the field an answer says is missing, so the pattern checked after it is reached", async () => {
+    const outcome = await probeRedos(checksAt(["/api/check-after-price"]), {});
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(outcome.candidates.map((draft) => draft.location.value)).toEqual(["GET /api/check-after-price"]);
+    expect(outcome.stats.fields).toEqual([
+      expect.objectContaining({ result: "redos", added_fields: ["price"] }),
+    ]);
   }, 60_000);
 });

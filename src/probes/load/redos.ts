@@ -8,6 +8,7 @@ import { uniqueSeed } from "../api/resource-factory.ts";
 import { queryParameters } from "../auditor/exposure-observe.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
+import { missingFieldsNamed } from "../http/missing-fields.ts";
 import { asSchema, propertiesOf } from "../schema-values/json-schema.ts";
 import { validValue } from "../schema-values/valid-value.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -73,10 +74,7 @@ function fieldsOf(run: ProbeRun, operation: Operation, writesAllowed: boolean): 
 function withValue(base: PreparedRequest, field: Field, value: string): PreparedRequest {
   const prepared = clonePrepared(base);
   if (field.in === "query") prepared.query[field.name] = value;
-  else {
-    const body = base.body && typeof base.body === "object" && !Array.isArray(base.body) ? base.body : {};
-    prepared.body = { ...(body as Record<string, unknown>), [field.name]: value };
-  }
+  else prepared.body = { ...bodyFields(base), [field.name]: value };
   return prepared;
 }
 
@@ -139,20 +137,60 @@ async function tryField(
     base.query[parameter.name] ??= String(
       validValue(asSchema(parameter.schema ?? { type: "string" }), { seed, name: parameter.name }),
     );
+  const { completed, added } = await withNamedFields(load, user, base, field, seed);
   const times: Array<{ length: number; ms: number }> = [];
+  const note = added.length > 0 ? { added_fields: added } : {};
   for (let length = FIRST_LENGTH; length <= LAST_LENGTH; length += 2) {
-    const exchange = await timedTwiceIfSlow(load, user, withValue(base, field, attack(length)));
-    if (!exchange) return { summary: { field: where, result: "no answer", times } };
+    const exchange = await timedTwiceIfSlow(load, user, withValue(completed, field, attack(length)));
+    if (!exchange) return { summary: { field: where, result: "no answer", times, ...note } };
     const earlier = times.slice(-2).map((time) => time.ms);
     times.push({ length, ms: Math.round(exchange.durationMs) });
     if (exchange.durationMs < SLOW_MS) continue;
     // Against the faster of the two shorter inputs: an engine that compiled the pattern between them
     // (V8 does after a few runs) hides part of the growth in one step, not in two.
     if (earlier.length === 0 || exchange.durationMs < GROWTH * Math.max(Math.min(...earlier), 10))
-      return { summary: { field: where, result: "slow without growth", times } };
-    return confirm(load, field, base, user, { length, exchange, times });
+      return { summary: { field: where, result: "slow without growth", times, ...note } };
+    const confirmed = await confirm(load, field, completed, user, { length, exchange, times });
+    return { ...confirmed, summary: { ...confirmed.summary, ...note } };
   }
-  return { summary: { field: where, result: "no slowdown", times } };
+  return { summary: { field: where, result: "no slowdown", times, ...note } };
+}
+
+/** Rounds of "the answer names a field the request lacked": a handler rarely checks more before a pattern. */
+const NAMING_ROUNDS = 3;
+
+/**
+ * The request with the fields its answers say are missing (each given a plausible value), found by sending
+ * the first, harmless input untimed: a handler that checks another field before this one never runs its
+ * pattern on a request that lacks it.
+ */
+async function withNamedFields(
+  load: LoadRun,
+  user: string | undefined,
+  base: PreparedRequest,
+  field: Field,
+  seed: string,
+): Promise<{ completed: PreparedRequest; added: string[] }> {
+  let completed = base;
+  const added: string[] = [];
+  for (let round = 0; round < NAMING_ROUNDS; round += 1) {
+    const probe = withValue(completed, field, attack(FIRST_LENGTH));
+    const exchange = await sendUnpaced(load, user, probe);
+    const sent = field.in === "query" ? Object.keys(probe.query) : Object.keys(bodyFields(probe));
+    const missing = missingFieldsNamed(exchange, [...sent, field.name]).slice(0, 3);
+    if (missing.length === 0) break;
+    for (const name of missing) {
+      const value = String(validValue(asSchema({ type: "string" }), { seed, name }));
+      completed = withValue(completed, { ...field, name }, value);
+      added.push(name);
+    }
+  }
+  return { completed, added };
+}
+
+function bodyFields(prepared: PreparedRequest): Record<string, unknown> {
+  const body = prepared.body;
+  return body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
 async function confirm(
