@@ -6,23 +6,10 @@ import {
   graphqlErrorText,
 } from "../../src/probes/graphql/graphql-answer.ts";
 import { graphqlEffect } from "../../src/probes/graphql/graphql-effect.ts";
-import type { HttpExchange } from "../../src/probes/http/http-types.ts";
+import { answered } from "../fixtures/http-exchange.ts";
 
-function exchange(status: number, body: string, contentType = "application/json"): HttpExchange {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    json = undefined;
-  }
-  return {
-    sequence: 1,
-    startedAt: "",
-    request: { method: "POST", url: "http://127.0.0.1/graphql", headers: {} },
-    response: { status, headers: {}, setCookies: [], contentType, body, truncated: false, json },
-    durationMs: 1,
-  };
-}
+const exchange = (status: number, body: string, contentType = "application/json") =>
+  answered(status, body, { contentType, url: "http://127.0.0.1/graphql" });
 
 describe("graphqlAnswer", () => {
   it("reads a 200 that carries errors as a failed answer, with the error's path and extensions", () => {

@@ -1,32 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { HttpExchange } from "../../src/probes/http/http-types.ts";
 import { missingFieldsNamed } from "../../src/probes/http/missing-fields.ts";
+import { answered as answer } from "../fixtures/http-exchange.ts";
 
 // A handler that stops at the first input it lacks says which one, in the words of its framework.
-
-function answer(status: number, body: string): HttpExchange {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    json = undefined;
-  }
-  return {
-    sequence: 0,
-    startedAt: new Date().toISOString(),
-    request: { method: "POST", url: "http://127.0.0.1/x", headers: {} },
-    response: {
-      status,
-      headers: {},
-      setCookies: [],
-      contentType: "application/json",
-      body,
-      truncated: false,
-      json,
-    },
-    durationMs: 1,
-  };
-}
 
 describe("missingFieldsNamed", () => {
   it.each([

@@ -53,6 +53,18 @@ afterAll(async () => {
   fs.rmSync(folder, { recursive: true, force: true });
 });
 
+/** Runs the test three times in one process, as the REPRODUCER does; answers its TAP output. */
+function runThreeTimes(file: string): Promise<string> {
+  return new Promise((resolve) => {
+    execFile(
+      "/bin/sh",
+      ["-c", repeatCommand(file, 3)],
+      { env: { ...process.env, QAAS_BASE_URL: baseUrl }, timeout: 30_000 },
+      (_error, stdout) => resolve(stdout),
+    );
+  });
+}
+
 describe("a generated expired-token test run three times", () => {
   it("signs in and waits once, declares its wait, and fails every run on its own assertion", async () => {
     const profile = profileFor({
@@ -81,15 +93,7 @@ describe("a generated expired-token test run three times", () => {
     expect(source).toContain(`// ${WAITS_MARK} 6`);
     const file = path.join(folder, "expired.test.mjs");
     fs.writeFileSync(file, source);
-    const command = repeatCommand(file, 3);
-    const output = await new Promise<string>((resolve) => {
-      execFile(
-        "/bin/sh",
-        ["-c", command],
-        { env: { ...process.env, QAAS_BASE_URL: baseUrl }, timeout: 30_000 },
-        (_error, stdout) => resolve(stdout),
-      );
-    });
+    const output = await runThreeTimes(file);
     expect(output.match(/^not ok \d/gm)).toHaveLength(3);
     expect(output).toContain("an expired token must be refused");
     expect(signIns).toBe(1);
@@ -110,14 +114,7 @@ describe("a generated expired-token test run three times", () => {
       baseUrl,
     );
     fs.writeFileSync(file, source);
-    const output = await new Promise<string>((resolve) => {
-      execFile(
-        "/bin/sh",
-        ["-c", repeatCommand(file, 3)],
-        { env: { ...process.env, QAAS_BASE_URL: baseUrl }, timeout: 30_000 },
-        (_error, stdout) => resolve(stdout),
-      );
-    });
+    const output = await runThreeTimes(file);
     expect(output.match(/^ok \d/gm)).toHaveLength(3);
     expect(warmUps).toBe(1);
   });
@@ -150,14 +147,7 @@ describe("a generated expired-token test run three times", () => {
         ),
       );
       const before = signIns;
-      const output = await new Promise<string>((resolve) => {
-        execFile(
-          "/bin/sh",
-          ["-c", repeatCommand(file, 3)],
-          { env: { ...process.env, QAAS_BASE_URL: baseUrl }, timeout: 30_000 },
-          (_error, stdout) => resolve(stdout),
-        );
-      });
+      const output = await runThreeTimes(file);
       expect(output.match(/^ok \d/gm)).toHaveLength(3);
       expect(signIns - before).toBe(expected);
     });
