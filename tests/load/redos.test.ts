@@ -1,11 +1,10 @@
 import { execFile } from "node:child_process";
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeRedos } from "../../src/probes/load/redos.ts";
+import { probeRedos, replayLengths } from "../../src/probes/load/redos.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 
 // Email checks behind three reads: one that backtracks (its time doubles with each letter of a run that
@@ -106,4 +105,45 @@ describe("probe_redos", () => {
       expect.objectContaining({ result: "redos", added_fields: ["price"] }),
     ]);
   }, 60_000);
+
+  it("sets the replayed inputs apart by how steeply the pattern grows, within a bound past the probe's input", () => {
+    // Quadrupling every two letters: four letters apart is sixteen times, already decisive.
+    expect(
+      replayLengths(
+        [
+          { length: 24, ms: 25 },
+          { length: 26, ms: 100 },
+          { length: 28, ms: 410 },
+        ],
+        28,
+      ),
+    ).toEqual({
+      length: 28,
+      span: 4,
+    });
+    // Not quite doubling every two letters: eight letters apart, and the longer input two steps further.
+    expect(
+      replayLengths(
+        [
+          { length: 24, ms: 56 },
+          { length: 26, ms: 97 },
+          { length: 28, ms: 171 },
+        ],
+        28,
+      ),
+    ).toEqual({
+      length: 32,
+      span: 8,
+    });
+    // Never more than four letters past the slowest input the probe sent, however shallow the growth.
+    expect(
+      replayLengths(
+        [
+          { length: 26, ms: 150 },
+          { length: 28, ms: 160 },
+        ],
+        28,
+      ).length,
+    ).toBe(32);
+  });
 });

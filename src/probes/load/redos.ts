@@ -35,8 +35,13 @@ const SLOW_MS = 150;
 const GROWTH = 3;
 /** The generated test's longer input is timed at least this slow where the probe saw it. */
 const REPLAY_MS = 400;
-/** The generated test compares inputs this many letters apart: a backtracking pattern takes ~16× longer. */
+/** The warm climb starts this many letters below the first slow answer. */
 const SPAN = 4;
+/** The generated test's inputs are this many times apart in expected time (and it allows twice). */
+const REPLAY_RATIO = 8;
+const REPLAY_FACTOR = 2;
+/** Letters the replay may add past the longest input the probe sent: a bound on what one request costs. */
+const MAX_EXTRA = 4;
 const MAX_FIELDS = 12;
 
 export interface RedosOptions {
@@ -233,11 +238,9 @@ async function confirm(
   )
     return { summary: { ...summary, result: "did not grow again" } };
   const again = slow.exchange;
-  // The test's longer input is slow enough to stand out of the noise of a busy machine (two letters more
-  // where the warm answer was under REPLAY_MS), and its shorter one four letters less.
-  const length = again.durationMs < REPLAY_MS ? slow.length + 2 : slow.length;
+  const { length, span } = replayLengths(climb, slow.length);
   const attacked = withValue(base, field, attack(length));
-  const shorter = withValue(base, field, attack(length - SPAN));
+  const shorter = withValue(base, field, attack(length - span));
   const steps = [
     // Compiles the pattern where the engine would, so both timed inputs run the same code.
     { ...stepFromPrepared("warm-up", shorter, user), once: true },
@@ -270,12 +273,37 @@ async function confirm(
           // A linear check takes about as long for either input; a backtracking one some sixteen times longer.
           kind: "duration_growth_below",
           steps: ["shorter", "longer"],
-          factor: SPAN,
+          factor: REPLAY_FACTOR,
           slackMs: 100,
-          message: `${key} must check ${length + 1} characters of ${field.name} in about the time of ${length + 1 - SPAN}`,
+          message: `${key} must check ${length + 1} characters of ${field.name} in about the time of ${length + 1 - span}`,
         },
       ],
     },
   });
   return { summary: { ...summary, result: "redos" }, candidate };
+}
+
+/**
+ * The generated test's inputs, from the warm climb's growth per two letters: the longer one slow enough
+ * to stand out of a busy machine's noise (REPLAY_MS, extrapolated, at most MAX_EXTRA letters past the
+ * slowest the probe sent), the shorter one far enough below that a backtracking check takes REPLAY_RATIO
+ * times longer for the longer. A pattern that only doubles every two letters needs twice the span of one
+ * that quadruples; a linear check takes about as long for both either way.
+ */
+export function replayLengths(
+  climb: ReadonlyArray<{ length: number; ms: number }>,
+  slowest: number,
+): { length: number; span: number } {
+  const last = climb.at(-1);
+  const before = climb.at(-2);
+  const growth = last && before && before.ms > 0 ? Math.max(1.5, last.ms / before.ms) : 4;
+  let length = slowest;
+  let expected = last?.ms ?? REPLAY_MS;
+  while (expected < REPLAY_MS && length < slowest + MAX_EXTRA) {
+    length += 2;
+    expected *= growth;
+  }
+  let span = SPAN;
+  while (growth ** (span / 2) < REPLAY_RATIO && span < 3 * SPAN) span += 2;
+  return { length, span: Math.min(span, length - 2) };
 }
