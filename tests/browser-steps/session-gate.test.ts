@@ -60,4 +60,37 @@ describe("the browser session's gate", () => {
       await session.close();
     }
   }, 60_000);
+
+  it("lets go of a request whose context closed while it waited at the gate", async () => {
+    let open: () => void = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let entered = 0;
+    let left = 0;
+    const session = new BrowserSession({
+      gate: async () => {
+        entered += 1;
+        await opened;
+        return () => {
+          left += 1;
+        };
+      },
+    });
+    try {
+      const context = await session.context(
+        { role: "anonymous", headers: async () => ({}) },
+        new URL(baseUrl).origin,
+      );
+      const loading = session.open(context, `${baseUrl}/abandoned`, 5_000).catch(() => undefined);
+      await expect.poll(() => entered, { timeout: 20_000 }).toBeGreaterThan(0);
+      await context.close();
+      // The gate opens only after the context has gone: what it let in must still be let out.
+      open();
+      await loading;
+      await expect.poll(() => left, { timeout: 10_000 }).toBe(entered);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
 });

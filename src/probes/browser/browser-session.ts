@@ -300,6 +300,7 @@ async function gateTargetRequests(
   gate: () => Promise<() => void>,
 ): Promise<void> {
   const open = new Map<Request, () => void>();
+  let closed = false;
   const done = (request: Request) => {
     open.get(request)?.();
     open.delete(request);
@@ -307,14 +308,20 @@ async function gateTargetRequests(
   context.on("requestfinished", done);
   context.on("requestfailed", done);
   context.on("close", () => {
+    closed = true;
     for (const leave of open.values()) leave();
     open.clear();
   });
   await context.route(
     (url) => url.origin === origin,
     async (route) => {
-      open.set(route.request(), await gate());
-      await route.fallback();
+      const leave = await gate();
+      // A request whose tab or context closed while it waited at the gate is never sent, and no event will
+      // say it ended: left open, it would count as in flight for the rest of the run, and every measurement
+      // window after it would wait its whole drain bound for it.
+      if (closed) return leave();
+      open.set(route.request(), leave);
+      await route.fallback().catch(() => done(route.request()));
     },
   );
 }
