@@ -24,23 +24,31 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
+/** A gate that holds every request until `open`, counting who entered and who left. */
+function heldGate() {
+  let release: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const gate = {
+    entered: 0,
+    left: 0,
+    open: () => release(),
+    enter: async () => {
+      gate.entered += 1;
+      await opened;
+      return () => {
+        gate.left += 1;
+      };
+    },
+  };
+  return gate;
+}
+
 describe("the browser session's gate", () => {
   it("holds the target's requests until the gate opens and reports each answered", async () => {
-    let open: () => void = () => {};
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    let entered = 0;
-    let left = 0;
-    const session = new BrowserSession({
-      gate: async () => {
-        entered += 1;
-        await opened;
-        return () => {
-          left += 1;
-        };
-      },
-    });
+    const gate = heldGate();
+    const session = new BrowserSession({ gate: gate.enter });
     try {
       const context = await session.context(
         { role: "anonymous", headers: async () => ({}) },
@@ -48,47 +56,34 @@ describe("the browser session's gate", () => {
       );
       const loading = session.open(context, `${baseUrl}/page`);
       // However busy the machine, the request reaches the gate and waits there.
-      await expect.poll(() => entered, { timeout: 20_000 }).toBeGreaterThan(0);
+      await expect.poll(() => gate.entered, { timeout: 20_000 }).toBeGreaterThan(0);
       expect(received).toEqual([]);
-      open();
+      gate.open();
       const page = await loading;
       expect(page.response?.status()).toBe(200);
       expect(received).toContain("/page");
       await page.page.close();
-      expect(left).toBeGreaterThan(0);
+      expect(gate.left).toBeGreaterThan(0);
     } finally {
       await session.close();
     }
   }, 60_000);
 
   it("lets go of a request whose context closed while it waited at the gate", async () => {
-    let open: () => void = () => {};
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    let entered = 0;
-    let left = 0;
-    const session = new BrowserSession({
-      gate: async () => {
-        entered += 1;
-        await opened;
-        return () => {
-          left += 1;
-        };
-      },
-    });
+    const gate = heldGate();
+    const session = new BrowserSession({ gate: gate.enter });
     try {
       const context = await session.context(
         { role: "anonymous", headers: async () => ({}) },
         new URL(baseUrl).origin,
       );
       const loading = session.open(context, `${baseUrl}/abandoned`, 5_000).catch(() => undefined);
-      await expect.poll(() => entered, { timeout: 20_000 }).toBeGreaterThan(0);
+      await expect.poll(() => gate.entered, { timeout: 20_000 }).toBeGreaterThan(0);
       await context.close();
       // The gate opens only after the context has gone: what it let in must still be let out.
-      open();
+      gate.open();
       await loading;
-      await expect.poll(() => left, { timeout: 10_000 }).toBe(entered);
+      await expect.poll(() => gate.left, { timeout: 10_000 }).toBe(gate.entered);
     } finally {
       await session.close();
     }

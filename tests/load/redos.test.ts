@@ -106,44 +106,16 @@ describe("probe_redos", () => {
     ]);
   }, 60_000);
 
+  /** A warm climb from its times at successive lengths, two letters apart, ending at 28. */
+  const climb = (...times: number[]) =>
+    times.map((ms, index) => ({ length: 28 - 2 * (times.length - 1 - index), ms }));
+
   it("sets the replayed inputs apart by how steeply the pattern grows, within a bound past the probe's input", () => {
     // Quadrupling every two letters: four letters apart is sixteen times, already decisive.
-    expect(
-      replayLengths(
-        [
-          { length: 24, ms: 25 },
-          { length: 26, ms: 100 },
-          { length: 28, ms: 410 },
-        ],
-        28,
-      ),
-    ).toEqual({
-      length: 28,
-      span: 4,
-    });
+    expect(replayLengths(climb(25, 100, 410), 28)).toEqual({ length: 28, span: 4 });
     // Not quite doubling every two letters: eight letters apart, and the longer input two steps further.
-    expect(
-      replayLengths(
-        [
-          { length: 24, ms: 56 },
-          { length: 26, ms: 97 },
-          { length: 28, ms: 171 },
-        ],
-        28,
-      ),
-    ).toEqual({
-      length: 32,
-      span: 8,
-    });
+    expect(replayLengths(climb(56, 97, 171), 28)).toEqual({ length: 32, span: 8 });
     // Never more than four letters past the slowest input the probe sent, however shallow the growth.
-    expect(
-      replayLengths(
-        [
-          { length: 26, ms: 150 },
-          { length: 28, ms: 160 },
-        ],
-        28,
-      ).length,
-    ).toBe(32);
+    expect(replayLengths(climb(150, 160), 28).length).toBe(32);
   });
 });
