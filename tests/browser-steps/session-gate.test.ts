@@ -45,15 +45,21 @@ function heldGate() {
   return gate;
 }
 
+/** A browser session whose requests pass a held gate, and an anonymous context on the test server. */
+async function gatedContext() {
+  const gate = heldGate();
+  const session = new BrowserSession({ gate: gate.enter });
+  const context = await session.context(
+    { role: "anonymous", headers: async () => ({}) },
+    new URL(baseUrl).origin,
+  );
+  return { gate, session, context };
+}
+
 describe("the browser session's gate", () => {
   it("holds the target's requests until the gate opens and reports each answered", async () => {
-    const gate = heldGate();
-    const session = new BrowserSession({ gate: gate.enter });
+    const { gate, session, context } = await gatedContext();
     try {
-      const context = await session.context(
-        { role: "anonymous", headers: async () => ({}) },
-        new URL(baseUrl).origin,
-      );
       const loading = session.open(context, `${baseUrl}/page`);
       // However busy the machine, the request reaches the gate and waits there.
       await expect.poll(() => gate.entered, { timeout: 20_000 }).toBeGreaterThan(0);
@@ -70,13 +76,8 @@ describe("the browser session's gate", () => {
   }, 60_000);
 
   it("lets go of a request whose context closed while it waited at the gate", async () => {
-    const gate = heldGate();
-    const session = new BrowserSession({ gate: gate.enter });
+    const { gate, session, context } = await gatedContext();
     try {
-      const context = await session.context(
-        { role: "anonymous", headers: async () => ({}) },
-        new URL(baseUrl).origin,
-      );
       const loading = session.open(context, `${baseUrl}/abandoned`, 5_000).catch(() => undefined);
       await expect.poll(() => gate.entered, { timeout: 20_000 }).toBeGreaterThan(0);
       await context.close();

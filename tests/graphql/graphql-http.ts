@@ -5,6 +5,7 @@ import { composeInventory } from "../../src/map/inventory.ts";
 import type { SystemMap } from "../../src/map/system-map.ts";
 import { operationsFromSchema } from "../../src/probes/graphql/schema-operations.ts";
 import { schemaFromSdl } from "../../src/probes/graphql/sdl-schema.ts";
+import { undocumentedMap } from "../fixtures/probe-harness.ts";
 
 /** A GraphQL API over HTTP on a loopback port: `POST` any path with `{ query, variables }`. */
 export async function serveGraphql(
@@ -42,20 +43,5 @@ export async function serveGraphql(
 /** The system map MAPPER would save for a GraphQL API described by `sdl` and served at `/graphql`. */
 export function graphqlSystemMap(target: string, baseUrl: string, sdl: string): SystemMap {
   const schema = schemaFromSdl([{ origin: "fixture", text: sdl }])!.schema;
-  return {
-    map_version: 1,
-    target,
-    created_at: new Date().toISOString(),
-    commit: null,
-    base_url: baseUrl,
-    openapi: null,
-    operations: composeInventory([], operationsFromSchema(schema, "/graphql")),
-    routes: [],
-    pages: [],
-    channels: [],
-    graphql: [{ path: "/graphql", source: "sdl", schema: schema as unknown as Record<string, unknown> }],
-    database: null,
-    ownership: [],
-    notes: [],
-  };
+  return undocumentedMap(target, baseUrl, composeInventory([], operationsFromSchema(schema, "/graphql")));
 }
