@@ -13,6 +13,14 @@ const received: string[] = [];
 beforeAll(async () => {
   server = http.createServer((request, response) => {
     received.push(request.url ?? "/");
+    // Never answered: the page that asks for it is closed while it waits.
+    if (request.url === "/hang") return;
+    if (request.url === "/hanging-page") {
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end('<!doctype html><title>t</title><script>fetch("/hang")</script>');
+      return;
+    }
     response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>t</title><p>hi</p>");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -70,6 +78,20 @@ describe("the browser session's gate", () => {
       expect(received).toContain("/page");
       await page.page.close();
       expect(gate.left).toBeGreaterThan(0);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
+
+  it("lets go of a request cut off by its tab closing while the context stays open", async () => {
+    const { gate, session, context } = await gatedContext();
+    gate.open();
+    try {
+      const page = await session.open(context, `${baseUrl}/hanging-page`);
+      await expect.poll(() => received.includes("/hang"), { timeout: 20_000 }).toBe(true);
+      expect(gate.left).toBeLessThan(gate.entered);
+      await page.page.close();
+      await expect.poll(() => gate.left, { timeout: 10_000 }).toBe(gate.entered);
     } finally {
       await session.close();
     }

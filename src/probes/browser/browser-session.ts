@@ -291,8 +291,15 @@ export class BrowserSession {
 }
 
 /**
- * Holds each request to `origin` until `gate` lets it go, and tells the gate when it has been answered.
- * Registered last on the context so it runs first; it passes the request on to the other handlers.
+ * The longest a browser request counts as in flight. A tab closed mid-load, or a request the browser makes
+ * for itself (an icon), may never report that it ended; a measurement window must not wait on it forever.
+ */
+const MAX_IN_FLIGHT_MS = 20_000;
+
+/**
+ * Holds each request to `origin` until `gate` lets it go, and tells the gate when it has been answered, or
+ * its tab or context closed, or it has been open for MAX_IN_FLIGHT_MS. Registered last on the context so it
+ * runs first; it passes the request on to the other handlers.
  */
 async function gateTargetRequests(
   context: BrowserContext,
@@ -300,6 +307,7 @@ async function gateTargetRequests(
   gate: () => Promise<() => void>,
 ): Promise<void> {
   const open = new Map<Request, () => void>();
+  const openByPage = new Map<Page, Set<Request>>();
   let closed = false;
   const done = (request: Request) => {
     open.get(request)?.();
@@ -315,15 +323,45 @@ async function gateTargetRequests(
   await context.route(
     (url) => url.origin === origin,
     async (route) => {
+      const request = route.request();
       const leave = await gate();
       // A request whose tab or context closed while it waited at the gate is never sent, and no event will
       // say it ended: left open, it would count as in flight for the rest of the run, and every measurement
       // window after it would wait its whole drain bound for it.
-      if (closed) return leave();
-      open.set(route.request(), leave);
-      await route.fallback().catch(() => done(route.request()));
+      const page = pageOf(request);
+      if (closed || page?.isClosed()) return leave();
+      const timer = setTimeout(() => done(request), MAX_IN_FLIGHT_MS);
+      timer.unref();
+      open.set(request, () => {
+        clearTimeout(timer);
+        leave();
+      });
+      // Requests cut off by their tab closing report no end either: the tab's close ends them.
+      if (page) {
+        let requests = openByPage.get(page);
+        if (!requests) {
+          const ofPage = new Set<Request>();
+          openByPage.set(page, ofPage);
+          page.once("close", () => {
+            openByPage.delete(page);
+            for (const cutOff of ofPage) done(cutOff);
+          });
+          requests = ofPage;
+        }
+        requests.add(request);
+      }
+      await route.fallback().catch(() => done(request));
     },
   );
+}
+
+/** The tab a request belongs to; undefined for the browser's own requests (a service worker, an icon). */
+function pageOf(request: Request): Page | undefined {
+  try {
+    return request.frame().page();
+  } catch {
+    return undefined;
+  }
 }
 
 const SESSION_KEY = "browser:session";
