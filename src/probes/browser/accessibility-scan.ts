@@ -24,7 +24,11 @@ export interface AxeViolation {
 
 export async function blockingViolations(page: Page): Promise<AxeViolation[] | string> {
   try {
-    const results = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+    const results = await new AxeBuilder({ page })
+      .withTags(AXE_TAGS)
+      .options({ resultTypes: ["violations"] })
+      .setLegacyMode(true)
+      .analyze();
     return results.violations
       .filter((violation) => BLOCKING.has(violation.impact ?? ""))
       .map((violation) => ({

@@ -3,9 +3,11 @@ import type { BrowserContext } from "playwright-core";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Page as MapPage } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
+import { mapConcurrent } from "../http/concurrency.ts";
 import { probeTargetOf } from "../http/run-http.ts";
 import { ANONYMOUS } from "../pages/crawl-pages.ts";
 import { webRoles } from "../pages/web-session.ts";
+import { apiCallsSettled, watchedPage } from "./api-quiet.ts";
 import { browserSessionFor } from "./browser-session.ts";
 
 // DOM-based XSS: a page's own script takes part of the URL (a query parameter, the fragment) and writes it
@@ -30,6 +32,9 @@ interface Hit {
 }
 
 const HOOK = "__qaasDomXss";
+const TABS_AT_ONCE = 3;
+/** The longest a loaded page's own API calls and scripts are waited for before its hook is read. */
+const SETTLE_MS = 1500;
 
 /** Payloads per context an input may land in: HTML, a URL, a JavaScript string. */
 function payloads(token: number): Array<{ sink: string; text: string }> {
@@ -53,25 +58,25 @@ export async function probeDomXss(
   const pages = pagesWithInputs(map.pages).slice(0, options.max_pages ?? 30);
   const roles = webRoles(context, target).roles;
   const session = browserSessionFor(context);
-  const hits: Hit[] = [];
   let attempts = 0;
-  for (const page of pages) {
-    if (Date.now() > deadline || context.signal.aborted) break;
+  // Each page and source in a tab of its own, a few at once: most of a load is waiting on the page.
+  const inputs = pages.flatMap((page) => page.sources.map((source) => ({ page, source })));
+  const found = await mapConcurrent(inputs, TABS_AT_ONCE, async ({ page, source }) => {
+    if (Date.now() > deadline || context.signal.aborted) return undefined;
     const role = roles.find((candidate) => page.roles?.includes(candidate.role)) ?? ANONYMOUS;
     const browserContext = await session.context(role, origin);
-    for (const source of page.sources) {
-      for (const [index, { sink }] of payloads(0).entries()) {
-        if (Date.now() > deadline) break;
-        attempts += 1;
-        const payloadFor = (token: number) => payloads(token)[index]!.text;
-        const first = await ran(browserContext, origin, page.path, source, payloadFor);
-        const again = first && (await ran(browserContext, origin, page.path, source, payloadFor));
-        if (!first || !again) continue;
-        hits.push({ page: page.template, role: role.role, source, sink, url: first, confirmUrl: again });
-        break;
-      }
+    for (const [index, { sink }] of payloads(0).entries()) {
+      if (Date.now() > deadline) return undefined;
+      attempts += 1;
+      const payloadFor = (token: number) => payloads(token)[index]!.text;
+      const first = await ran(browserContext, origin, page.path, source, payloadFor);
+      const again = first && (await ran(browserContext, origin, page.path, source, payloadFor));
+      if (first && again)
+        return { page: page.template, role: role.role, source, sink, url: first, confirmUrl: again };
     }
-  }
+    return undefined;
+  });
+  const hits = found.filter((hit): hit is Hit => hit !== undefined);
   return {
     candidates: hits.map((hit) => draftFor(context, hit)),
     stats: { pages: pages.length, attempts, confirmed: hits.length },
@@ -91,7 +96,7 @@ async function ran(
   const url = new URL(path, origin);
   if (source === "#fragment") url.hash = payload;
   else url.searchParams.set(source.replace(/^\?/, ""), payload);
-  const page = await browserContext.newPage();
+  const page = watchedPage(await browserContext.newPage());
   try {
     await page.addInitScript((hook) => {
       const calls: number[] = [];
@@ -99,7 +104,7 @@ async function ran(
       Object.defineProperty(window, `${hook}Calls`, { value: calls, writable: false });
     }, HOOK);
     const response = await page.goto(url.href, { waitUntil: "load", timeout: 10_000 }).catch(() => null);
-    await page.waitForLoadState("networkidle", { timeout: 1500 }).catch(() => {});
+    await apiCallsSettled(page, SETTLE_MS);
     // A payload written into a link runs when someone follows it: follow those the page built from it.
     await page
       .evaluate((hook) => {
