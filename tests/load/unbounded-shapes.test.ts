@@ -52,6 +52,8 @@ describe("probe_unbounded on answers of other shapes", () => {
       paths: {
         "/api/rows": { get: paged },
         "/api/pages": { get: paged },
+        // Documented but never served: skipped, saying how it answered.
+        "/api/missing": { get: paged },
         "/api/notes": {
           get: read,
           post: {
@@ -87,5 +89,9 @@ describe("probe_unbounded on answers of other shapes", () => {
     ]);
     const uncapped = outcome.candidates.find((draft) => draft.location.value === "GET /api/rows")!;
     expect(uncapped.title).toMatch(/applies any limit it is asked for: limit=5000 returned 260 items/);
+    const operations = outcome.stats.operations as Array<Record<string, unknown>>;
+    expect(operations.find((entry) => entry.operation === "GET /api/missing")?.skipped).toMatch(
+      /^no user got a 2xx answer \(last: answered 404 as /,
+    );
   });
 });

@@ -13,7 +13,7 @@ import { buildQuery, fillPath, joinUrl } from "../http/target-url.ts";
 import { baseStats, send, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadOutcome, LoadRun } from "./load-run.ts";
-import { cleanUp, openLoadRun, reach, readOperations, sendUnpaced } from "./load-run.ts";
+import { cleanUp, openLoadRun, reach, readOperations, sendUnpaced, unreachedReason } from "./load-run.ts";
 
 // time_endpoints: each read operation timed after one discarded warm-up request, as often as it takes to
 // tell (once when clearly fast, not at all when the warm-up was already far over the budget, up to
@@ -192,7 +192,7 @@ async function timeOperation(
   if (reached && confirmsEarlier(reached.exchange))
     return slowEndpoint(load, operation, reached, budget, [[reached.exchange]], earlier);
   if (!reached) {
-    if (!load.stalled.has(key)) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
+    if (!load.stalled.has(key)) return { summary: { operation: key, skipped: unreachedReason(load, key) } };
     // The handler may still be running: on a single-threaded server every request after it waits too, so
     // nothing is sent (and nothing else timed) until the server answers a trivial request again.
     if (!(await answersAgain(load)))

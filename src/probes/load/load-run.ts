@@ -43,6 +43,8 @@ export interface LoadRun {
   reached: Map<string, { user: string | undefined; pathValues: Record<string, string> } | null>;
   /** Operation key → the request that was sent and got no answer in time (the client's timeout). */
   stalled: Map<string, { user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange }>;
+  /** Per operation, how the last request that did not reach it was answered ("answered 404", "timeout"). */
+  unreached: Map<string, string>;
 }
 
 /** What a LOAD probe concluded about one operation: a summary for its stats, a finding when there is one. */
@@ -72,6 +74,7 @@ export async function openLoadRun(
     users: candidateUsers(await usableUsers(run)),
     reached: new Map(),
     stalled: new Map(),
+    unreached: new Map(),
   };
 }
 
@@ -156,12 +159,26 @@ export async function reach(
     options.paced === false ? (_run, user, prepared) => sendUnpaced(load, user, prepared) : undefined,
   );
   if (!sent || !isSuccess(sent.exchange)) {
+    load.unreached.set(
+      key,
+      !sent
+        ? "no request could be built"
+        : sent.exchange.error
+          ? sent.exchange.error
+          : `answered ${sent.exchange.response?.status} as ${sent.user ?? "anonymous"}`,
+    );
     if (!known) load.reached.set(key, null);
     if (sent?.exchange.error === "timeout") load.stalled.set(key, sent);
     return undefined;
   }
   load.reached.set(key, { user: sent.user, pathValues: sent.prepared.pathValues });
   return sent;
+}
+
+/** Why an operation is skipped as unreached, with how its last try was answered when one was sent. */
+export function unreachedReason(load: LoadRun, key: string): string {
+  const last = load.unreached.get(key);
+  return `no user got a 2xx answer${last ? ` (last: ${last})` : ""}`;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   openLoadRun,
   quietestSample,
   reach,
+  unreachedReason,
 } from "./load-run.ts";
 
 // measure_query_growth: statements per request of each list operation at two sizes — a small and a large
@@ -194,7 +195,7 @@ async function baseline(
   const limit = limitParameter(operation);
   const own = await ownParent(load, operation);
   const reached = await reach(load, operation, limit ? { [limit]: String(small) } : {}, own);
-  if (!reached) return { operation: key, skipped: "no user got a 2xx answer" };
+  if (!reached) return { operation: key, skipped: unreachedReason(load, key) };
   const at = (size: number | undefined): PreparedRequest => {
     const prepared = clonePrepared(reached.prepared);
     if (limit && size !== undefined) prepared.query[limit] = String(size);

@@ -21,6 +21,7 @@ import {
   openLoadRun,
   reach,
   sample,
+  unreachedReason,
 } from "./load-run.ts";
 
 // probe_unbounded: a list that ignores the page size it documents (limit=1 answers more than one item),
@@ -90,7 +91,7 @@ async function ignoredLimit(
 ): Promise<LoadOutcome> {
   const key = operationKey(operation);
   const reached = await reach(load, operation, { [limit]: "1" });
-  if (!reached) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
+  if (!reached) return { summary: { operation: key, skipped: unreachedReason(load, key) } };
   const at = (size: number | undefined) => {
     const prepared = clonePrepared(reached.prepared);
     if (size === undefined) delete prepared.query[limit];
@@ -226,7 +227,7 @@ async function anySize(
 async function growsWithoutLimit(load: LoadRun, operation: Operation, create: number): Promise<LoadOutcome> {
   const key = operationKey(operation);
   const reached = await reach(load, operation);
-  if (!reached) return { summary: { operation: key, skipped: "no user got a 2xx answer" } };
+  if (!reached) return { summary: { operation: key, skipped: unreachedReason(load, key) } };
   const before = await sample(load, reached.user, clonePrepared(reached.prepared));
   if (before?.items === undefined) return { summary: { operation: key, result: "not a list answer" } };
   const statementBefore = listStatement(before);
