@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function shopMap(): SystemMap {
+function shopMap(options: { documentsPrice: boolean } = { documentsPrice: true }): SystemMap {
   const checkout: Operation = {
     ...undocumented("POST", "/shop/checkout", ["source"]),
     request_body: {
@@ -50,7 +50,7 @@ function shopMap(): SystemMap {
       schema: {
         type: "object",
         properties: {
-          price: { type: "string", default: "34€" },
+          ...(options.documentsPrice ? { price: { type: "string", default: "34€" } } : {}),
           mail: { type: "string", format: "email" },
           address: { type: "string" },
         },
@@ -65,30 +65,49 @@ function shopMap(): SystemMap {
   ]);
 }
 
-describe("CSRF on a checkout a script submits", () => {
-  it("sends the page's own values and a widely accepted email, and finds the purchase on the page beside it", async () => {
-    process.env.SHOP_ALICE_PW = "alice-password";
-    const profile = profileFor({
-      name: "shop",
-      source: {},
-      environment: { mode: "managed", base_url: baseUrl },
-      auth: {
-        login: {
-          kind: "form",
-          endpoint: "POST /login",
-          body: { username: "{username}", password: "{password}" },
-          token_from: "cookie:sid",
-          apply_as: "cookie:sid",
-        },
+function shopProfile() {
+  process.env.SHOP_ALICE_PW = "alice-password";
+  return profileFor({
+    name: "shop",
+    source: {},
+    environment: { mode: "managed", base_url: baseUrl },
+    auth: {
+      login: {
+        kind: "form",
+        endpoint: "POST /login",
+        body: { username: "{username}", password: "{password}" },
+        token_from: "cookie:sid",
+        apply_as: "cookie:sid",
       },
-      users: [{ name: "alice", role: "member", username: "alice", password: "secret_ref:SHOP_ALICE_PW" }],
-    });
+    },
+    users: [{ name: "alice", role: "member", username: "alice", password: "secret_ref:SHOP_ALICE_PW" }],
+  });
+}
+
+describe("CSRF on a checkout a script submits", () => {
+  it("adds a field the handler says is missing and nothing documents, then finds the purchase", async () => {
+    const map = shopMap({ documentsPrice: false });
+    const run = openProbeRun(
+      probeContext({ profile: shopProfile(), map, agent: "AUDITOR" }),
+      "check_authentication",
+    );
+    if (typeof run === "string") throw new Error(run);
+    const before = purchases.length;
+    const { candidates, stats } = await checkCsrf(run, await usableUsers(run), map.operations);
+    expect(stats.forged["POST /shop/checkout"]).toBe("form-without-token: accepted and applied");
+    expect(candidates.map((candidate) => candidate.location.value)).toEqual(["POST /shop/checkout"]);
+    expect(purchases.slice(before)[0]?.price).toBeTruthy();
+  });
+
+  it("sends the page's own values and a widely accepted email, and finds the purchase on the page beside it", async () => {
+    const profile = shopProfile();
     const map = shopMap();
+    const before = purchases.length;
     const run = openProbeRun(probeContext({ profile, map, agent: "AUDITOR" }), "check_authentication");
     if (typeof run === "string") throw new Error(run);
     const { candidates, stats } = await checkCsrf(run, await usableUsers(run), map.operations);
     expect(stats.forged["POST /shop/checkout"]).toBe("form-without-token: accepted and applied");
     expect(candidates.map((candidate) => candidate.location.value)).toEqual(["POST /shop/checkout"]);
-    expect(purchases[0]).toMatchObject({ price: "34€" });
+    expect(purchases[before]).toMatchObject({ price: "34€" });
   });
 });

@@ -5,6 +5,7 @@ import { endpointLocation } from "../api/probe-support.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { isAccountStep } from "../http/account-guard.ts";
 import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
+import { missingFieldsNamed } from "../http/missing-fields.ts";
 import type { Credential } from "../session/credential.ts";
 import { formPostingTo, loadForm } from "../session/form-submission.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -14,7 +15,14 @@ import { stepOf } from "./credential-attempt.ts";
 import type { Prior, Snapshot } from "./csrf-effect.ts";
 import { priorValues, readBackPlaces, showing, snapshot } from "./csrf-effect.ts";
 import type { ForgedRequest, ForgeryShape, ForgeryTemplate } from "./csrf-requests.ts";
-import { forge, forgeable, forgeryShapes, templateFromBody, templateFromForm } from "./csrf-requests.ts";
+import {
+  forge,
+  forgeable,
+  forgeryShapes,
+  templateFromBody,
+  templateFromForm,
+  withMissingFields,
+} from "./csrf-requests.ts";
 
 // Cross-site request forgery, judged by effect. Only where the browser sends the session by itself (a
 // cookie without SameSite=Lax/Strict): a state-changing POST is sent as another site's form would send it
@@ -101,13 +109,14 @@ async function probeOperation(run: ProbeRun, user: string, operation: Operation)
   for (const shape of forgeryShapes(template)) {
     const landed = await forgeUntilShown(run, user, template, shape, places);
     if (!landed) continue;
-    const { forged, exchange, shown } = landed;
+    // The control and the restore send what the forgery sent, fields an answer asked for included.
+    const { forged, exchange, shown, template: complete } = landed;
     const earlier = before.find((item) => item.place === shown.place);
     const read = priorValues(earlier, shown, forged.marker);
     const prior: Prior =
       read.kind === "unknown" && template.current ? { kind: "changed", values: template.current } : read;
-    const anonymous = await anonymousControl(run, user, template, shape, places);
-    const restored = await restore(run, user, template, shape, prior, places, [
+    const anonymous = await anonymousControl(run, user, complete, shape, places);
+    const restored = await restore(run, user, complete, shape, prior, places, [
       forged.marker,
       anonymous.marker,
     ]);
@@ -145,15 +154,25 @@ async function forgeUntilShown(
   template: ForgeryTemplate,
   shape: ForgeryShape,
   places: readonly string[],
-): Promise<{ forged: ForgedRequest; exchange: HttpExchange; shown: Snapshot } | undefined> {
+): Promise<
+  { forged: ForgedRequest; exchange: HttpExchange; shown: Snapshot; template: ForgeryTemplate } | undefined
+> {
+  let complete = template;
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const forged = forge(template, shape);
+    const forged = forge(complete, shape);
     const exchange = await send(run, user, forged.spec, { csrf: false });
     const status = exchange?.response?.status ?? 0;
     if (!exchange || status === 0 || status >= 500) continue;
-    if (!accepted(run, exchange)) return undefined;
+    if (!accepted(run, exchange)) {
+      // Refused for a field the request lacked, not for its origin: sent again with that field.
+      const sent = complete.fields.map(([name]) => name);
+      const completed = withMissingFields(complete, missingFieldsNamed(exchange, sent).slice(0, 3));
+      if (!completed) return undefined;
+      complete = completed;
+      continue;
+    }
     const shown = showing(await snapshot(run, user, places), forged.marker);
-    if (shown) return { forged, exchange, shown };
+    if (shown) return { forged, exchange, shown, template: complete };
   }
   return undefined;
 }

@@ -6,7 +6,8 @@ import { withEveryFormField } from "../auditor/form-body.ts";
 import type { HttpRequestSpec } from "../http/http-types.ts";
 import { fillPath, joinUrl, pathParameterNames } from "../http/target-url.ts";
 import { isCsrfFieldName } from "../pages/csrf.ts";
-import { propertiesOf } from "../schema-values/json-schema.ts";
+import { asSchema, propertiesOf } from "../schema-values/json-schema.ts";
+import { validValue } from "../schema-values/valid-value.ts";
 import { csrfControl } from "../session/csrf.ts";
 import { formRequest } from "../session/form-submission.ts";
 import type { HtmlForm } from "../session/html-forms.ts";
@@ -176,6 +177,30 @@ export function forgeryShapes(template: ForgeryTemplate): ForgeryShape[] {
   if (template.csrfField) shapes.push("form-with-wrong-token");
   if (template.json) shapes.push("text-plain-json");
   return shapes;
+}
+
+/**
+ * The template with `names` added (each with a plausible value), for a handler whose answer said they were
+ * missing: a form posted by script may need fields no page or document lists. A field that grants or proves
+ * access, or a CSRF token, is never made up: the forgery then counts as refused.
+ */
+export function withMissingFields(
+  template: ForgeryTemplate,
+  names: readonly string[],
+): ForgeryTemplate | undefined {
+  // An answer asking for the CSRF token is the defence working: a made-up token would hide that.
+  if (names.length === 0 || names.some((name) => SECRET_FIELD.test(name) || isCsrfFieldName(name)))
+    return undefined;
+  const seed = uniqueSeed();
+  const added = names.map((name): [string, string] => [
+    name,
+    String(validValue(asSchema({ type: "string" }), { seed, name })),
+  ]);
+  return {
+    ...template,
+    fields: [...template.fields, ...added],
+    ...(template.json ? { json: { ...template.json, ...Object.fromEntries(added) } } : {}),
+  };
 }
 
 /** The request of `shape`, an inert marker in every free-text field (or `values` in the fields they name). */
