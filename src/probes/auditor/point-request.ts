@@ -5,6 +5,7 @@ import type { ResourceFactory } from "../api/resource-factory.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import { reseed } from "../api/value-tools.ts";
 import type { HttpExchange } from "../http/http-types.ts";
+import { missingFieldsNamed, namedFieldValue } from "../http/missing-fields.ts";
 import { isSignInOperation } from "../injection/sign-in-fields.ts";
 import { validValue } from "../schema-values/valid-value.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -43,7 +44,7 @@ export async function pointBaseline(
   options: BaselineOptions = {},
 ): Promise<PointBaseline | undefined> {
   let template: PreparedRequest | undefined;
-  const result = await sendAsRightRole(
+  const sent = await sendAsRightRole(
     run,
     callersOf(run, point, users),
     async (user) => {
@@ -61,7 +62,9 @@ export async function pointBaseline(
     },
     sendPoint,
   );
-  if (!result) return undefined;
+  if (!sent) return undefined;
+  const result = await withAnsweredFields(run, point, sent);
+  if (template && result !== sent) template = result.prepared;
   const rejects = options.rejects ?? isServerError;
   let chosen = result;
   if (rejects(result.exchange) && template) {
@@ -83,6 +86,42 @@ export async function pointBaseline(
     exchange: chosen.exchange,
     value: pointValue(chosen.prepared, point) ?? "",
   };
+}
+
+/** Rounds of "this field is missing" followed: each answer may name the next field its handler checks. */
+const NAMING_ROUNDS = 2;
+
+/**
+ * The request again with the fields its answer said it lacked: a handler that checks a field nothing
+ * documents before the point's own (a form its page posts by script) never reaches the point otherwise.
+ */
+async function withAnsweredFields(
+  run: ProbeRun,
+  point: InputPoint,
+  sent: { user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange },
+): Promise<{ user: string | undefined; prepared: PreparedRequest; exchange: HttpExchange }> {
+  if (point.in !== "body" && point.in !== "query") return sent;
+  let current = sent;
+  for (let round = 0; round < NAMING_ROUNDS; round += 1) {
+    const { body, query } = current.prepared;
+    const fields =
+      point.in === "query"
+        ? Object.keys(query)
+        : body && typeof body === "object" && !Array.isArray(body)
+          ? Object.keys(body)
+          : undefined;
+    if (!fields) return current;
+    const missing = missingFieldsNamed(current.exchange, [...fields, point.name]).slice(0, 3);
+    if (missing.length === 0) return current;
+    const seed = uniqueSeed();
+    let prepared = current.prepared;
+    for (const name of missing)
+      prepared = withValue(prepared, { ...point, name }, namedFieldValue(name, seed));
+    const exchange = await sendPoint(run, current.user, prepared);
+    if (!exchange) return current;
+    current = { user: current.user, prepared, exchange };
+  }
+  return current;
 }
 
 /**

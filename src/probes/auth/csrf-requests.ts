@@ -4,10 +4,10 @@ import { bodyKind, buildRequest, requestSchema } from "../api/request-builder.ts
 import { uniqueSeed } from "../api/resource-factory.ts";
 import { withEveryFormField } from "../auditor/form-body.ts";
 import type { HttpRequestSpec } from "../http/http-types.ts";
+import { namedFieldValue } from "../http/missing-fields.ts";
 import { fillPath, joinUrl, pathParameterNames } from "../http/target-url.ts";
 import { isCsrfFieldName } from "../pages/csrf.ts";
-import { asSchema, propertiesOf } from "../schema-values/json-schema.ts";
-import { validValue } from "../schema-values/valid-value.ts";
+import { propertiesOf } from "../schema-values/json-schema.ts";
 import { csrfControl } from "../session/csrf.ts";
 import { formRequest } from "../session/form-submission.ts";
 import type { HtmlForm } from "../session/html-forms.ts";
@@ -192,10 +192,7 @@ export function withMissingFields(
   if (names.length === 0 || names.some((name) => SECRET_FIELD.test(name) || isCsrfFieldName(name)))
     return undefined;
   const seed = uniqueSeed();
-  const added = names.map((name): [string, string] => [
-    name,
-    String(validValue(asSchema({ type: "string" }), { seed, name })),
-  ]);
+  const added = names.map((name): [string, string] => [name, namedFieldValue(name, seed)]);
   return {
     ...template,
     fields: [...template.fields, ...added],

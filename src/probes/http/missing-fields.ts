@@ -1,3 +1,5 @@
+import { asSchema } from "../schema-values/json-schema.ts";
+import { validValue } from "../schema-values/valid-value.ts";
 import type { HttpExchange } from "./http-types.ts";
 
 // The fields an answer says the request lacked. A handler that checks its inputs one after another stops
@@ -71,4 +73,9 @@ export function missingFieldsNamed(exchange: HttpExchange | undefined, sent: Ite
   listedFieldErrors(response.json, found);
   const already = new Set([...sent].map((name) => name.toLowerCase()));
   return [...found].filter((name) => !already.has(name.toLowerCase()));
+}
+
+/** A plausible value for a field known only by the name an answer gave it (an email for `mail`, and so on). */
+export function namedFieldValue(name: string, seed: string): string {
+  return String(validValue(asSchema({ type: "string" }), { seed, name }));
 }

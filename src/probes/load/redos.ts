@@ -8,7 +8,7 @@ import { uniqueSeed } from "../api/resource-factory.ts";
 import { queryParameters } from "../auditor/exposure-observe.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { missingFieldsNamed } from "../http/missing-fields.ts";
+import { missingFieldsNamed, namedFieldValue } from "../http/missing-fields.ts";
 import { asSchema, propertiesOf } from "../schema-values/json-schema.ts";
 import { validValue } from "../schema-values/valid-value.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -185,8 +185,7 @@ async function withNamedFields(
     const missing = missingFieldsNamed(exchange, [...sent, field.name]).slice(0, 3);
     if (missing.length === 0) break;
     for (const name of missing) {
-      const value = String(validValue(asSchema({ type: "string" }), { seed, name }));
-      completed = withValue(completed, { ...field, name }, value);
+      completed = withValue(completed, { ...field, name }, namedFieldValue(name, seed));
       added.push(name);
     }
   }
