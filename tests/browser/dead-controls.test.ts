@@ -42,7 +42,18 @@ const PAGES: Record<string, string> = {
        for (const button of document.querySelectorAll(".edit")) button.addEventListener("click", () => { document.getElementById("note").textContent = "Editing"; });
      </script>`,
   ),
+  // Served slowly, as on a busy machine: its control answers after 1.2 s, later than an idle page's watch.
+  "/slow": page(
+    "Slow",
+    `<button type="button" id="refresh">Refresh figures</button><p id="figures"></p>
+     <script>
+       document.getElementById("refresh").addEventListener("click", () => {
+         setTimeout(() => { document.getElementById("figures").textContent = "12 open"; }, 1200);
+       });
+     </script>`,
+  ),
 };
+const SLOW_ANSWER_MS = 2500;
 
 let server: http.Server;
 let baseUrl: string;
@@ -51,8 +62,10 @@ let context: BrowserContext;
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
-    const body = PAGES[(request.url ?? "/").split("?")[0] as string];
-    if (body) return void response.writeHead(200, { "content-type": "text/html" }).end(body);
+    const path = (request.url ?? "/").split("?")[0] as string;
+    const body = PAGES[path];
+    const answer = () => response.writeHead(200, { "content-type": "text/html" }).end(body);
+    if (body) return void setTimeout(answer, path === "/slow" ? SLOW_ANSWER_MS : 0);
     response.writeHead(request.url === "/api/ping" ? 204 : 404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -91,5 +104,9 @@ describe("dead controls", () => {
 
   it("clicks one of many same-named row buttons, so a dead control after them is still reached", async () => {
     expect(await deadOn("/rows")).toEqual(["Export"]);
+  }, 90_000);
+
+  it("watches a click longer on a page that loaded slowly, so a late answer is not taken for none", async () => {
+    expect(await deadOn("/slow")).toEqual([]);
   }, 90_000);
 });

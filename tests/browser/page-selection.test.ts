@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pagesFor } from "../../src/probes/browser/browse-pages.ts";
+import { pagesFor, visitOrder } from "../../src/probes/browser/browse-pages.ts";
 import { errorSignature } from "../../src/probes/browser/console-errors.ts";
 import { RISKY_CONTROL } from "../../src/probes/browser/dead-controls.ts";
 import { browserTools } from "../../src/tools/servers/browser-server.ts";
@@ -42,6 +42,39 @@ describe("pagesFor", () => {
   it("falls back to the entry page for a role that reached none", () => {
     const empty = { ...map, pages: [] };
     expect(pagesFor(empty, "member", "/app")).toEqual([{ path: "/app", template: "/app" }]);
+  });
+});
+
+describe("visitOrder", () => {
+  it("opens every template once before opening any as a second role", () => {
+    const anonymous = {
+      role: "anonymous",
+      pages: [
+        { path: "/", template: "/" },
+        { path: "/help", template: "/help" },
+      ],
+    };
+    const member = {
+      role: "member",
+      pages: [
+        { path: "/", template: "/" },
+        { path: "/orders/4", template: "/orders/{id}" },
+        { path: "/help", template: "/help" },
+      ],
+    };
+    const admin = { role: "admin", pages: [{ path: "/users", template: "/users" }, ...member.pages] };
+    const order = visitOrder([anonymous, member, admin]).map((visit) => `${visit.plan.role} ${visit.path}`);
+    expect(order).toEqual([
+      "anonymous /",
+      "anonymous /help",
+      "member /orders/4",
+      "admin /users",
+      "member /",
+      "member /help",
+      "admin /",
+      "admin /orders/4",
+      "admin /help",
+    ]);
   });
 });
 

@@ -91,103 +91,104 @@ export async function browsePages(
     { scope: Parameters<typeof overflowDraft>[0]; overflow: ConfirmedOverflow; related: string[] }
   >();
 
-  for (const role of roles) {
+  // Every template first (each by the first role that reached it), then the same templates as the other
+  // roles: a slow machine or a large app then runs out of time on repeats, not on pages never opened.
+  const plans = roles.map((role) => {
     const roleStats: RoleStats = { role: role.role, pages: 0, skipped: [], linksChecked: 0 };
     stats.roles.push(roleStats);
-    if (context.signal?.aborted) {
-      roleStats.stopped = "aborted";
-      break;
+    const pages = pagesFor(map, role.role, entry);
+    if (pages.length > maxPages) roleStats.stopped = "max_pages";
+    return { role, roleStats, pages: pages.slice(0, maxPages), book: new LinkBook() };
+  });
+  const desktops = new Map<string, Promise<BrowserContext | undefined>>();
+  const desktopOf = (plan: (typeof plans)[number]): Promise<BrowserContext | undefined> => {
+    let desktop = desktops.get(plan.role.role);
+    if (!desktop) {
+      desktop = session.context(plan.role, origin, DESKTOP).catch((error: unknown) => {
+        plan.roleStats.error = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+        return undefined;
+      });
+      desktops.set(plan.role.role, desktop);
     }
-    let desktop: BrowserContext;
-    try {
-      desktop = await session.context(role, origin, DESKTOP);
-    } catch (error) {
-      roleStats.error = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    return desktop;
+  };
+  const order = visitOrder(plans);
+  // A few pages at once: most of a page's time is waiting (network quiet, a second after each click).
+  const visited = await mapConcurrent(order, PAGES_AT_ONCE, async ({ plan, path, template }) => {
+    const { roleStats } = plan;
+    if (context.signal?.aborted || Date.now() > pagesDeadline) {
+      roleStats.stopped = context.signal?.aborted ? "aborted" : "time";
+      return undefined;
+    }
+    const desktop = await desktopOf(plan);
+    if (!desktop) return undefined;
+    roleStats.pages += 1;
+    const url = new URL(path, target.baseUrl).toString();
+    // Axe rules follow the markup, which roles mostly share: one scan per template.
+    const scanAccessibility = !scannedTemplates.has(template);
+    scannedTemplates.add(template);
+    const page = await checkPage(session, desktop, {
+      url,
+      checks,
+      load,
+      workingControls,
+      judgedControls,
+      template,
+      scanAccessibility,
+      maxControls: MAX_CONTROLS_PER_PAGE,
+    });
+    if (page.skipped && scanAccessibility) scannedTemplates.delete(template);
+    let overflow: ConfirmedOverflow | undefined;
+    if (!page.skipped && checks.has("layout") && !layoutDone.has(template) && Date.now() < pagesDeadline) {
+      layoutDone.add(template);
+      overflow = await layoutOf(session, plan.role, origin, url, load);
+    }
+    return { plan, path, template, page, overflow };
+  });
+  // Drafts in visiting order, whichever page finished first: the answer must not depend on timing.
+  for (const visit of visited) {
+    if (!visit) continue;
+    const { plan, path, template, page, overflow } = visit;
+    templatesSeen.add(template);
+    if (page.skipped) {
+      plan.roleStats.skipped.push(`${path}: ${page.skipped}`);
       continue;
     }
-    const book = new LinkBook();
-    const plan = pagesFor(map, role.role, entry);
-    if (plan.length > maxPages) roleStats.stopped = "max_pages";
-    // A few pages at once: most of a page's time is waiting (network quiet, a second after each click).
-    const visited = await mapConcurrent(
-      plan.slice(0, maxPages),
-      PAGES_AT_ONCE,
-      async ({ path, template }) => {
-        if (context.signal?.aborted || Date.now() > pagesDeadline) {
-          roleStats.stopped = context.signal?.aborted ? "aborted" : "time";
-          return undefined;
-        }
-        roleStats.pages += 1;
-        const url = new URL(path, target.baseUrl).toString();
-        // Axe rules follow the markup, which roles mostly share: one scan per template.
-        const scanAccessibility = !scannedTemplates.has(template);
-        scannedTemplates.add(template);
-        const page = await checkPage(session, desktop, {
-          url,
-          checks,
-          load,
-          workingControls,
-          judgedControls,
-          template,
-          scanAccessibility,
-          maxControls: MAX_CONTROLS_PER_PAGE,
-        });
-        if (page.skipped && scanAccessibility) scannedTemplates.delete(template);
-        let overflow: ConfirmedOverflow | undefined;
-        if (
-          !page.skipped &&
-          checks.has("layout") &&
-          !layoutDone.has(template) &&
-          Date.now() < pagesDeadline
-        ) {
-          layoutDone.add(template);
-          overflow = await layoutOf(session, role, origin, url, load);
-        }
-        return { path, template, page, overflow };
-      },
-    );
-    // Drafts in map order, whichever page finished first: the answer must not depend on timing.
-    for (const visit of visited) {
-      if (!visit) continue;
-      const { path, template, page, overflow } = visit;
-      templatesSeen.add(template);
-      if (page.skipped) {
-        roleStats.skipped.push(`${path}: ${page.skipped}`);
-        continue;
-      }
-      const scope = { context, masker, baseUrl: target.baseUrl, role: role.role, path, template, seen };
-      candidates.push(...pageDrafts(scope, page));
-      book.add(template, page.links);
-      if (overflow) {
-        // The page's frame (a header every page shares) overflowing is one defect however many pages
-        // show it: the first page carries it, the others are its related places.
-        const chrome = overflow.first.culprit?.chrome;
-        const shared = chrome ? chromeOverflows.get(chrome) : undefined;
-        if (shared) {
-          if (!shared.related.includes(template)) shared.related.push(template);
-        } else if (chrome) chromeOverflows.set(chrome, { scope, overflow, related: [] });
-        else {
-          const draft = overflowDraft(scope, overflow);
-          if (draft) candidates.push(draft);
-        }
+    const scope = { context, masker, baseUrl: target.baseUrl, role: plan.role.role, path, template, seen };
+    candidates.push(...pageDrafts(scope, page));
+    plan.book.add(template, page.links);
+    if (overflow) {
+      // The page's frame (a header every page shares) overflowing is one defect however many pages
+      // show it: the first page carries it, the others are its related places.
+      const chrome = overflow.first.culprit?.chrome;
+      const shared = chrome ? chromeOverflows.get(chrome) : undefined;
+      if (shared) {
+        if (!shared.related.includes(template)) shared.related.push(template);
+      } else if (chrome) chromeOverflows.set(chrome, { scope, overflow, related: [] });
+      else {
+        const draft = overflowDraft(scope, overflow);
+        if (draft) candidates.push(draft);
       }
     }
-    if (checks.has("links")) {
-      const links = await brokenLinkDrafts(desktop, book, {
-        context,
-        masker,
-        baseUrl: target.baseUrl,
-        role: role.role,
-        operations: map.operations,
-        seen,
-        checked: checkedLinks,
-        ...(refuse ? { refuse } : {}),
-        deadline,
-        maxChecks: MAX_LINK_CHECKS_PER_ROLE,
-      });
-      roleStats.linksChecked = links.checked;
-      candidates.push(...links.drafts);
-    }
+  }
+  for (const plan of plans) {
+    if (!checks.has("links") || context.signal?.aborted) break;
+    const desktop = desktops.has(plan.role.role) ? await desktopOf(plan) : undefined;
+    if (!desktop) continue;
+    const links = await brokenLinkDrafts(desktop, plan.book, {
+      context,
+      masker,
+      baseUrl: target.baseUrl,
+      role: plan.role.role,
+      operations: map.operations,
+      seen,
+      checked: checkedLinks,
+      ...(refuse ? { refuse } : {}),
+      deadline,
+      maxChecks: MAX_LINK_CHECKS_PER_ROLE,
+    });
+    plan.roleStats.linksChecked = links.checked;
+    candidates.push(...links.drafts);
   }
   for (const { scope, overflow, related } of chromeOverflows.values()) {
     const draft = overflowDraft(scope, overflow, related);
@@ -214,6 +215,28 @@ async function layoutOf(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The order pages are opened in: first each template once, as the first role (in `plans` order) that
+ * reached it, then the templates again as every other role that reached them.
+ */
+export function visitOrder<P extends { pages: ReadonlyArray<{ path: string; template: string }> }>(
+  plans: readonly P[],
+): Array<{ plan: P; path: string; template: string }> {
+  const first: Array<{ plan: P; path: string; template: string }> = [];
+  const again: Array<{ plan: P; path: string; template: string }> = [];
+  const opened = new Set<string>();
+  for (const plan of plans)
+    for (const page of plan.pages) {
+      const visit = { plan, ...page };
+      if (opened.has(page.template)) again.push(visit);
+      else {
+        opened.add(page.template);
+        first.push(visit);
+      }
+    }
+  return [...first, ...again];
 }
 
 /**

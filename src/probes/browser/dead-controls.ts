@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { NEVER_FOLLOW } from "../pages/urls.ts";
 import { destructiveReason } from "./destructive-controls.ts";
 import type { LoadedPage } from "./page-load.ts";
+import { stretchedWait } from "./page-load.ts";
 
 // Controls that do nothing. A visible, enabled button outside any form is clicked once and watched for a
 // second: a request, a URL change, a DOM mutation, a dialog, a download, a popup, one of the side effects
@@ -43,7 +44,11 @@ const NATIVE_INTERACTIVE =
   'a, button, input, select, textarea, label, summary, option, [onclick], [contenteditable], [role="button"], [role="link"], [role="menuitem"], [role="tab"], [role="option"], [role="checkbox"], [role="radio"], [role="switch"], [role="treeitem"]';
 /** How many elements of a page are read for a pointer cursor: enough for a page, bounded for a huge one. */
 const MAX_ELEMENTS_READ = 4000;
+/** How long a click is watched: a second, longer while the machine is slow (a slow page load says so). */
 const WATCH_MS = 1000;
+const MAX_WATCH_MS = 3000;
+/** Generous: on a busy machine a visible control can take seconds to be actionable, and a miss judges nothing. */
+const ACTION_TIMEOUT_MS = 5000;
 
 /** The controls of the page worth clicking, at most `limit`, in document order. */
 export async function clickableControls(page: Page, limit = 12): Promise<Control[]> {
@@ -142,9 +147,9 @@ export async function clickAndWatch(loaded: LoadedPage, control: Control): Promi
   try {
     if (!(await target.isVisible())) return outcome;
     // Scroll first and let it settle: the scroll a click needs is not the control's doing.
-    await target.scrollIntoViewIfNeeded({ timeout: 2000 });
+    await target.scrollIntoViewIfNeeded({ timeout: ACTION_TIMEOUT_MS });
     // Hover first: a hover style is not the click's doing, and the "before" picture must include it.
-    await target.hover({ timeout: 2000 });
+    await target.hover({ timeout: ACTION_TIMEOUT_MS });
     await page.waitForTimeout(100);
     await page.evaluate(() => {
       const state = window as unknown as { __qaasMutations: number; __qaasObserver?: MutationObserver };
@@ -178,13 +183,13 @@ export async function clickAndWatch(loaded: LoadedPage, control: Control): Promi
   };
   page.on("popup", onPopup);
   try {
-    await target.click({ timeout: 2000 });
+    await target.click({ timeout: ACTION_TIMEOUT_MS });
     outcome.clicked = true;
   } catch {
     page.off("popup", onPopup);
     return outcome;
   }
-  await page.waitForTimeout(WATCH_MS);
+  await page.waitForTimeout(stretchedWait(loaded, WATCH_MS, MAX_WATCH_MS, 1));
   page.off("popup", onPopup);
   const effects = outcome.effects;
   if (page.isClosed()) effects.push("the page closed");

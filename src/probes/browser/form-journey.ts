@@ -2,7 +2,7 @@ import type { BrowserContext, Request, Response } from "playwright-core";
 import type { BrowserSession } from "./browser-session.ts";
 import { fillForm } from "./form-fill.ts";
 import type { LoadOptions } from "./page-load.ts";
-import { closePage, loadPage } from "./page-load.ts";
+import { closePage, loadPage, stretchedWait } from "./page-load.ts";
 
 // One journey through one form: a fresh load of the page, the form filled with valid values, submitted the
 // way a person does (its submit button, else the form's own submit), and what followed recorded: the
@@ -131,7 +131,7 @@ export async function runJourney(
         .evaluate(`document.forms[${formIndex}] && document.forms[${formIndex}].requestSubmit()`)
         .catch(() => {});
     await page.waitForLoadState("load", { timeout: 5000 }).catch(() => {});
-    await loaded.settle(500, 5000);
+    await loaded.settle(500, stretchedWait(loaded, 5000, 10_000));
     await Promise.all(pending);
     page.off("request", onRequest);
     page.off("requestfailed", onFailed);

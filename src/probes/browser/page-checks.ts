@@ -107,7 +107,10 @@ export async function checkPage(
       if (typeof scanned === "string") result.notes.push(scanned);
       else violations = scanned;
     }
-    result.screenshot = await first.page.screenshot({ timeout: 5000 }).catch(() => undefined);
+    // Evidence only: a page with nothing to show for itself is not photographed (a dead control found
+    // below is, on the confirming load).
+    if (errors.length + background.length + violations.length + result.assets.length > 0)
+      result.screenshot = await screenshotOf(first.page);
     const inert: Array<{ control: Control; outcome: ClickOutcome }> = [];
     if (visit.checks.has("controls")) {
       const controls = (await clickableControls(first.page, visit.maxControls * 2))
@@ -160,6 +163,7 @@ async function confirm(
       result.notes.push(`the confirming load failed (${second.error ?? second.status}): nothing confirmed`);
       return;
     }
+    result.screenshot ??= await screenshotOf(second.page);
     const again = consoleErrorsOf(second.log);
     for (const error of candidates.errors) {
       const same = again.find((other) => other.signature === error.signature);
@@ -198,6 +202,10 @@ async function confirm(
   } finally {
     await closePage(second);
   }
+}
+
+function screenshotOf(page: LoadedPage["page"]): Promise<Uint8Array | undefined> {
+  return page.screenshot({ timeout: 5000 }).catch(() => undefined);
 }
 
 /** Same-origin fetch/XHR the page made on its own that the server failed (5xx). */

@@ -21,6 +21,19 @@ export interface LoadedPage {
   settle(quietMs?: number, maxMs?: number): Promise<void>;
   /** Requests the page started so far (any origin), for telling whether a click did something. */
   requestsStarted(): number;
+  /**
+   * How long the document took to load, in ms: how busy the machine and the target are right now. Waits
+   * that judge "nothing happened" stretch with it, or a loaded machine would pass slowness off as a defect.
+   */
+  loadMs: number;
+}
+
+/**
+ * A wait stretched to how slow the page's load was: `baseMs` on an idle machine, `loadMs × factor` when
+ * busier, never more than `maxMs`.
+ */
+export function stretchedWait(loaded: Pick<LoadedPage, "loadMs">, baseMs: number, maxMs: number, factor = 2) {
+  return Math.min(maxMs, Math.max(baseMs, factor * loaded.loadMs));
 }
 
 export interface LoadOptions {
@@ -103,7 +116,8 @@ export async function loadPage(
     log,
     blocked,
     requestsStarted: () => started,
-    settle: async (quietMs = 300, maxMs = 3000) => {
+    loadMs: 0,
+    settle: async (quietMs = 300, maxMs = stretchedWait(loaded, 3000, 10_000)) => {
       const until = Date.now() + maxMs;
       while (Date.now() < until && !page.isClosed()) {
         if (inFlight === 0 && Date.now() - lastChange >= quietMs) return;
@@ -111,6 +125,7 @@ export async function loadPage(
       }
     },
   };
+  const loadStarted = Date.now();
   try {
     const response = await page.goto(url, { waitUntil: "load", timeout: options.timeoutMs ?? 15_000 });
     if (response) {
@@ -120,6 +135,7 @@ export async function loadPage(
   } catch (error) {
     loaded.error = (error instanceof Error ? error.message : String(error)).split("\n")[0];
   }
+  loaded.loadMs = Date.now() - loadStarted;
   await loaded.settle();
   return loaded;
 }
