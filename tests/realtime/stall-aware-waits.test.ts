@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { QuietWindows } from "../../src/probes/http/quiet-window.ts";
 import type { OpenOptions } from "../../src/probes/realtime/connection.ts";
 import { ObservedConnection, patientDelay, stallExtension } from "../../src/probes/realtime/connection.ts";
+import { frameWait } from "../../src/probes/realtime/event-source.ts";
 
 // While another agent measures inside a window, a single-threaded target may be busy for it: a socket's
 // wait for a frame then extends by the time spent measuring, instead of concluding that nothing came.
@@ -83,5 +84,20 @@ describe("waits that honour measurement windows", () => {
     order.push("original end passed");
     await pause;
     expect(order).toEqual(["original end passed", "pause over"]);
+  });
+});
+
+describe("the wait for the event a create causes", () => {
+  it("is the run's wait while the target answers quickly", () => {
+    expect(frameWait(700, 40, false)).toBe(700);
+  });
+
+  it("stretches to twice the create's answer time when the target is slow", () => {
+    expect(frameWait(700, 900, false)).toBe(1800);
+  });
+
+  it("is longer for a write the channel already spoke about, and bounded", () => {
+    expect(frameWait(700, 40, true)).toBe(2100);
+    expect(frameWait(700, 4000, true)).toBe(5000);
   });
 });

@@ -99,6 +99,19 @@ export async function causeObservedEvents(
   }
 }
 
+const MAX_FRAME_WAIT_MS = 5000;
+
+/**
+ * How long the owner's socket is given to hear about a create: the run's wait, or twice as long as the
+ * create's own answer took when the target is slow (an event usually leaves after the answer); three times
+ * that for the write an earlier probe of the run already heard, so one slow moment does not mark a
+ * channel known to speak as silent for every later probe.
+ */
+export function frameWait(waitMs: number, createMs: number, spokeBefore: boolean): number {
+  const wait = Math.max(waitMs, 2 * createMs) * (spokeBefore ? 3 : 1);
+  return Math.min(MAX_FRAME_WAIT_MS, wait);
+}
+
 /** Creates of the likeliest families until the owner's socket hears up to `limit` of them. */
 async function trySources(
   realtime: RealtimeRun,
@@ -117,11 +130,13 @@ async function trySources(
     if (!owner.socket.isOpen || sources.length >= limit || batch.length === 0) break;
     const heard = await Promise.all(
       batch.map(async (family) => {
+        const sent = Date.now();
         const event = await realtime.driver.create(family, owner.user);
         if (!event) return { family, failed: true as const };
+        const wait = frameWait(realtime.waitMs, Date.now() - sent, family.collection === preferred);
         const frame = await owner.socket.waitFor(
           (candidate) => mentions(candidate, event.needles),
-          realtime.waitMs,
+          wait,
           event.at,
         );
         return { family, event, frame };
