@@ -71,8 +71,12 @@ describe("browse_pages", () => {
     ]);
   });
 
-  it("reports a link answering 404 and a missing image, not working links, flaky targets or sign-out links", () => {
-    expect(found("broken-link")).toEqual(["/gone-report link", "/img/missing.png asset"]);
+  it("reports a link answering 404, a missing image and script, not working links, flaky targets or sign-out links", () => {
+    expect(found("broken-link")).toEqual([
+      "/gone-report link",
+      "/img/missing.png asset",
+      "/js/missing.js asset",
+    ]);
     expect(site.hits.get("GET /logout")).toBeUndefined();
     expect(site.hits.get("GET /sometimes")).toBe(2);
     const link = candidates.find((draft) => draft.location.value === "/gone-report");

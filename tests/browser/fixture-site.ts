@@ -74,7 +74,8 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       html(
         "Archive",
         `<a href="${fixed ? "/about" : "/gone-report"}">Old report</a> <a href="/logout">Log out</a>
-         <a href="/sometimes">Status</a> <img alt="logo" src="${fixed ? "/img/ok.png" : "/img/missing.png"}">`,
+         <a href="/sometimes">Status</a> <img alt="logo" src="${fixed ? "/img/ok.png" : "/img/missing.png"}">
+         ${fixed ? "" : '<script src="/js/missing.js"></script>'}`,
       ),
     "/links-ok": () =>
       html(
@@ -189,6 +190,12 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       const failing = (hits.get(key) ?? 0) === 1;
       response.writeHead(failing ? 503 : 200, { "content-type": "text/html" });
       response.end(html("Status", "<p>up</p>"));
+      return;
+    }
+    // An API-style 404 (JSON): the browser aborts a script answered so, after the status came in.
+    if (url.pathname.startsWith("/js/")) {
+      response.writeHead(404, { "content-type": "application/json", "x-content-type-options": "nosniff" });
+      response.end('{"error":"not found"}');
       return;
     }
     response.writeHead(404, { "content-type": "text/plain" });

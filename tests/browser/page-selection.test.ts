@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pagesFor, visitOrder } from "../../src/probes/browser/browse-pages.ts";
-import { errorSignature } from "../../src/probes/browser/console-errors.ts";
+import { consoleErrorsOf, errorSignature } from "../../src/probes/browser/console-errors.ts";
 import { RISKY_CONTROL } from "../../src/probes/browser/dead-controls.ts";
 import { browserTools } from "../../src/tools/servers/browser-server.ts";
 import { systemMapFor, undocumented } from "../fixtures/probe-harness.ts";
@@ -75,6 +75,27 @@ describe("visitOrder", () => {
       "admin /orders/4",
       "admin /help",
     ]);
+  });
+});
+
+describe("consoleErrorsOf", () => {
+  it("leaves out the browser refusing a script whose request failed, not one served with a wrong type", () => {
+    const refusal = (url: string) =>
+      `Refused to execute script from '${url}' because its MIME type ('application/json') is not executable, and strict MIME type checking is enabled.`;
+    const errors = consoleErrorsOf({
+      console: [
+        { type: "error", text: refusal("http://app.test/js/gone.js") },
+        { type: "error", text: refusal("http://app.test/js/served.js") },
+      ],
+      pageErrors: [],
+      network: [
+        { method: "GET", url: "http://app.test/js/gone.js", resourceType: "script", status: 404 },
+        { method: "GET", url: "http://app.test/js/served.js", resourceType: "script", status: 200 },
+      ],
+      dialogs: [],
+      downloads: [],
+    });
+    expect(errors.map((error) => error.text)).toEqual([refusal("http://app.test/js/served.js")]);
   });
 });
 

@@ -193,14 +193,18 @@ export class BrowserSession {
         ...(response ? { status: response.status() } : {}),
       });
     });
-    page.on("requestfailed", (request) =>
+    // A load the browser gave up on after the answer came (a script answered 404 with a JSON body is
+    // aborted for its type) still has the answer's status: it is the server's failure, not the browser's.
+    page.on("requestfailed", async (request) => {
+      const response = await request.response().catch(() => null);
       push(log.network, {
         method: request.method(),
         url: request.url(),
         resourceType: request.resourceType(),
+        ...(response ? { status: response.status() } : {}),
         failure: request.failure()?.errorText ?? "failed",
-      }),
-    );
+      });
+    });
     page.on("dialog", (dialog) => {
       push(log.dialogs, `${dialog.type()}: ${dialog.message()}`);
       // A dialog left open blocks the page; dismissing is the harmless answer (no confirm goes through).
