@@ -1,5 +1,6 @@
 import type { BrowserContext, Response } from "playwright-core";
 import { apiCallsSettled, watchedPage } from "../browser/api-quiet.ts";
+import { boundedCall, EVALUATE_MS } from "../browser/bounded-call.ts";
 import type { BrowserSession } from "../browser/browser-session.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 
@@ -79,16 +80,21 @@ export async function look(
         timer = setTimeout(resolve, READ_MS);
       }),
     ]);
-    const counts = (await page
-      .evaluate((tags) => tags.map((tag) => document.getElementsByTagName(tag).length), markers.map(tagOf))
-      .catch(() => [])) as number[];
+    const counts = await boundedCall(
+      page.evaluate(
+        (tags) => tags.map((tag) => document.getElementsByTagName(tag).length),
+        markers.map(tagOf),
+      ),
+      EVALUATE_MS,
+      [] as number[],
+    );
     markers.forEach((marker, index) => {
       if ((counts[index] ?? 0) > 0) result.shown.set(marker, counts[index]!);
     });
   } finally {
     clearTimeout(timer);
     stop?.removeEventListener("abort", close);
-    await page.close().catch(() => {});
+    await boundedCall(page.close(), EVALUATE_MS, undefined);
   }
   return result;
 }

@@ -1,5 +1,6 @@
 import axe from "axe-core";
 import type { Page } from "playwright-core";
+import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
 
 // An axe scan held to WCAG 2 A and AA and to what blocks people: only `serious` and `critical` impacts.
 // One result per rule (the nodes are listed, not reported one by one), so a page with forty unlabelled
@@ -34,17 +35,33 @@ interface AxeRun {
   }>;
 }
 
+/** How long one axe run may take: a large page takes seconds, a stuck one forever. */
+const AXE_MS = 30_000;
+
 export async function blockingViolations(page: Page): Promise<AxeViolation[] | string> {
   try {
     // Frames first, the page last: axe in the top document asks each frame that has axe for its part.
-    for (const frame of page.frames().reverse()) await frame.evaluate(axe.source).catch(() => {});
-    const results = (await page.evaluate(
+    for (const frame of page.frames().reverse())
+      await boundedCall(frame.evaluate(axe.source), EVALUATE_MS, undefined);
+    const scan = page.evaluate(
       (tags) =>
         (
           window as unknown as { axe: { run: (context: Document, options: object) => Promise<unknown> } }
         ).axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] }),
       AXE_TAGS,
-    )) as AxeRun;
+    ) as Promise<AxeRun>;
+    // A renderer that never answers (a page stuck in a loop) ends the scan instead of the run.
+    const outcome = await boundedCall(
+      scan.then(
+        (run) => ({ run }),
+        (error: unknown) => ({ error }),
+      ),
+      AXE_MS,
+      undefined,
+    );
+    if (!outcome) return "axe did not answer in time";
+    if ("error" in outcome) throw outcome.error;
+    const results = outcome.run;
     return results.violations
       .filter((violation) => BLOCKING.has(violation.impact ?? ""))
       .map((violation) => ({

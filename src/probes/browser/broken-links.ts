@@ -1,5 +1,6 @@
 import type { APIRequestContext, Page } from "playwright-core";
 import { NEVER_FOLLOW, sameOriginPath } from "../pages/urls.ts";
+import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
 import type { PageLog } from "./browser-session.ts";
 
 // Links and assets that lead nowhere. Anchors are read from the rendered page (so links a script adds
@@ -35,15 +36,17 @@ export function isBrokenStatus(status: number | undefined): boolean {
 }
 
 export async function renderedLinks(page: Page, origin: string): Promise<RenderedLink[]> {
-  const anchors = await page
-    .$$eval("a[href]", (elements) =>
+  const anchors = await boundedCall(
+    page.$$eval("a[href]", (elements) =>
       elements.map((element) => ({
         href: (element as HTMLAnchorElement).href,
         text: (element.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 80),
         label: element.getAttribute("aria-label") ?? "",
       })),
-    )
-    .catch(() => [] as Array<{ href: string; text: string; label: string }>);
+    ),
+    EVALUATE_MS,
+    [] as Array<{ href: string; text: string; label: string }>,
+  );
   const links = new Map<string, RenderedLink>();
   const base = new URL(page.url());
   for (const anchor of anchors) {
@@ -71,13 +74,15 @@ export async function failedAssets(page: Page, log: PageLog, origin: string): Pr
         ...(entry.failure ? { failure: entry.failure } : {}),
       });
   }
-  const blankImages = await page
-    .$$eval("img", (images) =>
+  const blankImages = await boundedCall(
+    page.$$eval("img", (images) =>
       (images as HTMLImageElement[])
         .filter((image) => image.complete && image.naturalWidth === 0 && image.currentSrc)
         .map((image) => image.currentSrc),
-    )
-    .catch(() => [] as string[]);
+    ),
+    EVALUATE_MS,
+    [] as string[],
+  );
   for (const url of blankImages)
     if (sameOrigin(url, origin) && !assets.has(url)) assets.set(url, { url, resourceType: "image" });
   return [...assets.values()];

@@ -1,5 +1,6 @@
 import type { Page } from "playwright-core";
 import { NEVER_FOLLOW } from "../pages/urls.ts";
+import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
 import { destructiveReason } from "./destructive-controls.ts";
 import type { LoadedPage } from "./page-load.ts";
 import { stretchedWait } from "./page-load.ts";
@@ -52,73 +53,70 @@ const ACTION_TIMEOUT_MS = 5000;
 
 /** The controls of the page worth clicking, at most `limit`, in document order. */
 export async function clickableControls(page: Page, limit = 12): Promise<Control[]> {
-  const found = await page
-    .evaluate(
-      ({ selector, native, maxRead }) => {
-        const elements = [...document.querySelectorAll(selector)];
-        const listed = new Set(elements);
-        // Styled elements acting as controls: the outermost one showing a pointer, outside any native one.
-        const all = document.body ? document.body.getElementsByTagName("*") : [];
-        for (let index = 0; index < Math.min(all.length, maxRead); index += 1) {
-          const element = all[index] as HTMLElement;
-          if (listed.has(element) || element.closest(native) || element.closest("form")) continue;
-          if (getComputedStyle(element).cursor !== "pointer") continue;
-          const parent = element.parentElement;
-          if (parent && parent !== document.body && getComputedStyle(parent).cursor === "pointer") continue;
-          if (!(element.getAttribute("aria-label") || element.textContent || "").trim()) continue;
-          elements.push(element);
-          listed.add(element);
-        }
-        elements.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
-        const pathOf = (element: Element): string => {
-          const parts: string[] = [];
-          let node: Element | null = element;
-          while (node && node !== document.documentElement) {
-            if (node.id && /^[A-Za-z][\w-]*$/.test(node.id)) {
-              parts.unshift(`#${node.id}`);
-              break;
-            }
-            const tag = node.tagName.toLowerCase();
-            const parent: Element | null = node.parentElement;
-            const index = parent
-              ? [...parent.children].filter((child) => child.tagName === node?.tagName).indexOf(node) + 1
-              : 1;
-            parts.unshift(`${tag}:nth-of-type(${index})`);
-            node = parent;
+  const reading = page.evaluate(
+    ({ selector, native, maxRead }) => {
+      const elements = [...document.querySelectorAll(selector)];
+      const listed = new Set(elements);
+      // Styled elements acting as controls: the outermost one showing a pointer, outside any native one.
+      const all = document.body ? document.body.getElementsByTagName("*") : [];
+      for (let index = 0; index < Math.min(all.length, maxRead); index += 1) {
+        const element = all[index] as HTMLElement;
+        if (listed.has(element) || element.closest(native) || element.closest("form")) continue;
+        if (getComputedStyle(element).cursor !== "pointer") continue;
+        const parent = element.parentElement;
+        if (parent && parent !== document.body && getComputedStyle(parent).cursor === "pointer") continue;
+        if (!(element.getAttribute("aria-label") || element.textContent || "").trim()) continue;
+        elements.push(element);
+        listed.add(element);
+      }
+      elements.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+      const pathOf = (element: Element): string => {
+        const parts: string[] = [];
+        let node: Element | null = element;
+        while (node && node !== document.documentElement) {
+          if (node.id && /^[A-Za-z][\w-]*$/.test(node.id)) {
+            parts.unshift(`#${node.id}`);
+            break;
           }
-          return parts.join(" > ");
-        };
-        return elements
-          .filter((element) => {
-            const html = element as HTMLElement;
-            if (html.closest("form") || html.hasAttribute("form")) return false;
-            if (html.hasAttribute("popovertarget") || html.hasAttribute("commandfor")) return false;
-            if ((html as HTMLButtonElement).disabled || html.getAttribute("aria-disabled") === "true")
-              return false;
-            const box = html.getBoundingClientRect();
-            const style = getComputedStyle(html);
-            return (
-              box.width > 0 && box.height > 0 && style.visibility !== "hidden" && style.display !== "none"
-            );
-          })
-          .map((element) => {
-            const html = element as HTMLElement;
-            const name = (
-              html.getAttribute("aria-label") ||
-              html.textContent ||
-              (html as HTMLInputElement).value ||
-              html.getAttribute("title") ||
-              ""
-            )
-              .replace(/\s+/g, " ")
-              .trim()
-              .slice(0, 80);
-            return { selector: pathOf(element), name, tag: element.tagName.toLowerCase() };
-          });
-      },
-      { selector: CONTROL_SELECTOR, native: NATIVE_INTERACTIVE, maxRead: MAX_ELEMENTS_READ },
-    )
-    .catch(() => [] as Control[]);
+          const tag = node.tagName.toLowerCase();
+          const parent: Element | null = node.parentElement;
+          const index = parent
+            ? [...parent.children].filter((child) => child.tagName === node?.tagName).indexOf(node) + 1
+            : 1;
+          parts.unshift(`${tag}:nth-of-type(${index})`);
+          node = parent;
+        }
+        return parts.join(" > ");
+      };
+      return elements
+        .filter((element) => {
+          const html = element as HTMLElement;
+          if (html.closest("form") || html.hasAttribute("form")) return false;
+          if (html.hasAttribute("popovertarget") || html.hasAttribute("commandfor")) return false;
+          if ((html as HTMLButtonElement).disabled || html.getAttribute("aria-disabled") === "true")
+            return false;
+          const box = html.getBoundingClientRect();
+          const style = getComputedStyle(html);
+          return box.width > 0 && box.height > 0 && style.visibility !== "hidden" && style.display !== "none";
+        })
+        .map((element) => {
+          const html = element as HTMLElement;
+          const name = (
+            html.getAttribute("aria-label") ||
+            html.textContent ||
+            (html as HTMLInputElement).value ||
+            html.getAttribute("title") ||
+            ""
+          )
+            .replace(/\s+/g, " ")
+            .trim()
+            .slice(0, 80);
+          return { selector: pathOf(element), name, tag: element.tagName.toLowerCase() };
+        });
+    },
+    { selector: CONTROL_SELECTOR, native: NATIVE_INTERACTIVE, maxRead: MAX_ELEMENTS_READ },
+  );
+  const found = await boundedCall(reading, EVALUATE_MS, [] as Control[]);
   // Controls repeated under one name (an "Edit" per row) run one handler: the first stands for them all,
   // so a page of many rows does not use up the clicks before its other controls.
   const names = new Set<string>();
@@ -151,7 +149,7 @@ export async function clickAndWatch(loaded: LoadedPage, control: Control): Promi
     // Hover first: a hover style is not the click's doing, and the "before" picture must include it.
     await target.hover({ timeout: ACTION_TIMEOUT_MS });
     await page.waitForTimeout(100);
-    await page.evaluate(() => {
+    const watching = page.evaluate(() => {
       const state = window as unknown as { __qaasMutations: number; __qaasObserver?: MutationObserver };
       state.__qaasObserver?.disconnect();
       state.__qaasMutations = 0;
@@ -165,6 +163,15 @@ export async function clickAndWatch(loaded: LoadedPage, control: Control): Promi
         characterData: true,
       });
     });
+    // No watcher, no judgement: a page that does not answer is not called dead.
+    if (
+      (await boundedCall(
+        watching.then(() => true),
+        EVALUATE_MS,
+        false,
+      )) === false
+    )
+      return outcome;
   } catch {
     return outcome;
   }
@@ -195,9 +202,12 @@ export async function clickAndWatch(loaded: LoadedPage, control: Control): Promi
   if (page.isClosed()) effects.push("the page closed");
   else {
     if (comparableUrl(page.url()) !== before.url) effects.push(`URL changed to ${page.url()}`);
-    const mutations = await page
-      .evaluate(() => (window as unknown as { __qaasMutations?: number }).__qaasMutations ?? 0)
-      .catch(() => 1); // a navigation replaced the document: something happened
+    // A navigation replaced the document (or the page stopped answering): something happened.
+    const mutations = await boundedCall(
+      page.evaluate(() => (window as unknown as { __qaasMutations?: number }).__qaasMutations ?? 0),
+      EVALUATE_MS,
+      1,
+    );
     if (mutations > 0) effects.push(`${mutations} DOM mutation(s)`);
     if ((await activityCount(page)) !== before.activity) effects.push("a side effect without DOM change");
   }
@@ -217,9 +227,11 @@ export async function clickAndWatch(loaded: LoadedPage, control: Control): Promi
 }
 
 async function activityCount(page: Page): Promise<number> {
-  return page
-    .evaluate(() => (window as unknown as { __qaasActivity?: number }).__qaasActivity ?? 0)
-    .catch(() => -1);
+  return boundedCall(
+    page.evaluate(() => (window as unknown as { __qaasActivity?: number }).__qaasActivity ?? 0),
+    EVALUATE_MS,
+    -1,
+  );
 }
 
 /** `/page#` and `/page` are the same place: an `href="#"` that does nothing only adds an empty fragment. */

@@ -8,6 +8,7 @@ import { probeTargetOf } from "../http/run-http.ts";
 import { ANONYMOUS } from "../pages/crawl-pages.ts";
 import { webRoles } from "../pages/web-session.ts";
 import { apiCallsSettled, watchedPage } from "./api-quiet.ts";
+import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
 import { browserSessionFor } from "./browser-session.ts";
 
 // DOM-based XSS: a page's own script takes part of the URL (a query parameter, the fragment) and writes it
@@ -120,7 +121,7 @@ async function ran(
     if (served.includes(payload)) return undefined;
     return url.href;
   } finally {
-    await page.close().catch(() => {});
+    await boundedCall(page.close(), EVALUATE_MS, undefined);
   }
 }
 

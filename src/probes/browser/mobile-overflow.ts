@@ -1,4 +1,5 @@
 import type { BrowserContext, Page } from "playwright-core";
+import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
 import type { BrowserSession } from "./browser-session.ts";
 import type { LoadOptions } from "./page-load.ts";
 import { closePage, loadPage } from "./page-load.ts";
@@ -29,59 +30,57 @@ export interface Culprit {
 export const OVERFLOW_TOLERANCE_PX = 2;
 
 export async function horizontalOverflow(page: Page): Promise<Overflow | undefined> {
-  const measured = await page
-    .evaluate((tolerance) => {
-      // The layout viewport (the device width under a width=device-width meta tag): a phone browser zooms
-      // out to fit wide content, so window.innerWidth grows with the very overflow being measured.
-      const viewportWidth = document.documentElement.clientWidth;
-      const scrollWidth = Math.max(document.documentElement.scrollWidth, document.body?.scrollWidth ?? 0);
-      if (scrollWidth <= viewportWidth + tolerance) return undefined;
-      // A root that hides sideways overflow shows no scrollbar and no zoomed-out page.
-      const hides = (element: Element | null): boolean =>
-        !!element && ["hidden", "clip"].includes(getComputedStyle(element).overflowX);
-      if (hides(document.documentElement) || hides(document.body)) return undefined;
-      const clipped = (element: Element): boolean => {
-        for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
-          const overflowX = getComputedStyle(node).overflowX;
-          if (overflowX !== "visible") return true;
-        }
-        return false;
-      };
-      const describe = (element: Element): string => {
-        const tag = element.tagName.toLowerCase();
-        if (element.id) return `${tag}#${element.id}`;
-        const classes = [...element.classList].slice(0, 2);
-        return classes.length > 0 ? `${tag}.${classes.join(".")}` : tag;
-      };
-      const chromeOf = (element: Element): string | undefined => {
-        if (element.closest("main, [role='main']")) return undefined;
-        const frame = element.closest(
-          "header, nav, footer, aside, [role='banner'], [role='navigation'], [role='contentinfo']",
-        );
-        if (!frame) return undefined;
-        const parts: string[] = [];
-        for (let node: Element | null = element; node && node !== document.body; node = node.parentElement)
-          parts.unshift(describe(node));
-        return ["body", ...parts].join(" > ");
-      };
-      let culprit: { selector: string; width: number; right: number; chrome?: string } | undefined;
-      for (const element of document.body ? document.body.querySelectorAll("*") : []) {
-        const box = element.getBoundingClientRect();
-        if (box.right <= viewportWidth + tolerance || box.width === 0 || clipped(element)) continue;
-        if (!culprit || box.width > culprit.width) {
-          const chrome = chromeOf(element);
-          culprit = {
-            selector: describe(element),
-            width: Math.round(box.width),
-            right: Math.round(box.right),
-            ...(chrome ? { chrome } : {}),
-          };
-        }
+  const measuring = page.evaluate((tolerance) => {
+    // The layout viewport (the device width under a width=device-width meta tag): a phone browser zooms
+    // out to fit wide content, so window.innerWidth grows with the very overflow being measured.
+    const viewportWidth = document.documentElement.clientWidth;
+    const scrollWidth = Math.max(document.documentElement.scrollWidth, document.body?.scrollWidth ?? 0);
+    if (scrollWidth <= viewportWidth + tolerance) return undefined;
+    // A root that hides sideways overflow shows no scrollbar and no zoomed-out page.
+    const hides = (element: Element | null): boolean =>
+      !!element && ["hidden", "clip"].includes(getComputedStyle(element).overflowX);
+    if (hides(document.documentElement) || hides(document.body)) return undefined;
+    const clipped = (element: Element): boolean => {
+      for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+        const overflowX = getComputedStyle(node).overflowX;
+        if (overflowX !== "visible") return true;
       }
-      return { scrollWidth, viewportWidth, ...(culprit ? { culprit } : {}) };
-    }, OVERFLOW_TOLERANCE_PX)
-    .catch(() => undefined);
-  return measured ?? undefined;
+      return false;
+    };
+    const describe = (element: Element): string => {
+      const tag = element.tagName.toLowerCase();
+      if (element.id) return `${tag}#${element.id}`;
+      const classes = [...element.classList].slice(0, 2);
+      return classes.length > 0 ? `${tag}.${classes.join(".")}` : tag;
+    };
+    const chromeOf = (element: Element): string | undefined => {
+      if (element.closest("main, [role='main']")) return undefined;
+      const frame = element.closest(
+        "header, nav, footer, aside, [role='banner'], [role='navigation'], [role='contentinfo']",
+      );
+      if (!frame) return undefined;
+      const parts: string[] = [];
+      for (let node: Element | null = element; node && node !== document.body; node = node.parentElement)
+        parts.unshift(describe(node));
+      return ["body", ...parts].join(" > ");
+    };
+    let culprit: { selector: string; width: number; right: number; chrome?: string } | undefined;
+    for (const element of document.body ? document.body.querySelectorAll("*") : []) {
+      const box = element.getBoundingClientRect();
+      if (box.right <= viewportWidth + tolerance || box.width === 0 || clipped(element)) continue;
+      if (!culprit || box.width > culprit.width) {
+        const chrome = chromeOf(element);
+        culprit = {
+          selector: describe(element),
+          width: Math.round(box.width),
+          right: Math.round(box.right),
+          ...(chrome ? { chrome } : {}),
+        };
+      }
+    }
+    return { scrollWidth, viewportWidth, ...(culprit ? { culprit } : {}) };
+  }, OVERFLOW_TOLERANCE_PX);
+  return (await boundedCall(measuring, EVALUATE_MS, undefined)) ?? undefined;
 }
 
 export interface ConfirmedOverflow {

@@ -1,4 +1,5 @@
 import type { BrowserContext, Page } from "playwright-core";
+import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
 import type { BrowserSession, PageLog } from "./browser-session.ts";
 
 // Opening a page for the checks: a tab of the role's context that (1) counts requests in flight so the
@@ -142,5 +143,5 @@ export async function loadPage(
 
 /** Closes a tab, ignoring a browser that is already gone. */
 export async function closePage(loaded: LoadedPage | undefined): Promise<void> {
-  await loaded?.page.close().catch(() => {});
+  if (loaded) await boundedCall(loaded.page.close(), EVALUATE_MS, undefined);
 }
