@@ -18,8 +18,9 @@ import type { BrowserCheck } from "./page-checks.ts";
 import { BROWSER_CHECKS, checkPage } from "./page-checks.ts";
 import { overflowDraft, pageDrafts } from "./page-findings.ts";
 
-// BROWSER's deterministic pass: every page of the pinned map that a role reached is opened as that role
-// (anonymous first), one page per path template, in the run's Chromium, and checked for console errors,
+// BROWSER's deterministic pass: every page of the pinned map that a role reached is opened as that role,
+// one page per path template (each template first as the first role that reached it, anonymous first,
+// then as the others), in the run's Chromium, and checked for console errors,
 // broken links and assets, blocking accessibility violations, dead controls, failing background requests
 // and, at phone width, sideways overflow. Each candidate is confirmed on a fresh load (or a second
 // request) before it becomes a draft. Bounded by pages per role and by total time; every tab is closed
