@@ -29,11 +29,14 @@ const PROBES = [
 export default definePlaybook(async (session) => {
   const map = await session.call("get_system_map", {});
   if (!map.ok) session.log(`no system map (${map.error}): only dependencies can be audited`);
-  const signedIn = await session.call<{ errors: Record<string, string> }>("sign_in", {});
+  const signedIn = await session.call<{ errors: Record<string, string>; warnings?: Record<string, string> }>(
+    "sign_in",
+    {},
+  );
   if (!signedIn.ok) session.log(`sign_in: ${signedIn.error}; probing anonymously`);
   else
-    for (const [user, error] of Object.entries(signedIn.data.errors ?? {}))
-      session.log(`sign_in ${user}: ${error}`);
+    for (const [user, problem] of Object.entries({ ...signedIn.data.errors, ...signedIn.data.warnings }))
+      session.log(`sign_in ${user}: ${problem}`);
   const tools = map.ok ? PROBES : ["audit_dependencies"];
   const { emitted, duplicates } = await runProbesAndEmit(session, tools);
   session.log(`emitted ${emitted} findings (${duplicates} duplicates dropped)`);

@@ -3,6 +3,7 @@ import { maskedExchange, recordExchange } from "../../probes/http/exchange-recor
 import { BudgetExhaustedError, WriteNotAllowedError } from "../../probes/http/http-client.ts";
 import { openHttpClient, probeTargetOf } from "../../probes/http/run-http.ts";
 import { buildQuery, joinUrl } from "../../probes/http/target-url.ts";
+import { unusedCredential } from "../../probes/session/credential-check.ts";
 import { sessionPoolFor } from "../../probes/session/session-pool.ts";
 import type { ToolContext } from "../context.ts";
 import { err, ok } from "../result.ts";
@@ -137,8 +138,9 @@ export const signInTool = defineTool({
     const users = input.user ? [input.user] : sessions.users().map((user) => user.name);
     if (users.length === 0)
       return ok({ sessions: [], errors: {}, note: "the profile declares no users: probes run anonymously" });
-    // A form sign-in loads its page, posts, and follows the redirects: a few requests per user.
-    const client = openHttpClient(context, target, { maxRequests: users.length * 6 });
+    // A form sign-in loads its page, posts, and follows the redirects: a few requests per user, and two
+    // more to see that the application reads the credential.
+    const client = openHttpClient(context, target, { maxRequests: users.length * 8 });
     const errors: Record<string, string> = {};
     await Promise.all(
       users.map(async (name) => {
@@ -152,7 +154,20 @@ export const signInTool = defineTool({
     const summaries = sessions.summaries().filter((summary) => users.includes(summary.user));
     if (Object.keys(errors).length === users.length)
       return err(`sign_in: no user could sign in: ${Object.values(errors).join("; ")}`, { errors });
-    return ok({ sessions: summaries, errors, requests: client.stats.sent });
+    const warnings: Record<string, string> = {};
+    const applyAs = target.profile?.auth?.login?.apply_as;
+    for (const name of users.filter((user) => errors[user] === undefined)) {
+      const unused = await unusedCredential(
+        client,
+        sessions,
+        context.systemMap(),
+        target.baseUrl,
+        name,
+        applyAs,
+      );
+      if (unused) warnings[name] = unused;
+    }
+    return ok({ sessions: summaries, errors, warnings, requests: client.stats.sent });
   },
 });
 
