@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BrowserSession } from "../../src/probes/browser/browser-session.ts";
+import { clickableControls, clickAndWatch } from "../../src/probes/browser/dead-controls.ts";
 import { checkPage } from "../../src/probes/browser/page-checks.ts";
+import { closePage, loadPage } from "../../src/probes/browser/page-load.ts";
 
 // Dead controls in the forms real pages give them: a `javascript:void(0)` link, a styled div with the
 // pointer cursor (component libraries), an element with an inline handler, and a dead button after a
@@ -52,6 +54,17 @@ const PAGES: Record<string, string> = {
        });
      </script>`,
   ),
+  // Acts at once (a request), and changes the page only later: the watch has its answer from the request.
+  "/quick": page(
+    "Quick",
+    `<button type="button" id="sync">Sync now</button><p id="state"></p>
+     <script>
+       document.getElementById("sync").addEventListener("click", () => {
+         fetch("/api/ping");
+         setTimeout(() => { document.getElementById("state").textContent = "synced"; }, 800);
+       });
+     </script>`,
+  ),
 };
 const SLOW_ANSWER_MS = 2500;
 
@@ -81,7 +94,11 @@ afterAll(async () => {
 });
 
 async function deadOn(path: string): Promise<string[]> {
-  const result = await checkPage(session, context, {
+  return (await controlsOn(path)).deadControls.map(({ control }) => control.name).sort();
+}
+
+function controlsOn(path: string, controlsUntil?: number) {
+  return checkPage(session, context, {
     url: `${baseUrl}${path}`,
     checks: new Set(["controls"]),
     load: { writesAllowed: false },
@@ -89,8 +106,8 @@ async function deadOn(path: string): Promise<string[]> {
     judgedControls: new Set(),
     template: path,
     maxControls: 8,
+    ...(controlsUntil === undefined ? {} : { controlsUntil }),
   });
-  return result.deadControls.map(({ control }) => control.name).sort();
 }
 
 describe("dead controls", () => {
@@ -108,5 +125,24 @@ describe("dead controls", () => {
 
   it("watches a click longer on a page that loaded slowly, so a late answer is not taken for none", async () => {
     expect(await deadOn("/slow")).toEqual([]);
+  }, 90_000);
+
+  it("leaves a page's controls unclicked, and counted, once the page's share of the time is spent", async () => {
+    const result = await controlsOn("/dead", Date.now() - 1);
+    expect(result.deadControls).toEqual([]);
+    expect(result.unclicked).toBe(3);
+  }, 90_000);
+
+  it("stops watching a click at its first effect instead of waiting out the watch", async () => {
+    const loaded = await loadPage(session, context, `${baseUrl}/quick`, { writesAllowed: false });
+    try {
+      const [control] = await clickableControls(loaded.page);
+      expect(control?.name).toBe("Sync now");
+      const outcome = await clickAndWatch(loaded, control as NonNullable<typeof control>);
+      // The DOM change 800 ms later is never waited for: the request already proved the control works.
+      expect(outcome.effects).toEqual(["1 request(s)"]);
+    } finally {
+      await closePage(loaded);
+    }
   }, 90_000);
 });

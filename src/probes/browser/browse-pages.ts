@@ -47,6 +47,8 @@ export interface BrowseStats {
   roles: RoleStats[];
   templates: number;
   candidates: number;
+  /** Controls left unclicked on pages whose share of the time ran out. */
+  controlsUnclicked: number;
   durationMs: number;
 }
 
@@ -85,7 +87,14 @@ export async function browsePages(
   const workingControls = new Set<string>();
   const judgedControls = new Set<string>();
   const scannedTemplates = new Set<string>();
-  const stats: BrowseStats = { checks: [...checks], roles: [], templates: 0, candidates: 0, durationMs: 0 };
+  const stats: BrowseStats = {
+    checks: [...checks],
+    roles: [],
+    templates: 0,
+    candidates: 0,
+    controlsUnclicked: 0,
+    durationMs: 0,
+  };
   const templatesSeen = new Set<string>();
   const chromeOverflows = new Map<
     string,
@@ -114,8 +123,10 @@ export async function browsePages(
     return desktop;
   };
   const order = visitOrder(plans);
+  let visitsStarted = 0;
   // A few pages at once: most of a page's time is waiting (network quiet, a second after each click).
   const visited = await mapConcurrent(order, PAGES_AT_ONCE, async ({ plan, path, template }) => {
+    visitsStarted += 1;
     const { roleStats } = plan;
     if (context.signal?.aborted || Date.now() > pagesDeadline) {
       roleStats.stopped = context.signal?.aborted ? "aborted" : "time";
@@ -128,6 +139,9 @@ export async function browsePages(
     // Axe rules follow the markup, which roles mostly share: one scan per template.
     const scanAccessibility = !scannedTemplates.has(template);
     scannedTemplates.add(template);
+    // The time left is shared among the pages left (a few run at once): on a busy machine a page's clicks
+    // stop at its share, and the pages after it are still opened.
+    const share = ((pagesDeadline - Date.now()) * PAGES_AT_ONCE) / (order.length - visitsStarted + 1);
     const page = await checkPage(session, desktop, {
       url,
       checks,
@@ -137,7 +151,9 @@ export async function browsePages(
       template,
       scanAccessibility,
       maxControls: MAX_CONTROLS_PER_PAGE,
+      controlsUntil: Date.now() + share,
     });
+    stats.controlsUnclicked += page.unclicked;
     if (page.skipped && scanAccessibility) scannedTemplates.delete(template);
     let overflow: ConfirmedOverflow | undefined;
     if (!page.skipped && checks.has("layout") && !layoutDone.has(template) && Date.now() < pagesDeadline) {

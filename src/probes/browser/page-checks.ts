@@ -42,6 +42,12 @@ export interface PageVisit {
   /** False when another role's page of this template was already scanned by axe (same markup rules). */
   scanAccessibility?: boolean;
   maxControls: number;
+  /**
+   * When clicking stops (epoch ms): the page's share of the pass's time. Controls left then are not judged
+   * here (another role's visit of the template may judge them), so one page of many controls does not use
+   * up the time of the pages after it.
+   */
+  controlsUntil?: number;
 }
 
 export interface ConfirmedPage {
@@ -55,6 +61,8 @@ export interface ConfirmedPage {
   deadControls: Array<{ control: Control; first: ClickOutcome; second: ClickOutcome }>;
   links: RenderedLink[];
   notes: string[];
+  /** Controls left unclicked because the page's share of the time was spent. */
+  unclicked: number;
 }
 
 const DATA_REQUESTS = new Set(["xhr", "fetch"]);
@@ -72,6 +80,7 @@ export async function checkPage(
     deadControls: [],
     links: [],
     notes: [],
+    unclicked: 0,
   };
   const origin = new URL(visit.url).origin;
   let first: LoadedPage | undefined = await loadPage(session, context, visit.url, visit.load);
@@ -120,7 +129,11 @@ export async function checkPage(
             !visit.judgedControls.has(judgedKey(visit.template, control)),
         )
         .slice(0, visit.maxControls);
-      for (const control of controls) {
+      for (const [index, control] of controls.entries()) {
+        if (visit.controlsUntil !== undefined && Date.now() > visit.controlsUntil) {
+          result.unclicked = controls.length - index;
+          break;
+        }
         const outcome = await clickAndWatch(first, control);
         if (!outcome.clicked) continue;
         visit.judgedControls.add(judgedKey(visit.template, control));
