@@ -6,6 +6,8 @@ import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import type { BrowseStats } from "../../src/probes/browser/browse-pages.ts";
 import { browsePages } from "../../src/probes/browser/browse-pages.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
+import { isOwnAssertion } from "../../src/tools/testing/finding-test.ts";
+import { parseTap } from "../../src/tools/testing/test-results.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
 import type { FixtureSite } from "./fixture-site.ts";
@@ -135,15 +137,38 @@ describe("the generated browser tests", () => {
 
   // Asynchronous: the fixture server answering the test lives in this process.
   function run(file: string): Promise<number> {
+    return runWithOutput(file).then((result) => result.code);
+  }
+
+  function runWithOutput(file: string): Promise<{ code: number; stdout: string }> {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        ["--test", file],
+        ["--test", "--test-reporter=tap", file],
         { env: { ...process.env, QAAS_BASE_URL: site.baseUrl }, timeout: 60_000 },
-        (error) => resolve(error ? (typeof error.code === "number" ? error.code : -1) : 0),
+        (error, stdout) =>
+          resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout }),
       );
     });
   }
+
+  it("fail on their own assertion, which REPRODUCER needs to call a finding reproduced", async () => {
+    const drafts = [
+      candidates.find((draft) => draft.location.value === "/gone-report"),
+      candidates.find((draft) => draft.defect_class === "visual-defect"),
+    ];
+    const files = drafts.map(generatedTest);
+    try {
+      for (const file of files) {
+        const { code, stdout } = await runWithOutput(file);
+        expect(code).toBe(1);
+        const failure = parseTap(stdout).find((entry) => !entry.passed);
+        expect(isOwnAssertion(failure?.message, fs.readFileSync(file, "utf8"))).toBe(true);
+      }
+    } finally {
+      for (const file of files) fs.rmSync(file, { force: true });
+    }
+  }, 120_000);
 
   it("fail while the defect exists and pass once it is fixed", async () => {
     const exception = candidates.find(

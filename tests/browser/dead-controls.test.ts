@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BrowserSession } from "../../src/probes/browser/browser-session.ts";
-import { clickableControls, clickAndWatch } from "../../src/probes/browser/dead-controls.ts";
+import { clickAndWatch, clickableControls } from "../../src/probes/browser/dead-controls.ts";
 import { checkPage } from "../../src/probes/browser/page-checks.ts";
 import { closePage, loadPage } from "../../src/probes/browser/page-load.ts";
 

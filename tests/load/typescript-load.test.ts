@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import loadPlaybook from "../../src/agents/playbooks/load.ts";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { loadTools } from "../../src/tools/servers/load-server.ts";
+import { isOwnAssertion } from "../../src/tools/testing/finding-test.ts";
+import { parseTap } from "../../src/tools/testing/test-results.ts";
 import { callTool, fakeRunContext, runPlaybookDirectly } from "../support/fake-run-context.ts";
 import { fixtureMap, fixtureTarget, type RunningApp, startApp } from "./fixtures/fixture-target.ts";
 import { artifactFiles, findingKeys, playbookTools } from "./fixtures/playbook-tools.ts";
@@ -71,7 +73,7 @@ describe("LOAD on a TypeScript application", () => {
     expect(byClass("slow-endpoint").reproduction.test).toBeDefined();
     // The generated tests fail against the application while the defects are there.
     const reasons: Array<[EnvelopeDraft, RegExp]> = [
-      [byClass("n-plus-one"), /statements \(at most \d+ expected\)/],
+      [byClass("n-plus-one"), /must not run more statements than expected \(got \d+, at most \d+/],
       [byClass("unbounded-result"), /must return at most one item/],
       [byClass("slow-endpoint"), /must answer within 200 ms/],
     ];
@@ -86,6 +88,9 @@ describe("LOAD on a TypeScript application", () => {
       expect(run.status, `${draft.defect_class}: ${run.stdout}`).not.toBe(0);
       expect(run.stdout).toMatch(/fail 1/);
       expect(run.stdout).toMatch(reason);
+      // On the test's own assertion, or REPRODUCER would call the finding untestable.
+      const failure = parseTap(run.stdout).find((entry) => !entry.passed);
+      expect(isOwnAssertion(failure?.message, fs.readFileSync(file, "utf8"))).toBe(true);
     }
   }, 40_000);
 

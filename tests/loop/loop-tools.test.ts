@@ -49,11 +49,16 @@ function repository(): { root: string; top: string } {
   return { root, top };
 }
 
-function context(agent: Parameters<typeof testAgent>[0], root?: string): FakeRunContext {
+function context(
+  agent: Parameters<typeof testAgent>[0],
+  root?: string,
+  signIn: Record<string, unknown> = {},
+): FakeRunContext {
   const profile = TargetProfileSchema.parse({
     name: "fake",
     source: { path: "." },
     environment: { mode: "external", base_url: baseUrl, health_path: "/" },
+    ...signIn,
   });
   const run = fakeRunContext({
     agent: testAgent(agent),
@@ -70,8 +75,8 @@ function context(agent: Parameters<typeof testAgent>[0], root?: string): FakeRun
   return run;
 }
 
-function finding(run: FakeRunContext): DefectEnvelope {
-  const uri = run.putArtifact("api/x/x.test.mjs", TEST_SOURCE);
+function finding(run: FakeRunContext, source = TEST_SOURCE): DefectEnvelope {
+  const uri = run.putArtifact("api/x/x.test.mjs", source);
   const envelope = loopEnvelope({
     run_id: run.runId,
     evidence: [
@@ -130,6 +135,42 @@ describe("test_runner and record_reproduction", () => {
     expect(stored.reproduction.not_reproducible).toBe(true);
     expect(stored.tracker.state).toBe("held");
     expect(run.entries.map((entry) => entry.kind)).toContain("envelope_held");
+  });
+});
+
+describe("a generated HTTP test that names the user it sends as", () => {
+  // It asserts what the runner gave it, so a run without the user's session fails in its set-up.
+  const SOURCE = `import assert from "node:assert/strict";
+import { test } from "node:test";
+const USER = "bob";
+test("sent as bob", () => {
+  const headers = JSON.parse(process.env.QAAS_HEADERS || "{}");
+  if (!headers.authorization) throw new Error("no session for " + USER);
+  assert.equal(headers.authorization, "Bearer none-of-alice", "the session must be alice's (got bob's)");
+});
+`;
+
+  it("runs with that user's session from the run's sign-in layer, not another user's", async () => {
+    process.env.QAAS_TEST_LOOP_ALICE = "token-of-alice";
+    process.env.QAAS_TEST_LOOP_BOB = "token-of-bob";
+    const run = context({ tools: ["run_n_times"] }, undefined, {
+      auth: { login: { kind: "bearer" } },
+      users: [
+        { name: "alice", role: "member", token: "secret_ref:QAAS_TEST_LOOP_ALICE" },
+        { name: "bob", role: "member", token: "secret_ref:QAAS_TEST_LOOP_BOB" },
+      ],
+    });
+    finding(run, SOURCE);
+    const result = await invokeTool("run_n_times", { finding_id: "env-1", times: 1 }, run, "reproducer-1");
+    // Failing on its own assertion, with bob's token in hand: the runner gave bob's session, not alice's.
+    expect(result).toMatchObject({ ok: true, data: { failed: 1, own_assertion: true } });
+    const runs = path.join(run.home, "runs", run.runId, "artifacts", "test-runs", "env-1");
+    const output = fs
+      .readdirSync(runs)
+      .map((name) => fs.readFileSync(path.join(runs, name), "utf8"))
+      .join("\n");
+    expect(output).toContain("token-of-bob");
+    await closeRunServices(run);
   });
 });
 

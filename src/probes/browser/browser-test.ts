@@ -140,7 +140,7 @@ test(${title}, async () => {
     const same = links.filter((href) => { const url = new URL(href); return url.origin === target.origin && url.pathname + url.search === target.pathname + target.search; });
     for (const href of same) {
       const response = await context.request.get(href, { failOnStatusCode: false });
-      assert.ok(response.status() < 400, "the page links to " + href + ", which answers " + response.status());
+      assert.ok(response.status() < 400, "a link on the page must lead to a page that answers (got " + response.status() + " from " + href + ")");
     }
   } finally {
     await browser.close();
@@ -217,7 +217,7 @@ test(${title}, async () => {
       scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
       width: document.documentElement.clientWidth,
     }));
-    assert.ok(scrollWidth <= width + 2, "the page is " + scrollWidth + "px wide at a " + width + "px viewport");
+    assert.ok(scrollWidth <= width + 2, "the page must fit a phone screen without scrolling sideways (got " + scrollWidth + "px wide at a " + width + "px viewport)");
   } finally {
     await browser.close();
   }

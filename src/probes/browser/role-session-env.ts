@@ -17,6 +17,12 @@ export function roleOfTest(source: string): string | undefined {
   return role === undefined ? undefined : (JSON.parse(role) as string);
 }
 
+/** Which profile user a generated HTTP test sends its request as: its `USER` constant, if it has one. */
+export function userOfTest(source: string): string | undefined {
+  const user = /^const USER = ("(?:[^"\\]|\\.)*");$/m.exec(source)?.[1];
+  return user === undefined ? undefined : (JSON.parse(user) as string);
+}
+
 /**
  * The environment that gives a test `role`'s session, from the run's sign-in layer (`roles`). Empty for
  * the anonymous role or a role the run cannot sign in as (the test then says so itself).

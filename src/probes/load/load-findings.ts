@@ -108,7 +108,7 @@ function renderQueryCountTest(
 // Fails while the defect exists; passes once it is fixed.
 // Run with the target started with its statement log on (file ${logFile}):
 //   QAAS_BASE_URL=${load.run.target.baseUrl} QAAS_STATEMENT_LOG=${logFile} node --test ${path}
-${user ? `// The request is sent as profile user "${user}": put its credential header value in QAAS_AUTHORIZATION.\n` : ""}import assert from "node:assert/strict";
+${user ? `// The request is sent as profile user "${user}": put that user's session in QAAS_COOKIE (its Cookie header)\n// or QAAS_HEADERS (other headers as JSON, '{"authorization":"Bearer …"}'); qaas sets them when it runs the test.\n` : ""}import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
 
@@ -116,16 +116,18 @@ const BASE_URL = process.env.QAAS_BASE_URL ?? ${JSON.stringify(load.run.target.b
 const LOG = process.env.QAAS_STATEMENT_LOG ?? ${JSON.stringify(logFile)};
 const MAX_QUERIES = ${bound.maxQueries};
 const REPEATED = ${JSON.stringify(bound.shape ?? "")};
-
+${user ? `const USER = ${JSON.stringify(user)};\n` : ""}
 function size() {
   try { return fs.statSync(LOG).size; } catch { return 0; }
 }
 
 test(${JSON.stringify(title.replace(/\s+/g, " "))}, async () => {
   const before = size();
-  const headers = process.env.QAAS_AUTHORIZATION ? { authorization: process.env.QAAS_AUTHORIZATION } : {};
+  const headers = JSON.parse(process.env.QAAS_HEADERS || "{}");
+  if (process.env.QAAS_COOKIE) headers.cookie = process.env.QAAS_COOKIE;
+  if (process.env.QAAS_AUTHORIZATION) headers.authorization = process.env.QAAS_AUTHORIZATION;
   const response = await fetch(new URL(${JSON.stringify(url)}, BASE_URL), { headers });
-  assert.ok(response.ok, "the request failed: " + response.status);
+  if (!response.ok) throw new Error("the request failed: " + response.status${user ? ' + (Object.keys(headers).length === 0 ? " (no session for " + USER + " was given)" : "")' : ""});
   await response.text();
   await new Promise((resolve) => setTimeout(resolve, 100));
   const fd = fs.openSync(LOG, "r");
@@ -133,7 +135,7 @@ test(${JSON.stringify(title.replace(/\s+/g, " "))}, async () => {
   fs.readSync(fd, buffer, 0, buffer.length, before);
   fs.closeSync(fd);
   const statements = buffer.toString("utf8").split("\\n").filter((line) => line.trim() && !/^\\s*(begin|commit|rollback|pragma|savepoint|release)\\b/i.test(line));
-  assert.ok(statements.length <= MAX_QUERIES, "the request ran " + statements.length + " statements (at most " + MAX_QUERIES + " expected)" + (REPEATED ? "; repeated per item: " + REPEATED : ""));
+  assert.ok(statements.length <= MAX_QUERIES, "the request must not run more statements than expected (got " + statements.length + ", at most " + MAX_QUERIES + (REPEATED ? "; repeated per item: " + REPEATED : "") + ")");
 });
 `;
   return { content, path, command: `node --test ${path}` };

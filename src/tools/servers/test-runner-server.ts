@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { roleOfTest, roleSessionEnv } from "../../probes/browser/role-session-env.ts";
+import { roleOfTest, roleSessionEnv, userOfTest } from "../../probes/browser/role-session-env.ts";
 import { WAITS_MARK } from "../../probes/evidence/failing-test.ts";
 import { probeTargetOf } from "../../probes/http/run-http.ts";
 import { webRoles } from "../../probes/pages/web-session.ts";
@@ -79,14 +79,23 @@ export async function runFindingTest(
 }
 
 /**
- * A generated browser test of a signed-in role's page signs in only through its environment: it gets that
- * role's session from the run's sign-in layer, as the browser that found the defect had it.
+ * A generated test that needs a session gets it only through its environment, from the run's sign-in
+ * layer: a browser test as its role (as the browser that found the defect had it), an HTTP test as the
+ * profile user it names.
  */
 async function sessionEnvOf(source: string, context: ToolContext): Promise<Record<string, string>> {
+  const user = userOfTest(source);
   const role = roleOfTest(source);
-  if (role === undefined || role === "anonymous") return {};
+  if (user === undefined && (role === undefined || role === "anonymous")) return {};
   const target = probeTargetOf(context);
   if (typeof target === "string") return {};
+  if (user !== undefined) {
+    const { roles, users } = webRoles(context, target, [user]);
+    return roleSessionEnv(
+      roles,
+      Object.keys(users).find((each) => users[each] === user),
+    );
+  }
   return roleSessionEnv(webRoles(context, target).roles, role);
 }
 
