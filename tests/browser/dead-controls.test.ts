@@ -133,6 +133,19 @@ describe("dead controls", () => {
     expect(result.unclicked).toBe(3);
   }, 90_000);
 
+  it("records each load in the session's pace, so slow pages stretch the passes' time bounds", async () => {
+    const own = new BrowserSession();
+    try {
+      const anonymous = await own.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
+      expect(own.pace.stretch()).toBe(1);
+      for (let index = 0; index < 2; index += 1)
+        await closePage(await loadPage(own, anonymous, `${baseUrl}/slow`, { writesAllowed: false }));
+      expect(own.pace.stretch()).toBeGreaterThan(1);
+    } finally {
+      await own.close();
+    }
+  }, 90_000);
+
   it("stops watching a click at its first effect instead of waiting out the watch", async () => {
     const loaded = await loadPage(session, context, `${baseUrl}/quick`, { writesAllowed: false });
     try {

@@ -12,7 +12,11 @@ const BROWSE_SECONDS = 90;
 
 interface BrowseAnswer {
   candidates: EnvelopeDraft[];
-  stats?: { templates?: number; roles?: Array<{ role: string; pages: number; error?: string }> };
+  stats?: {
+    templates?: number;
+    roles?: Array<{ role: string; pages: number; error?: string }>;
+    stretch?: number;
+  };
 }
 
 export default definePlaybook(async (session: PlaybookSession) => {
@@ -24,7 +28,7 @@ export default definePlaybook(async (session: PlaybookSession) => {
     return;
   }
   if (session.signal.aborted) return;
-  // Bounded so the browser's pass ends with the other discovery agents; each candidate is confirmed anyway.
+  // Bounded so the browser's pass ends with the other discovery agents (stretched while pages load slowly).
   const answer = await session.call<BrowseAnswer>("browse_pages", { max_seconds: BROWSE_SECONDS });
   if (!answer.ok) {
     session.log(`BROWSER: browse_pages did not run: ${answer.error}`);
@@ -47,7 +51,8 @@ export default definePlaybook(async (session: PlaybookSession) => {
   const roles = (answer.data.stats?.roles ?? [])
     .map((role) => `${role.role} ${role.pages}${role.error ? ` (${role.error})` : ""}`)
     .join(", ");
+  const stretch = answer.data.stats?.stretch ?? 1;
   session.log(
-    `BROWSER: ${answer.data.stats?.templates ?? 0} page template(s) browsed (${roles || "no role"}); ${answer.data.candidates.length} candidate(s), ${emitted} emitted`,
+    `BROWSER: ${answer.data.stats?.templates ?? 0} page template(s) browsed (${roles || "no role"}); ${answer.data.candidates.length} candidate(s), ${emitted} emitted${stretch > 1 ? `; pages loaded slowly, so the time bound was stretched ×${stretch}` : ""}`,
   );
 });

@@ -23,7 +23,7 @@ import { overflowDraft, pageDrafts } from "./page-findings.ts";
 // then as the others), in the run's Chromium, and checked for console errors,
 // broken links and assets, blocking accessibility violations, dead controls, failing background requests
 // and, at phone width, sideways overflow. Each candidate is confirmed on a fresh load (or a second
-// request) before it becomes a draft. Bounded by pages per role and by total time; every tab is closed
+// request) before it becomes a draft. Bounded by pages per role and by total time (stretched while pages load slowly); every tab is closed
 // as soon as its page is done.
 
 export interface BrowseOptions {
@@ -49,6 +49,8 @@ export interface BrowseStats {
   candidates: number;
   /** Controls left unclicked on pages whose share of the time ran out. */
   controlsUnclicked: number;
+  /** How far the time bound was stretched because pages loaded slowly (1 = not at all). */
+  stretch: number;
   durationMs: number;
 }
 
@@ -67,13 +69,14 @@ export async function browsePages(
   if (!map) return "no system map is pinned for this run yet: MAPPER runs first (get_system_map answers it)";
   const checks = new Set<BrowserCheck>(options.checks?.length ? options.checks : BROWSER_CHECKS);
   const budgetMs = (options.max_seconds ?? 120) * 1000;
-  const deadline = started + budgetMs;
-  // Link targets are checked after a role's pages, over plain HTTP: a fifth of the time is kept for them,
-  // or a slow page set would leave every link unchecked.
-  const pagesDeadline = started + budgetMs * 0.8;
   const maxPages = options.max_pages ?? 30;
   const origin = new URL(target.baseUrl).origin;
   const session = browserSessionFor(context);
+  // The bound stretches while pages load slowly (browse-pace.ts), so a busy machine still opens them all.
+  const deadline = () => session.pace.deadline(started, budgetMs);
+  // Link targets are checked after a role's pages, over plain HTTP: a fifth of the time is kept for them,
+  // or a slow page set would leave every link unchecked.
+  const pagesDeadline = () => session.pace.deadline(started, budgetMs * 0.8);
   const masker = sessionPoolFor(context, target.baseUrl).masker;
   const refuse = refusedByProfile(target.profile);
   const load = { writesAllowed: target.writesAllowed, ...(refuse ? { refuse } : {}) };
@@ -93,6 +96,7 @@ export async function browsePages(
     templates: 0,
     candidates: 0,
     controlsUnclicked: 0,
+    stretch: 1,
     durationMs: 0,
   };
   const templatesSeen = new Set<string>();
@@ -128,7 +132,7 @@ export async function browsePages(
   const visited = await mapConcurrent(order, PAGES_AT_ONCE, async ({ plan, path, template }) => {
     visitsStarted += 1;
     const { roleStats } = plan;
-    if (context.signal?.aborted || Date.now() > pagesDeadline) {
+    if (context.signal?.aborted || Date.now() > pagesDeadline()) {
       roleStats.stopped = context.signal?.aborted ? "aborted" : "time";
       return undefined;
     }
@@ -141,7 +145,7 @@ export async function browsePages(
     scannedTemplates.add(template);
     // The time left is shared among the pages left (a few run at once): on a busy machine a page's clicks
     // stop at its share, and the pages after it are still opened.
-    const share = ((pagesDeadline - Date.now()) * PAGES_AT_ONCE) / (order.length - visitsStarted + 1);
+    const share = ((pagesDeadline() - Date.now()) * PAGES_AT_ONCE) / (order.length - visitsStarted + 1);
     const page = await checkPage(session, desktop, {
       url,
       checks,
@@ -156,7 +160,7 @@ export async function browsePages(
     stats.controlsUnclicked += page.unclicked;
     if (page.skipped && scanAccessibility) scannedTemplates.delete(template);
     let overflow: ConfirmedOverflow | undefined;
-    if (!page.skipped && checks.has("layout") && !layoutDone.has(template) && Date.now() < pagesDeadline) {
+    if (!page.skipped && checks.has("layout") && !layoutDone.has(template) && Date.now() < pagesDeadline()) {
       layoutDone.add(template);
       overflow = await layoutOf(session, plan.role, origin, url, load);
     }
@@ -201,7 +205,7 @@ export async function browsePages(
       seen,
       checked: checkedLinks,
       ...(refuse ? { refuse } : {}),
-      deadline,
+      deadline: deadline(),
       maxChecks: MAX_LINK_CHECKS_PER_ROLE,
     });
     plan.roleStats.linksChecked = links.checked;
@@ -217,6 +221,7 @@ export async function browsePages(
   stats.templates = templatesSeen.size;
   stats.candidates = candidates.length;
   stats.durationMs = Date.now() - started;
+  stats.stretch = Math.round(session.pace.stretch() * 100) / 100;
   return { candidates, stats };
 }
 

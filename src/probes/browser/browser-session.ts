@@ -4,6 +4,7 @@ import { onAgentEnd, onRunEnd } from "../../tools/run-end.ts";
 import { quietWindowsOf } from "../http/quiet-window.ts";
 import { parseCookieHeader } from "../pages/cookie-jar.ts";
 import { CHROMIUM_ARGS, findChromium, prepareContext } from "../traffic/chromium.ts";
+import { BrowsePace } from "./browse-pace.ts";
 
 // One Chromium per run, launched when first needed and closed when the run ends; one browser context per
 // role and viewport (contexts share nothing: cookies, storage and cache stay apart), so a page opened as
@@ -86,6 +87,8 @@ export class BrowserSession {
   private openPages = 0;
   private browsingSince = 0;
   private closed = false;
+  /** How long pages take to load now: the passes' time bounds stretch with it. */
+  readonly pace = new BrowsePace();
 
   constructor(
     private readonly options: {

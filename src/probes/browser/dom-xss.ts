@@ -55,19 +55,21 @@ export async function probeDomXss(
   const map = context.systemMap();
   if (!map) return "no system map: run MAPPER first";
   const origin = new URL(target.baseUrl).origin;
-  const deadline = Date.now() + (options.max_seconds ?? 60) * 1000;
   const pages = pagesWithInputs(map.pages).slice(0, options.max_pages ?? 30);
   const roles = webRoles(context, target).roles;
   const session = browserSessionFor(context);
+  const started = Date.now();
+  // Stretched while pages load slowly (browse-pace.ts): a busy machine would otherwise try one page.
+  const deadline = () => session.pace.deadline(started, (options.max_seconds ?? 60) * 1000);
   let attempts = 0;
   // Each page and source in a tab of its own, a few at once: most of a load is waiting on the page.
   const inputs = pages.flatMap((page) => page.sources.map((source) => ({ page, source })));
   const found = await mapConcurrent(inputs, TABS_AT_ONCE, async ({ page, source }) => {
-    if (Date.now() > deadline || context.signal.aborted) return undefined;
+    if (Date.now() > deadline() || context.signal.aborted) return undefined;
     const role = roles.find((candidate) => page.roles?.includes(candidate.role)) ?? ANONYMOUS;
     const browserContext = await session.context(role, origin);
     for (const [index, { sink }] of payloads(0).entries()) {
-      if (Date.now() > deadline) return undefined;
+      if (Date.now() > deadline()) return undefined;
       attempts += 1;
       const payloadFor = (token: number) => payloads(token)[index]!.text;
       const first = await ran(browserContext, origin, page.path, source, payloadFor);

@@ -137,6 +137,7 @@ export async function loadPage(
     loaded.error = (error instanceof Error ? error.message : String(error)).split("\n")[0];
   }
   loaded.loadMs = Date.now() - loadStarted;
+  if (!loaded.error) session.pace.record(loaded.loadMs);
   await loaded.settle();
   return loaded;
 }

@@ -44,10 +44,12 @@ export async function submitForms(
   if (!map) return "no system map is pinned for this run yet: MAPPER runs first";
   if (!run.target.writesAllowed)
     return "the target's profile does not allow writes: no form is submitted (journeys create records)";
-  const deadline = Date.now() + (options.max_seconds ?? 45) * 1000;
   const maxForms = options.max_forms ?? 20;
   const origin = new URL(run.target.baseUrl).origin;
   const session = browserSessionFor(context);
+  const started = Date.now();
+  // Stretched while pages load slowly (browse-pace.ts): a busy machine would otherwise try one form.
+  const deadline = () => session.pace.deadline(started, (options.max_seconds ?? 45) * 1000);
   const refuse = refusedByProfile(run.target.profile);
   const load = { writesAllowed: true, ...(refuse ? { refuse } : {}) };
   const { roles, users } = webRoles(context, run.target, options.roles);
@@ -61,7 +63,7 @@ export async function submitForms(
     const browsing = await session.context(role, origin, DESKTOP).catch(() => undefined);
     if (!browsing) continue;
     for (const { path, template } of pagesFor(map, role.role, entry)) {
-      if (Date.now() > deadline || context.signal.aborted || tried.length >= maxForms) break;
+      if (Date.now() > deadline() || context.signal.aborted || tried.length >= maxForms) break;
       if (templatesDone.has(template)) continue;
       templatesDone.add(template);
       const url = new URL(path, origin).href;
@@ -72,7 +74,7 @@ export async function submitForms(
         const key = `${form.name}|${pathOnly(new URL(form.action, origin).pathname)}`;
         if (form.skip || formsDone.has(key) || RISKY_CONTROL.test(`${form.name} ${form.submitLabel}`))
           continue;
-        if (Date.now() > deadline || tried.length >= maxForms) break;
+        if (Date.now() > deadline() || tried.length >= maxForms) break;
         formsDone.add(key);
         const journey = await runJourney(session, browsing, url, form.index, token(), load);
         const verdict = judgeJourney(journey);

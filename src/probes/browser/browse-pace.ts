@@ -1,0 +1,34 @@
+// How busy the browser's world is right now, read from how long its pages take to load. The browser's
+// passes are bounded in time so they end with the other discovery agents; on a machine running several
+// runs at once (or against a slow target) a page costs ten times what it costs idle, and a fixed bound
+// would leave most pages unopened. Their bounds stretch with the loads they see instead, within a cap.
+
+/** A page that loads within this is an idle page: no stretch. */
+const IDLE_LOAD_MS = 2000;
+/** A pass never takes longer than this multiple of its idle bound. */
+export const MAX_STRETCH = 3;
+/** The recent loads the stretch is read from. */
+const WINDOW = 9;
+
+export class BrowsePace {
+  private readonly recent: number[] = [];
+
+  /** One document load, in ms (a load that failed says nothing about pace and is not recorded). */
+  record(loadMs: number): void {
+    this.recent.push(loadMs);
+    if (this.recent.length > WINDOW) this.recent.shift();
+  }
+
+  /** 1 while pages load as fast as idle ones, up to MAX_STRETCH as the median recent load grows. */
+  stretch(): number {
+    if (this.recent.length === 0) return 1;
+    const sorted = [...this.recent].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)] as number;
+    return Math.min(MAX_STRETCH, Math.max(1, median / IDLE_LOAD_MS));
+  }
+
+  /** When a pass that started at `started` with an idle bound of `boundMs` ends, as of now. */
+  deadline(started: number, boundMs: number): number {
+    return started + boundMs * this.stretch();
+  }
+}
