@@ -23,8 +23,8 @@ import { overflowDraft, pageDrafts } from "./page-findings.ts";
 // then as the others), in the run's Chromium, and checked for console errors,
 // broken links and assets, blocking accessibility violations, dead controls, failing background requests
 // and, at phone width, sideways overflow. Each candidate is confirmed on a fresh load (or a second
-// request) before it becomes a draft. Bounded by pages per role and by total time (stretched while pages load slowly); every tab is closed
-// as soon as its page is done.
+// request) before it becomes a draft. Bounded by pages per role and by total time (stretched while pages
+// load slowly); every tab is closed as soon as its page is done.
 
 export interface BrowseOptions {
   roles?: string[];
