@@ -39,4 +39,17 @@ describe("object slots", () => {
       ["/api/admin/drivers/{id}/approve", "path", "/api/drivers"],
     ]);
   });
+
+  it("gives an admin action the family of the same noun that shares most of its path, not the first", () => {
+    const operations = [
+      undocumented("POST", "/api/payroll/batches"),
+      undocumented("POST", "/api/projects/batches"),
+      undocumented("POST", "/api/v1/crm/batches"),
+      undocumented("POST", "/api/admin/projects/batches/{id}/approve"),
+    ];
+    const slots = objectSlots(operations, resourceFamilies(operations));
+    expect(slots.map((slot) => [slot.operation.path, slot.family.collection])).toEqual([
+      ["/api/admin/projects/batches/{id}/approve", "/api/projects/batches"],
+    ]);
+  });
 });

@@ -138,18 +138,25 @@ function enclosingFamily(
   );
 }
 
-/** The family a reference names, preferring the one whose collection shares most of the path. */
+/**
+ * The family a reference names, preferring the one whose collection shares most of the path's segments,
+ * then most of its start: `/api/admin/projects/batches/{id}/approve` acts on `/api/projects/batches`, not
+ * on `/api/payroll/batches`, though both share only `/api` as a prefix.
+ */
 function namedFamily(
   families: readonly ResourceFamily[],
   stem: string,
   template: string,
 ): ResourceFamily | undefined {
   const noun = nounOf(stem);
-  const shared = (collection: string) => {
+  const segments = template.split("/");
+  const inPath = new Set(segments.filter((segment) => segment !== "" && !segment.startsWith("{")));
+  const common = (collection: string) =>
+    new Set(collection.split("/").filter((segment) => inPath.has(segment))).size;
+  const prefix = (collection: string) => {
     const a = collection.split("/");
-    const b = template.split("/");
     let index = 0;
-    while (index < a.length && index < b.length && a[index] === b[index]) index += 1;
+    while (index < a.length && index < segments.length && a[index] === segments[index]) index += 1;
     return index;
   };
   return families
@@ -157,7 +164,9 @@ function namedFamily(
       (family) =>
         (family.create || family.list) && nounOf(lastStaticSegment(family.collection) ?? "") === noun,
     )
-    .sort((a, b) => shared(b.collection) - shared(a.collection))[0];
+    .sort(
+      (a, b) => common(b.collection) - common(a.collection) || prefix(b.collection) - prefix(a.collection),
+    )[0];
 }
 
 /** Puts `id` where the slot takes it (a body keeps the value's JSON type when the schema says number). */
