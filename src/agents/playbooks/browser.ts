@@ -36,14 +36,17 @@ export default definePlaybook(async (session: PlaybookSession) => {
   }
   const emitted = await emitCandidates(session, "browse_pages", answer.data.candidates, new Set());
   if (session.signal.aborted) return;
-  const xss = await session.call<BrowseAnswer>("probe_dom_xss", { max_seconds: 30 });
+  // Two passes that mostly wait on pages, in tabs of their own: side by side they take the time of one.
+  // Journeys write (records of the run's own); the tool refuses on targets that do not allow writes.
+  const [xss, forms] = await Promise.all([
+    session.call<BrowseAnswer>("probe_dom_xss", { max_seconds: 30 }),
+    session.call<BrowseAnswer>("submit_forms", { max_seconds: 30 }),
+  ]);
+  // Emitted in a fixed order, whichever pass finished first.
   if (xss.ok) {
     const found = await emitCandidates(session, "probe_dom_xss", xss.data.candidates, new Set());
     session.log(`BROWSER: probe_dom_xss: ${xss.data.candidates.length} candidate(s), ${found} emitted`);
   } else session.log(`BROWSER: probe_dom_xss did not run: ${xss.error}`);
-  if (session.signal.aborted) return;
-  // Journeys write (records of the run's own); the tool refuses on targets that do not allow writes.
-  const forms = await session.call<BrowseAnswer>("submit_forms", { max_seconds: 30 });
   if (forms.ok) {
     const found = await emitCandidates(session, "submit_forms", forms.data.candidates, new Set());
     session.log(`BROWSER: submit_forms: ${forms.data.candidates.length} candidate(s), ${found} emitted`);
