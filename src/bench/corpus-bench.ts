@@ -20,7 +20,7 @@ import { FAMILIES } from "../../corpus/model/families.ts";
 import { SERVERS } from "../../corpus/model/servers.ts";
 import { ALL_ROWS } from "../../corpus/tables/index.ts";
 import { runScoreCommand } from "../score/score-command.ts";
-import { RunStore } from "../store/run-store.ts";
+import { PROGRESS_FILE, RunStore } from "../store/run-store.ts";
 import { parseBenchArgs } from "./bench-args.ts";
 
 // `npm run bench:corpus`: generates the conformance corpus, runs qaas against every corpus server exactly as
@@ -141,7 +141,7 @@ async function benchServer(model: ServerModel): Promise<{ result: ServerResult; 
       location: hit.location.value,
     })),
   };
-  log(`${server.name}: done in ${wall.toFixed(1)}s (run ${runId}${values.keep ? `, home ${home}` : ""})`);
+  log(`${server.name}: done in ${wall.toFixed(1)}s (run ${runId}${values.keep ? `, log ${RunStore.open(home, runId).dir}/${PROGRESS_FILE}` : ""})`);
   if (!values.keep) fs.rmSync(home, { recursive: true, force: true });
   return { result, run };
 }

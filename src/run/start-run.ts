@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import path from "node:path";
 import type { SeatRef } from "../config/agent-schema.ts";
 import { type LoadedAgent, type LoadedConfig, loadConfig } from "../config/load-config.ts";
 import { QaasError } from "../errors.ts";
@@ -10,7 +11,7 @@ import { execute, replay } from "../router/executor.ts";
 import { initialState, type RouterEvent, type RunState } from "../router/run-state.ts";
 import { runInvocation } from "../runner/run-agent.ts";
 import type { OrchestratorSeat, WorkerSeat } from "../seats/seat.ts";
-import { RunStore } from "../store/run-store.ts";
+import { PROGRESS_FILE, RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import { type PreparedEnvironment, prepareEnvironment } from "../targets/environment.ts";
 import { loadTarget } from "../targets/load-target.ts";
@@ -159,7 +160,7 @@ async function drive(
   state: RunState,
   firstEvent: RouterEvent,
 ): Promise<RunOutcome> {
-  const progress = new Progress(options.json === true);
+  const progress = new Progress(options.json === true, path.join(store.dir, PROGRESS_FILE));
   const signal = options.signal ?? new AbortController().signal;
   // Every running agent, test process and request listens for the stop: dozens at once is normal here.
   setMaxListeners(256, signal);

@@ -16,10 +16,12 @@ import { LedgerFile, type LedgerRead } from "./ledger-file.ts";
 import type { LedgerEntry, LedgerKind } from "./ledger-kinds.ts";
 import { type RunMeta, type RunSummary, summarizeRun } from "./run-summary.ts";
 
-// One run on disk: `<home>/runs/<id>/{run.json, ledger.jsonl, envelopes/, artifacts/, report.json}`.
-// Everything a run knows is in these files, so a killed run can be read, listed and resumed from them.
+// One run on disk: `<home>/runs/<id>/{run.json, ledger.jsonl, envelopes/, artifacts/, report.json,
+// progress.log}`. Everything a run knows is in these files, so a killed run can be read, listed and resumed
+// from them; progress.log is for people only (nothing reads it back).
 
 export const LEDGER_FILE = "ledger.jsonl";
+export const PROGRESS_FILE = "progress.log";
 const META_FILE = "run.json";
 const REPORT_FILE = "report.json";
 

@@ -1,8 +1,10 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startRun } from "../../src/run/start-run.ts";
 import { MockSeat, type MockSeatStep } from "../../src/seats/mock-seat.ts";
 import { TransientSeatError } from "../../src/seats/seat.ts";
-import { RunStore } from "../../src/store/run-store.ts";
+import { PROGRESS_FILE, RunStore } from "../../src/store/run-store.ts";
 import { tempProject } from "../support/temp-config.ts";
 
 // The real engine (router, runner, registry, guardrails, ledger) with MockSeats in the seats: scripted
@@ -106,7 +108,7 @@ describe("the engine with MockSeats", () => {
       run: { script: [{ throw: new TransientSeatError("429 Too Many Requests") }] },
     });
     const api = new MockSeat({ run: { script: [{ finish: "nothing found" }] } });
-    const { report } = await startRun({
+    const { runId, report } = await startRun({
       home,
       configDir,
       mode: "flaky",
@@ -118,5 +120,9 @@ describe("the engine with MockSeats", () => {
     expect(report.dead_lettered).toEqual([{ agent: "MAPPER", error: "429 Too Many Requests" }]);
     expect(api.calls).toHaveLength(1);
     expect(report.status).toBe("completed");
+    // Quiet on stderr (--json), yet the progress lines are kept with the run for a person to read later.
+    const progress = fs.readFileSync(path.join(RunStore.open(home, runId).dir, PROGRESS_FILE), "utf8");
+    expect(progress).toContain(`run ${runId}: mode flaky`);
+    expect(progress).toContain("MAPPER gave up: 429 Too Many Requests");
   });
 });
