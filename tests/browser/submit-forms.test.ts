@@ -201,3 +201,36 @@ describe("submit_forms on a target that does not allow writes", () => {
     expect(writes.length).toBe(before);
   });
 });
+
+describe("submit_forms with little time", () => {
+  it("opens the pages the map saw a form on before the others", async () => {
+    // Listed last and the only one with a form in the map: with one journey allowed, it is the one tried.
+    const pages = ["/handles", "/digest", "/newsletter", "/notes/new"].map((path) => ({
+      path,
+      status: 200,
+      links: [],
+      forms:
+        path === "/notes/new"
+          ? [{ action: "/notes", method: "POST", fields: ["title"], scripted: false }]
+          : [],
+      roles: ["anonymous"],
+    }));
+    const hurried = probeContext({
+      profile: profileFor({
+        name: "hurried",
+        source: {},
+        environment: { mode: "external", base_url: baseUrl, allow_writes: true },
+      }),
+      map: systemMapFor({ target: "hurried", baseUrl, document: { openapi: "3.0.0", paths: {} }, pages }),
+      agent: "BROWSER",
+    });
+    try {
+      const answer = await submitForms(hurried, { max_forms: 1, max_seconds: 60 });
+      if (typeof answer === "string") throw new Error(answer);
+      expect(answer.stats).toMatchObject({ pages_opened: 1, pages_left: 3, forms_tried: 1 });
+      expect(answer.candidates.map((draft) => draft.location.value)).toEqual(["/notes/new"]);
+    } finally {
+      await closeRunServices(hurried);
+    }
+  }, 90_000);
+});

@@ -16,6 +16,9 @@ interface BrowseAnswer {
     templates?: number;
     roles?: Array<{ role: string; pages: number; error?: string }>;
     stretch?: number;
+    forms_tried?: number;
+    pages_opened?: number;
+    pages_left?: number;
   };
 }
 
@@ -49,7 +52,10 @@ export default definePlaybook(async (session: PlaybookSession) => {
   } else session.log(`BROWSER: probe_dom_xss did not run: ${xss.error}`);
   if (forms.ok) {
     const found = await emitCandidates(session, "submit_forms", forms.data.candidates, new Set());
-    session.log(`BROWSER: submit_forms: ${forms.data.candidates.length} candidate(s), ${found} emitted`);
+    const { forms_tried = 0, pages_opened = 0, pages_left = 0 } = forms.data.stats ?? {};
+    session.log(
+      `BROWSER: submit_forms: ${forms_tried} form(s) tried on ${pages_opened} page(s), ${pages_left} left unopened; ${forms.data.candidates.length} candidate(s), ${found} emitted`,
+    );
   } else session.log(`BROWSER: submit_forms did not run: ${forms.error}`);
   const roles = (answer.data.stats?.roles ?? [])
     .map((role) => `${role.role} ${role.pages}${role.error ? ` (${role.error})` : ""}`)

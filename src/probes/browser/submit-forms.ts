@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import type { BrowserContext } from "playwright-core";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { SystemMap } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { guideFinding } from "../guide/guide-finding.ts";
 import { pathOnly } from "../guide/path-templates.ts";
@@ -8,18 +10,19 @@ import { refusedByProfile } from "../http/profile-endpoints.ts";
 import { webRoles } from "../pages/web-session.ts";
 import { openProbeRun, type ProbeRun } from "../session/probe-run.ts";
 import { pagesFor } from "./browse-pages.ts";
-import { browserSessionFor, DESKTOP } from "./browser-session.ts";
+import { type BrowsingRole, browserSessionFor, DESKTOP } from "./browser-session.ts";
 import { RISKY_CONTROL } from "./dead-controls.ts";
 import { describeForms } from "./form-fill.ts";
 import { type JourneyRecord, runJourney, type SentRequest } from "./form-journey.ts";
 import { type JourneyVerdict, judgeJourney } from "./journey-judge.ts";
 import { closePage, loadPage } from "./page-load.ts";
 
-// submit_forms: the journeys of the pinned map's pages. Each form (once per name and action, as the first
-// role that sees it) is filled with valid values and submitted in the run's Chromium; what the page said is
-// compared with what the server answered. A verdict holds only when a second journey, on a fresh load with
-// fresh values, reaches the same one. Only on targets whose profile allows writes, and never a form that
-// signs in, uploads, deletes, pays or updates a record the run did not create.
+// submit_forms: the journeys of the pinned map's pages, those the crawl saw a form on first. Each form (once
+// per name and action, as the first role that sees it) is filled with valid values and submitted in the
+// run's Chromium; what the page said is compared with what the server answered. A verdict holds only when a
+// second journey, on a fresh load with fresh values, reaches the same one. Only on targets whose profile
+// allows writes, and never a form that signs in, uploads, deletes, pays or updates a record the run did
+// not create.
 
 export interface SubmitFormsOptions {
   roles?: string[];
@@ -59,51 +62,84 @@ export async function submitForms(
   const formsDone = new Set<string>();
   const templatesDone = new Set<string>();
 
-  for (const role of roles) {
-    const browsing = await session.context(role, origin, DESKTOP).catch(() => undefined);
+  const contexts = new Map<string, Promise<BrowserContext | undefined>>();
+  const contextOf = (role: BrowsingRole): Promise<BrowserContext | undefined> => {
+    let browsing = contexts.get(role.role);
+    if (!browsing) {
+      browsing = session.context(role, origin, DESKTOP).catch(() => undefined);
+      contexts.set(role.role, browsing);
+    }
+    return browsing;
+  };
+  const visits = formPagesFirst(
+    roles.flatMap((role) => pagesFor(map, role.role, entry).map((page) => ({ role, ...page }))),
+    map,
+  );
+  let pagesOpened = 0;
+  for (const { role, path, template } of visits) {
+    if (Date.now() > deadline() || context.signal.aborted || tried.length >= maxForms) break;
+    if (templatesDone.has(template)) continue;
+    const browsing = await contextOf(role);
     if (!browsing) continue;
-    for (const { path, template } of pagesFor(map, role.role, entry)) {
-      if (Date.now() > deadline() || context.signal.aborted || tried.length >= maxForms) break;
-      if (templatesDone.has(template)) continue;
-      templatesDone.add(template);
-      const url = new URL(path, origin).href;
-      const first = await loadPage(session, browsing, url, { ...load, writesAllowed: false });
-      const forms = first.error || (first.status ?? 0) >= 400 ? [] : await describeForms(first.page);
-      await closePage(first);
-      for (const form of forms) {
-        const key = `${form.name}|${pathOnly(new URL(form.action, origin).pathname)}`;
-        if (form.skip || formsDone.has(key) || RISKY_CONTROL.test(`${form.name} ${form.submitLabel}`))
-          continue;
-        if (Date.now() > deadline() || tried.length >= maxForms) break;
-        formsDone.add(key);
-        const journey = await runJourney(session, browsing, url, form.index, token(), load);
-        const verdict = judgeJourney(journey);
-        tried.push({ role: role.role, template, form: form.name, verdict: describe(verdict) });
-        if (verdict.kind === "none") continue;
-        const again = await runJourney(session, browsing, url, form.index, token(), load);
-        const second = judgeJourney(again);
-        if (second.kind !== verdict.kind) {
-          tried.push({
-            role: role.role,
-            template,
-            form: form.name,
-            verdict: `not confirmed: ${describe(second)}`,
-          });
-          continue;
-        }
-        candidates.push(
-          draftFor(
-            run,
-            { role: role.role, user: users[role.role], template, form: form.name },
-            journey,
-            again,
-            verdict,
-          ),
-        );
+    templatesDone.add(template);
+    const url = new URL(path, origin).href;
+    pagesOpened += 1;
+    const first = await loadPage(session, browsing, url, { ...load, writesAllowed: false });
+    const forms = first.error || (first.status ?? 0) >= 400 ? [] : await describeForms(first.page);
+    await closePage(first);
+    for (const form of forms) {
+      const key = `${form.name}|${pathOnly(new URL(form.action, origin).pathname)}`;
+      if (form.skip || formsDone.has(key) || RISKY_CONTROL.test(`${form.name} ${form.submitLabel}`)) continue;
+      if (Date.now() > deadline() || tried.length >= maxForms) break;
+      formsDone.add(key);
+      const journey = await runJourney(session, browsing, url, form.index, token(), load);
+      const verdict = judgeJourney(journey);
+      tried.push({ role: role.role, template, form: form.name, verdict: describe(verdict) });
+      if (verdict.kind === "none") continue;
+      const again = await runJourney(session, browsing, url, form.index, token(), load);
+      const second = judgeJourney(again);
+      if (second.kind !== verdict.kind) {
+        tried.push({
+          role: role.role,
+          template,
+          form: form.name,
+          verdict: `not confirmed: ${describe(second)}`,
+        });
+        continue;
       }
+      candidates.push(
+        draftFor(
+          run,
+          { role: role.role, user: users[role.role], template, form: form.name },
+          journey,
+          again,
+          verdict,
+        ),
+      );
     }
   }
-  return { candidates, stats: { forms_tried: tried.length, tried } };
+  return {
+    candidates,
+    stats: {
+      pages_opened: pagesOpened,
+      pages_left: visits.length - pagesOpened,
+      forms_tried: tried.length,
+      tried,
+    },
+  };
+}
+
+/**
+ * The pages to open, those the map saw a form on first (a crawl reads the served HTML, so a form a script
+ * builds is not among them): on a busy machine the pass's time goes to journeys, not to formless pages.
+ * Otherwise in the order given, which keeps each role's pages in the map's order.
+ */
+export function formPagesFirst<Visit extends { path: string }>(visits: Visit[], map: SystemMap): Visit[] {
+  const withForms = new Set(map.pages.filter((page) => page.forms.length > 0).map((page) => page.path));
+  return [
+    ...visits.filter((visit) => withForms.has(visit.path)),
+    ...visits.filter((visit) => !withForms.has(visit.path)),
+  ];
 }
 
 function token(): string {
