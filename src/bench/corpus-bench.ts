@@ -141,7 +141,9 @@ async function benchServer(model: ServerModel): Promise<{ result: ServerResult; 
       location: hit.location.value,
     })),
   };
-  log(`${server.name}: done in ${wall.toFixed(1)}s (run ${runId}${values.keep ? `, log ${RunStore.open(home, runId).dir}/${PROGRESS_FILE}` : ""})`);
+  log(
+    `${server.name}: done in ${wall.toFixed(1)}s (run ${runId}${values.keep ? `, log ${RunStore.open(home, runId).dir}/${PROGRESS_FILE}` : ""})`,
+  );
   if (!values.keep) fs.rmSync(home, { recursive: true, force: true });
   return { result, run };
 }
