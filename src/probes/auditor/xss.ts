@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
-import type { Operation } from "../../map/system-map.ts";
+import type { Operation, SystemMap } from "../../map/system-map.ts";
 import { isSafeWrite, operationKey, selectOperations } from "../api/operation-index.ts";
 import { endpointLocation, sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
@@ -120,7 +120,7 @@ export async function probeXss(
     stats.stored_planted = planted.length;
     if (planted.length === 0) return;
     const pages = pagesToCheck(
-      run,
+      run.map,
       planted.flatMap((entry) =>
         entry.resourceId === undefined
           ? []
@@ -199,32 +199,45 @@ interface PageToCheck {
 }
 
 /**
- * HTML routes without a document entry filled with the new resources' ids first (where a saved record is
- * shown), then the other such routes and the crawled pages.
+ * HTML routes without a document entry, in three tiers: each route filled with the ids of records created
+ * under its own collection (where a saved record is most likely shown), then the routes without a
+ * parameter and the crawled pages, then the routes filled with other records' ids. By tier, not by route:
+ * an application without a document has every route undocumented, and one route's ten ids each must not
+ * use up the pages before the route that shows the record is reached.
  */
-function pagesToCheck(run: ProbeRun, created: readonly CreatedRecord[], limit: number): PageToCheck[] {
-  const withIds = new Map<string, PageToCheck>();
-  const others = new Map<string, PageToCheck>();
-  for (const operation of run.map.operations) {
+export function pagesToCheck(
+  map: SystemMap,
+  created: readonly CreatedRecord[],
+  limit: number,
+): PageToCheck[] {
+  const own = new Map<string, PageToCheck>();
+  const plain = new Map<string, PageToCheck>();
+  const foreign = new Map<string, PageToCheck>();
+  for (const operation of map.operations) {
     if (operation.method.toUpperCase() !== "GET" || operation.documented || !isSafeWrite(operation)) continue;
     const names = pathParameterNames(operation.path);
     const roles = operation.roles ?? [];
-    if (names.length === 0) {
-      const path = toTemplateForm(operation.path);
-      others.set(path, { path, operation, roles });
-    } else if (names.length === 1)
-      for (const id of idsFor(toTemplateForm(operation.path), created)) {
-        const path = fillPath(toTemplateForm(operation.path), { [names[0]!]: id });
-        withIds.set(path, { path, operation, roles, created: true });
-      }
+    const route = toTemplateForm(operation.path);
+    if (names.length === 0) plain.set(route, { path: route, operation, roles });
+    else if (names.length === 1) {
+      const ids = idsFor(route, created);
+      for (const [tier, list] of [
+        [own, ids.own],
+        [foreign, ids.others],
+      ] as const)
+        for (const id of list) {
+          const path = fillPath(route, { [names[0]!]: id });
+          tier.set(path, { path, operation, roles, created: true });
+        }
+    }
   }
-  for (const page of run.map.pages)
-    if (!withIds.has(page.path) && !others.has(page.path))
-      others.set(page.path, { path: page.path, operation: undefined, roles: page.roles ?? [] });
-  return [...withIds.values(), ...others.values()].slice(0, limit);
+  for (const page of map.pages)
+    if (!own.has(page.path) && !plain.has(page.path) && !foreign.has(page.path))
+      plain.set(page.path, { path: page.path, operation: undefined, roles: page.roles ?? [] });
+  return [...own.values(), ...plain.values(), ...foreign.values()].slice(0, limit);
 }
 
-interface CreatedRecord {
+export interface CreatedRecord {
   id: string;
   /** The path of the operation that created it. */
   createdAt: string;
@@ -233,15 +246,21 @@ interface CreatedRecord {
 const IDS_PER_ROUTE = 10;
 
 /**
- * The ids worth putting in a page route: those created under the route's own collection first (a record
- * posted to `/x/things` is shown at `/x/things/{id}/page`), then the others, ten in all.
+ * The ids worth putting in a page route, ten in all: those created under the route's own collection (a
+ * record posted to `/x/things` is shown at `/x/things/{id}/page`), and the others after them.
  */
-export function idsFor(route: string, created: readonly CreatedRecord[]): string[] {
+export function idsFor(
+  route: string,
+  created: readonly CreatedRecord[],
+): { own: string[]; others: string[] } {
   const collection = route.slice(0, route.indexOf("{")).replace(/\/+$/, "");
-  const own = created.filter(
-    (record) => collection !== "" && record.createdAt.replace(/\/+$/, "") === collection,
-  );
-  return [...new Set([...own, ...created].map((record) => record.id))].slice(0, IDS_PER_ROUTE);
+  const isOwn = (record: CreatedRecord) =>
+    collection !== "" && record.createdAt.replace(/\/+$/, "") === collection;
+  const own = [...new Set(created.filter(isOwn).map((record) => record.id))].slice(0, IDS_PER_ROUTE);
+  const others = [...new Set(created.filter((record) => !isOwn(record)).map((record) => record.id))]
+    .filter((id) => !own.includes(id))
+    .slice(0, IDS_PER_ROUTE - own.length);
+  return { own, others };
 }
 
 /**
