@@ -2,8 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
+import type { Page } from "../../src/map/system-map.ts";
 import { updatesExisting } from "../../src/probes/browser/form-journey.ts";
-import { submitForms } from "../../src/probes/browser/submit-forms.ts";
+import { type SubmitFormsOptions, submitForms } from "../../src/probes/browser/submit-forms.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
@@ -87,6 +88,17 @@ const PAGES: Record<string, string> = {
   ),
 };
 
+// Served, but only in the maps of the tests with little time.
+const MANY_FORMS = page(
+  "Many forms",
+  ["A", "B", "C"]
+    .map(
+      (name) =>
+        `<form method="post" action="/saved"><h2>Form ${name}</h2><label>Name <input name="name" required></label><button>Save ${name}</button></form>`,
+    )
+    .join(""),
+);
+
 let server: http.Server;
 let baseUrl: string;
 const writes: string[] = [];
@@ -114,11 +126,12 @@ beforeAll(async () => {
         return void response
           .writeHead(500, { "content-type": "application/json" })
           .end(JSON.stringify({ message: "mailer down" }));
-      if (url === "/orders") return void response.writeHead(303, { location: "/orders/ok" }).end();
+      if (url === "/orders" || url === "/saved")
+        return void response.writeHead(303, { location: "/orders/ok" }).end();
       return html(404, page("Not found", ""));
     }
     if (url === "/orders/ok") return html(200, page("Order placed", "<p>Your order was placed.</p>"));
-    const body = PAGES[url.split("?")[0] as string];
+    const body = url === "/many" ? MANY_FORMS : PAGES[url.split("?")[0] as string];
     return body ? html(200, body) : html(404, page("Not found", ""));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -202,35 +215,65 @@ describe("submit_forms on a target that does not allow writes", () => {
   });
 });
 
+const formPage = (path: string, hasForm: boolean): Page => ({
+  path,
+  status: 200,
+  links: [],
+  forms: hasForm ? [{ action: path, method: "POST", fields: ["name"], scripted: false }] : [],
+  roles: ["anonymous"],
+});
+
+async function hurriedRun(pages: Page[], options: SubmitFormsOptions) {
+  const hurried = probeContext({
+    profile: profileFor({
+      name: "hurried",
+      source: {},
+      environment: { mode: "external", base_url: baseUrl, allow_writes: true },
+    }),
+    map: systemMapFor({ target: "hurried", baseUrl, document: { openapi: "3.0.0", paths: {} }, pages }),
+    agent: "BROWSER",
+  });
+  try {
+    const answer = await submitForms(hurried, options);
+    if (typeof answer === "string") throw new Error(answer);
+    return answer;
+  } finally {
+    await closeRunServices(hurried);
+  }
+}
+
 describe("submit_forms with little time", () => {
   it("opens the pages the map saw a form on before the others", async () => {
     // Listed last and the only one with a form in the map: with one journey allowed, it is the one tried.
-    const pages = ["/handles", "/digest", "/newsletter", "/notes/new"].map((path) => ({
-      path,
-      status: 200,
-      links: [],
-      forms:
-        path === "/notes/new"
-          ? [{ action: "/notes", method: "POST", fields: ["title"], scripted: false }]
-          : [],
-      roles: ["anonymous"],
-    }));
-    const hurried = probeContext({
-      profile: profileFor({
-        name: "hurried",
-        source: {},
-        environment: { mode: "external", base_url: baseUrl, allow_writes: true },
-      }),
-      map: systemMapFor({ target: "hurried", baseUrl, document: { openapi: "3.0.0", paths: {} }, pages }),
-      agent: "BROWSER",
-    });
-    try {
-      const answer = await submitForms(hurried, { max_forms: 1, max_seconds: 60 });
-      if (typeof answer === "string") throw new Error(answer);
-      expect(answer.stats).toMatchObject({ pages_opened: 1, pages_left: 3, forms_tried: 1 });
-      expect(answer.candidates.map((draft) => draft.location.value)).toEqual(["/notes/new"]);
-    } finally {
-      await closeRunServices(hurried);
-    }
+    const pages = ["/handles", "/digest", "/newsletter"].map((path) => formPage(path, false));
+    const answer = await hurriedRun([...pages, formPage("/notes/new", true)], { max_forms: 1, at_once: 1 });
+    expect(answer.stats).toMatchObject({ pages_opened: 1, pages_left: 3, forms_tried: 1 });
+    expect(answer.candidates.map((draft) => draft.location.value)).toEqual(["/notes/new"]);
   }, 90_000);
+
+  it("tries a page's first two forms, then the next page's, before the rest of the first", async () => {
+    const answer = await hurriedRun([formPage("/many", true), formPage("/notes/new", true)], {
+      max_forms: 3,
+      at_once: 1,
+    });
+    expect((answer.stats.tried as Array<{ form: string }>).map((entry) => entry.form)).toEqual([
+      "Form A",
+      "Form B",
+      "New note",
+    ]);
+    expect(answer.stats).toMatchObject({ forms_left: 1 });
+  }, 90_000);
+
+  it("runs journeys side by side and still answers in page order", async () => {
+    const answer = await hurriedRun(
+      ["/feedback", "/notes/new", "/digest", "/many"].map((path) => formPage(path, true)),
+      { max_seconds: 120 },
+    );
+    expect(answer.candidates.map((draft) => draft.location.value)).toEqual([
+      "/feedback",
+      "/notes/new",
+      "/digest",
+    ]);
+    expect(answer.stats).toMatchObject({ forms_tried: 6, forms_left: 0 });
+  }, 150_000);
 });

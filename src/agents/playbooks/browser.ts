@@ -19,6 +19,7 @@ interface BrowseAnswer {
     forms_tried?: number;
     pages_opened?: number;
     pages_left?: number;
+    forms_left?: number;
   };
 }
 
@@ -52,9 +53,9 @@ export default definePlaybook(async (session: PlaybookSession) => {
   } else session.log(`BROWSER: probe_dom_xss did not run: ${xss.error}`);
   if (forms.ok) {
     const found = await emitCandidates(session, "submit_forms", forms.data.candidates, new Set());
-    const { forms_tried = 0, pages_opened = 0, pages_left = 0 } = forms.data.stats ?? {};
+    const { forms_tried = 0, pages_opened = 0, pages_left = 0, forms_left = 0 } = forms.data.stats ?? {};
     session.log(
-      `BROWSER: submit_forms: ${forms_tried} form(s) tried on ${pages_opened} page(s), ${pages_left} left unopened; ${forms.data.candidates.length} candidate(s), ${found} emitted`,
+      `BROWSER: submit_forms: ${forms_tried} form(s) tried on ${pages_opened} page(s), out of time for ${pages_left} page(s) and ${forms_left} form(s); ${forms.data.candidates.length} candidate(s), ${found} emitted`,
     );
   } else session.log(`BROWSER: submit_forms did not run: ${forms.error}`);
   const roles = (answer.data.stats?.roles ?? [])

@@ -5,6 +5,7 @@ import type { SystemMap } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { guideFinding } from "../guide/guide-finding.ts";
 import { pathOnly } from "../guide/path-templates.ts";
+import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { refusedByProfile } from "../http/profile-endpoints.ts";
 import { webRoles } from "../pages/web-session.ts";
@@ -12,22 +13,30 @@ import { openProbeRun, type ProbeRun } from "../session/probe-run.ts";
 import { pagesFor } from "./browse-pages.ts";
 import { type BrowsingRole, browserSessionFor, DESKTOP } from "./browser-session.ts";
 import { RISKY_CONTROL } from "./dead-controls.ts";
-import { describeForms } from "./form-fill.ts";
+import { describeForms, type FormDescription } from "./form-fill.ts";
 import { type JourneyRecord, runJourney, type SentRequest } from "./form-journey.ts";
 import { type JourneyVerdict, judgeJourney } from "./journey-judge.ts";
 import { closePage, loadPage } from "./page-load.ts";
 
-// submit_forms: the journeys of the pinned map's pages, those the crawl saw a form on first. Each form (once
-// per name and action, as the first role that sees it) is filled with valid values and submitted in the
-// run's Chromium; what the page said is compared with what the server answered. A verdict holds only when a
+// submit_forms: the journeys of the pinned map's pages, those the crawl saw a form on first, three at once
+// and two forms a page before the next page (a page's other forms wait for the end of the pass). Each form
+// (once per name and action, as the first role that sees it) is filled with valid values and submitted in
+// the run's Chromium; what the page said is compared with what the server answered. A verdict holds only when a
 // second journey, on a fresh load with fresh values, reaches the same one. Only on targets whose profile
 // allows writes, and never a form that signs in, uploads, deletes, pays or updates a record the run did
 // not create.
+
+/** Journeys mostly wait on the server and the page's quiet: a few side by side. */
+const JOURNEYS_AT_ONCE = 3;
+/** Forms tried on a page before the next page is opened; its other forms wait for the end of the pass. */
+const FIRST_FORMS_PER_PAGE = 2;
 
 export interface SubmitFormsOptions {
   roles?: string[];
   max_forms?: number;
   max_seconds?: number;
+  /** Journeys side by side (default 3); not offered to agents. */
+  at_once?: number;
 }
 
 interface Tried {
@@ -57,7 +66,6 @@ export async function submitForms(
   const load = { writesAllowed: true, ...(refuse ? { refuse } : {}) };
   const { roles, users } = webRoles(context, run.target, options.roles);
   const entry = run.target.profile?.ui?.entry ?? "/";
-  const candidates: EnvelopeDraft[] = [];
   const tried: Tried[] = [];
   const formsDone = new Set<string>();
   const templatesDone = new Set<string>();
@@ -75,55 +83,77 @@ export async function submitForms(
     roles.flatMap((role) => pagesFor(map, role.role, entry).map((page) => ({ role, ...page }))),
     map,
   );
+  const outOfTime = () => Date.now() > deadline() || context.signal.aborted || tried.length >= maxForms;
+  const found: Array<{ order: number; draft: EnvelopeDraft }> = [];
+  const journey = async (form: FormAt): Promise<void> => {
+    const { role, browsing, url, template, described } = form;
+    const first = await runJourney(session, browsing, url, described.index, token(), load);
+    const verdict = judgeJourney(first);
+    const entry: Tried = { role: role.role, template, form: described.name, verdict: describe(verdict) };
+    tried.push(entry);
+    if (verdict.kind === "none") return;
+    const again = await runJourney(session, browsing, url, described.index, token(), load);
+    const second = judgeJourney(again);
+    if (second.kind !== verdict.kind) {
+      entry.verdict += `; not confirmed: ${describe(second)}`;
+      return;
+    }
+    const where = { role: role.role, user: users[role.role], template, form: described.name };
+    found.push({ order: form.order, draft: draftFor(run, where, first, again, verdict) });
+  };
+  // A page's first forms, then the next page: one page with a dozen forms does not take the whole pass.
+  const later: FormAt[] = [];
+  const atOnce = options.at_once ?? JOURNEYS_AT_ONCE;
   let pagesOpened = 0;
-  for (const { role, path, template } of visits) {
-    if (Date.now() > deadline() || context.signal.aborted || tried.length >= maxForms) break;
-    if (templatesDone.has(template)) continue;
-    const browsing = await contextOf(role);
-    if (!browsing) continue;
+  let pagesLeft = 0;
+  await mapConcurrent(visits, atOnce, async ({ role, path, template }, visitIndex) => {
+    if (templatesDone.has(template)) return;
     templatesDone.add(template);
+    if (outOfTime()) {
+      pagesLeft += 1;
+      return;
+    }
+    const browsing = await contextOf(role);
+    if (!browsing) return void templatesDone.delete(template);
     const url = new URL(path, origin).href;
     pagesOpened += 1;
-    const first = await loadPage(session, browsing, url, { ...load, writesAllowed: false });
-    const forms = first.error || (first.status ?? 0) >= 400 ? [] : await describeForms(first.page);
-    await closePage(first);
-    for (const form of forms) {
+    const loaded = await loadPage(session, browsing, url, { ...load, writesAllowed: false });
+    const forms = loaded.error || (loaded.status ?? 0) >= 400 ? [] : await describeForms(loaded.page);
+    await closePage(loaded);
+    const untried = forms.filter((form) => {
       const key = `${form.name}|${pathOnly(new URL(form.action, origin).pathname)}`;
-      if (form.skip || formsDone.has(key) || RISKY_CONTROL.test(`${form.name} ${form.submitLabel}`)) continue;
-      if (Date.now() > deadline() || tried.length >= maxForms) break;
+      if (form.skip || formsDone.has(key) || RISKY_CONTROL.test(`${form.name} ${form.submitLabel}`))
+        return false;
       formsDone.add(key);
-      const journey = await runJourney(session, browsing, url, form.index, token(), load);
-      const verdict = judgeJourney(journey);
-      tried.push({ role: role.role, template, form: form.name, verdict: describe(verdict) });
-      if (verdict.kind === "none") continue;
-      const again = await runJourney(session, browsing, url, form.index, token(), load);
-      const second = judgeJourney(again);
-      if (second.kind !== verdict.kind) {
-        tried.push({
-          role: role.role,
-          template,
-          form: form.name,
-          verdict: `not confirmed: ${describe(second)}`,
-        });
-        continue;
-      }
-      candidates.push(
-        draftFor(
-          run,
-          { role: role.role, user: users[role.role], template, form: form.name },
-          journey,
-          again,
-          verdict,
-        ),
-      );
+      return true;
+    });
+    const here = untried.map((described, index) => ({
+      role,
+      browsing,
+      url,
+      template,
+      described,
+      order: visitIndex * 1000 + index,
+    }));
+    later.push(...here.slice(FIRST_FORMS_PER_PAGE));
+    for (const form of here.slice(0, FIRST_FORMS_PER_PAGE)) {
+      if (outOfTime()) return later.push(form);
+      await journey(form);
     }
-  }
+  });
+  later.sort((a, b) => a.order - b.order);
+  let formsLeft = 0;
+  await mapConcurrent(later, atOnce, async (form) => {
+    if (outOfTime()) formsLeft += 1;
+    else await journey(form);
+  });
   return {
-    candidates,
+    candidates: found.sort((a, b) => a.order - b.order).map((each) => each.draft),
     stats: {
       pages_opened: pagesOpened,
-      pages_left: visits.length - pagesOpened,
+      pages_left: pagesLeft,
       forms_tried: tried.length,
+      forms_left: formsLeft,
       tried,
     },
   };
@@ -140,6 +170,17 @@ export function formPagesFirst<Visit extends { path: string }>(visits: Visit[], 
     ...visits.filter((visit) => withForms.has(visit.path)),
     ...visits.filter((visit) => !withForms.has(visit.path)),
   ];
+}
+
+/** A form found on a page, waiting for its journey. */
+interface FormAt {
+  role: BrowsingRole;
+  browsing: BrowserContext;
+  url: string;
+  template: string;
+  described: FormDescription;
+  /** Where its page and place on the page put it: candidates are answered in this order. */
+  order: number;
 }
 
 function token(): string {
