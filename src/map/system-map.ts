@@ -131,6 +131,8 @@ export const PageSchema = z.object({
     .default([]),
   /** Profile roles (and `anonymous`) that reached this page while crawling. */
   roles: z.array(z.string()).optional(),
+  /** Answered as HTML (a page a browser renders); false: JSON or a file; absent: not known (a redirect). */
+  html: z.boolean().optional(),
   /** Scripts the page loads (same origin), for the frontend-bundle reader. */
   scripts: z.array(z.string()).optional(),
 });

@@ -39,6 +39,22 @@ describe("pagesFor", () => {
     ]);
   });
 
+  it("opens the pages the crawl got JSON or a file from after the others", () => {
+    const mixed = {
+      ...map,
+      pages: [
+        { path: "/api/items", links: [], forms: [], html: false },
+        { path: "/public", links: [], forms: [], html: true },
+        { path: "/later", links: [], forms: [] },
+      ],
+    };
+    expect(pagesFor(mixed, "member", "/").map((page) => page.path)).toEqual([
+      "/public",
+      "/later",
+      "/api/items",
+    ]);
+  });
+
   it("falls back to the entry page for a role that reached none", () => {
     const empty = { ...map, pages: [] };
     expect(pagesFor(empty, "member", "/app")).toEqual([{ path: "/app", template: "/app" }]);

@@ -1,6 +1,8 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { composeInventory } from "../../src/map/inventory.ts";
-import { ANONYMOUS, type CrawlResult, crawlAsRoles } from "../../src/probes/pages/crawl-pages.ts";
+import { ANONYMOUS, type CrawlResult, crawlAsRoles, mergePages } from "../../src/probes/pages/crawl-pages.ts";
 import { candidatesFromPages } from "../../src/probes/pages/page-candidates.ts";
 import { parsePage } from "../../src/probes/pages/parse-page.ts";
 import { type ShopServer, startShopServer } from "./crawl-shop-server.ts";
@@ -262,5 +264,33 @@ describe("crawl limits", () => {
 
   it("refuses a role listed twice", async () => {
     await expect(crawlAsRoles(shop.baseUrl, "/", [ANONYMOUS, ANONYMOUS])).rejects.toThrow(/listed twice/);
+  });
+});
+
+describe("what the crawl keeps of a page's kind", () => {
+  it("marks a page answered with JSON as not HTML, and keeps it after merging the roles' visits", async () => {
+    const server = http.createServer((request, response) => {
+      if (request.url === "/api/items")
+        return void response.writeHead(200, { "content-type": "application/json" }).end("[]");
+      if (request.url === "/moved") return void response.writeHead(302, { location: "/" }).end();
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end('<title>Home</title><a href="/api/items">items</a> <a href="/moved">moved</a>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const result = await crawlAsRoles(baseUrl, "/", [ANONYMOUS]);
+      const kind = (path: string) => result.pages.find((page) => page.path === path)?.html;
+      expect([kind("/"), kind("/api/items"), kind("/moved")]).toEqual([true, false, undefined]);
+      expect(
+        mergePages([
+          { path: "/a", links: [], forms: [], html: false },
+          { path: "/a", links: [], forms: [], html: true },
+        ])[0]?.html,
+      ).toBe(true);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

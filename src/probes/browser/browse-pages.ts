@@ -262,8 +262,9 @@ export function visitOrder<P extends { pages: ReadonlyArray<{ path: string; temp
 }
 
 /**
- * The pages a role reached, one per path template, in map order; pages that failed, sign-out or destroy
- * links and static files are left out. A role that reached no mapped page gets the entry page.
+ * The pages a role reached, one per path template, in map order with the pages the crawl got JSON or a
+ * file from last (a browser opens them only to skip them); pages that failed, sign-out or destroy links
+ * and static files are left out. A role that reached no mapped page gets the entry page.
  */
 export function pagesFor(
   map: SystemMap,
@@ -272,7 +273,11 @@ export function pagesFor(
 ): Array<{ path: string; template: string }> {
   const pages: Array<{ path: string; template: string }> = [];
   const templates = new Set<string>();
-  for (const page of map.pages) {
+  const documentsFirst = [
+    ...map.pages.filter((page) => page.html !== false),
+    ...map.pages.filter((page) => page.html === false),
+  ];
+  for (const page of documentsFirst) {
     if (page.status !== undefined && page.status >= 400) continue;
     if (page.roles && page.roles.length > 0 && !page.roles.includes(role)) continue;
     if (!mayFollow(page.path)) continue;

@@ -35,8 +35,6 @@ export interface CrawledPage extends Page {
   /** The page's `<meta>` anti-forgery token, when it carries one. */
   csrf?: CsrfMeta;
   inline_scripts?: string[];
-  /** Answered as HTML: a document a browser renders (not JSON, a file or a redirect). */
-  html?: boolean;
 }
 
 export type CrawlStop = "max_pages" | "time" | "aborted" | "budget" | "sign_in";
@@ -193,7 +191,10 @@ async function crawlRole(
       }
       continue;
     }
-    if (!/html/i.test(response.headers["content-type"] ?? "")) continue;
+    if (!/html/i.test(response.headers["content-type"] ?? "")) {
+      if (response.status < 300) page.html = false;
+      continue;
+    }
     htmlPages += 1;
     page.html = true;
     const parsed = parsePage(response.body, url, origin);
@@ -227,6 +228,7 @@ export function mergePages(visits: readonly CrawledPage[]): CrawledPage[] {
     };
     if (best.status !== undefined) page.status = best.status;
     if (best.title !== undefined) page.title = best.title;
+    if (seen.some((visit) => visit.html !== undefined)) page.html = seen.some((visit) => visit.html);
     const scripts = union(seen.map((visit) => visit.scripts ?? []));
     if (scripts.length > 0) page.scripts = scripts;
     const inline = union(seen.map((visit) => visit.inline_scripts ?? []));

@@ -299,7 +299,7 @@ function pagesServedTo(crawl: CrawlResult | undefined, role: string, entry: stri
 
 /** The page as the map keeps it: what only the frontend reader wants stays in the crawl. */
 function mapPage(page: CrawledPage): Page {
-  const { csrf: _csrf, inline_scripts: _inline, html: _html, forms, ...rest } = page;
+  const { csrf: _csrf, inline_scripts: _inline, forms, ...rest } = page;
   return { ...rest, forms: forms.map(({ id: _id, ...form }) => form) };
 }
 
