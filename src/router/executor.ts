@@ -19,6 +19,8 @@ export interface ExecutorDeps {
   sleep?(milliseconds: number): Promise<void>;
   /** Stop dispatching (Ctrl-C); running invocations are awaited, the run stays resumable. */
   signal?: AbortSignal;
+  /** Told the state after each event is applied, before its effects are performed. */
+  observe?(state: RunState): void;
 }
 
 export async function execute(
@@ -45,6 +47,7 @@ export async function execute(
     deps.record("router_event", { event });
     const next = transition(state, event);
     state = next.state;
+    deps.observe?.(state);
     for (const effect of next.effects) perform(effect);
   }
   return state;

@@ -23,6 +23,7 @@ import { buildReport, type RunReport } from "./build-report.ts";
 import { type FinalCatch, runFinalCatch } from "./final-catch.ts";
 import { gitFacts } from "./git-facts.ts";
 import { Progress } from "./progress.ts";
+import { activityOf, RUN_ACTIVITY_KEY } from "./run-activity.ts";
 import { createRunContext } from "./run-context.ts";
 import { preflightSeats } from "./seat-preflight.ts";
 import { type SeatFactory, seatResolver } from "./seat-resolver.ts";
@@ -214,6 +215,8 @@ async function drive(
     context.shared.set(TARGET_ENVIRONMENT_KEY, environment);
     progress.line(`run ${store.runId}: mode ${options.mode}, target ${target.profile.name}`);
     finalState = await execute(state, firstEvent, {
+      // Tools read what the run is doing now (run-activity.ts); only this process's agents are seen.
+      observe: queue ? undefined : (current) => context.shared.set(RUN_ACTIVITY_KEY, activityOf(current)),
       record: (kind, data) => {
         // A per-finding agent is skipped once per finding; saying so once is enough.
         if (kind === "agent_skipped" && !announcedSkips.has(String(data.agent))) {

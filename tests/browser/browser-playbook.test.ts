@@ -54,16 +54,14 @@ describe("the BROWSER playbook", () => {
     const made = calls
       .filter((call) => call.tool !== "emit_envelope")
       .map((call) => [call.tool, call.result.ok]);
-    expect(made.slice(0, 2)).toEqual([
-      ["get_system_map", true],
-      ["browse_pages", true],
-    ]);
-    // Side by side after the page checks, in either order.
-    expect(made.slice(2).sort()).toEqual([
+    expect(made[0]).toEqual(["get_system_map", true]);
+    // The two short passes side by side, in either order, then the page checks.
+    expect(made.slice(1, 3).sort()).toEqual([
       ["probe_dom_xss", true],
       // The fixture target does not allow writes: no journey is submitted.
       ["submit_forms", false],
     ]);
+    expect(made.slice(3)).toEqual([["browse_pages", true]]);
     expect(
       context
         .readEnvelopes()

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { replay } from "../../src/router/executor.ts";
 import { initialState } from "../../src/router/run-state.ts";
 import { transition } from "../../src/router/transition.ts";
+import { activityOf } from "../../src/run/run-activity.ts";
 import { plan, runScripted } from "./scripted-router.ts";
 
 const discovery = [
@@ -84,6 +85,26 @@ describe("router phases", () => {
     const quiet = step.effects.filter((effect) => effect.type === "dispatch");
     expect(quiet).toHaveLength(1);
     expect(quiet[0]!.type === "dispatch" && quiet[0]!.invocation.agent).toBe("QUIET");
+  });
+});
+
+describe("what the executor tells of the run's activity", () => {
+  it("shows who runs and how many wait after every event, as tools read it", async () => {
+    const seen: string[] = [];
+    const agents = ["A", "B", "C"].map((name) => ({ name, phase: "discover" as const }));
+    await runScripted(
+      plan(agents, { concurrency: 2 }),
+      {},
+      {
+        observe: (state) => {
+          const activity = activityOf(state);
+          seen.push(`${activity.running.join("+") || "-"} queued ${activity.queued}`);
+        },
+      },
+    );
+    // Two at once under the cap, the third waiting for a slot, then the phase draining.
+    expect(seen).toContain("A+B queued 1");
+    expect(seen.at(-1)).toBe("- queued 0");
   });
 });
 

@@ -42,7 +42,7 @@ export function plan(
 export async function runScripted(
   runPlan: RunPlan,
   script: Script,
-  options: { start?: RunState; first?: RouterEvent } = {},
+  options: { start?: RunState; first?: RouterEvent; observe?: (state: RunState) => void } = {},
 ) {
   const entries: LedgerEntry[] = [];
   const dispatched: Invocation[] = [];
@@ -57,6 +57,7 @@ export async function runScripted(
     options.first ?? { type: "run.start", plan: runPlan },
     {
       record,
+      ...(options.observe ? { observe: options.observe } : {}),
       sleep: async () => {},
       async dispatch(invocation) {
         dispatched.push(invocation);

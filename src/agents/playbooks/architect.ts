@@ -17,28 +17,28 @@ export default definePlaybook(async (session: PlaybookSession) => {
   // The map is read for parity with a model seat (owners, declared layers live in the profile); the checks
   // need only the source, so a missing map is no reason to stop.
   const map = await session.call("get_system_map", { section: "ownership" });
-  if (!map.ok) session.log(`ARCHITECT: no system map (${map.error}); checking the source alone`);
+  if (!map.ok) session.log(`no system map (${map.error}); checking the source alone`);
 
   const graph = await session.call<{ stats: Record<string, unknown> }>("import_graph", { max_modules: 0 });
   if (!graph.ok) {
-    session.log(`ARCHITECT: no import graph: ${graph.error}`);
+    session.log(`no import graph: ${graph.error}`);
     return;
   }
-  session.log(`ARCHITECT: import graph ${JSON.stringify(graph.data.stats)}`);
+  session.log(`import graph ${JSON.stringify(graph.data.stats)}`);
 
   for (const check of CHECKS) {
     if (session.signal.aborted) return;
     const answer = await session.call<ProbeAnswer>(check, {});
     if (!answer.ok) {
-      session.log(`ARCHITECT: ${check} failed: ${answer.error}`);
+      session.log(`${check} failed: ${answer.error}`);
       continue;
     }
     session.log(
-      `ARCHITECT: ${check}: ${answer.data.candidates.length} candidate(s) ${JSON.stringify(answer.data.stats ?? {})}`,
+      `${check}: ${answer.data.candidates.length} candidate(s) ${JSON.stringify(answer.data.stats ?? {})}`,
     );
     for (const draft of answer.data.candidates) {
       const emitted = await session.call("emit_envelope", draft);
-      if (!emitted.ok) session.log(`ARCHITECT: ${check}: a candidate was refused: ${emitted.error}`);
+      if (!emitted.ok) session.log(`${check}: a candidate was refused: ${emitted.error}`);
     }
   }
 });

@@ -19,11 +19,11 @@ interface Merged {
 export async function bugBash(session: PlaybookSession): Promise<void> {
   const listed = await session.call<Listed>("list_charters", {});
   if (!listed.ok) {
-    session.log(`BROWSER: no charters: ${listed.error}`);
+    session.log(`no charters: ${listed.error}`);
     return;
   }
   const { charters, parallel, steps, minutes } = listed.data;
-  session.log(`BROWSER: bug bash of ${charters.length} charter(s), ${parallel} at once`);
+  session.log(`bug bash of ${charters.length} charter(s), ${parallel} at once`);
   const queue = [...charters];
   const walk = async () => {
     for (let charter = queue.shift(); charter && !session.signal.aborted; charter = queue.shift()) {
@@ -33,27 +33,27 @@ export async function bugBash(session: PlaybookSession): Promise<void> {
       );
       session.log(
         walked.ok
-          ? `BROWSER: ${charter.id} as ${charter.persona}: ${walked.data.verdict} (${walked.data.ended}), ${walked.data.findings.length} finding(s)`
-          : `BROWSER: ${charter.id} did not run: ${walked.error}`,
+          ? `${charter.id} as ${charter.persona}: ${walked.data.verdict} (${walked.data.ended}), ${walked.data.findings.length} finding(s)`
+          : `${charter.id} did not run: ${walked.error}`,
       );
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, charters.length)) }, walk));
   const merged = await session.call<Merged>("merge_candidates", {});
   if (!merged.ok) {
-    session.log(`BROWSER: nothing to merge: ${merged.error}`);
+    session.log(`nothing to merge: ${merged.error}`);
     return;
   }
   for (const candidate of merged.data.candidates) {
     if (!candidate.draft) {
-      session.log(`BROWSER: ${candidate.id} rejected (${candidate.reason}): ${candidate.note ?? ""}`);
+      session.log(`${candidate.id} rejected (${candidate.reason}): ${candidate.note ?? ""}`);
       continue;
     }
     const emitted = await session.call<EmitResult>("emit_envelope", candidate.draft);
     session.log(
       emitted.ok
-        ? `BROWSER: ${candidate.id} emitted as ${emitted.data.envelope_id}, to be proven by its repro test`
-        : `BROWSER: ${candidate.id} refused: ${emitted.error}`,
+        ? `${candidate.id} emitted as ${emitted.data.envelope_id}, to be proven by its repro test`
+        : `${candidate.id} refused: ${emitted.error}`,
     );
   }
 }

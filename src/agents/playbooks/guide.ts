@@ -18,18 +18,18 @@ export default definePlaybook(async (session: PlaybookSession) => {
     if (session.signal.aborted) return;
     const answer = await session.call<CheckAnswer>(check, {});
     if (!answer.ok) {
-      session.log(`GUIDE: ${check} did not run: ${answer.error}`);
+      session.log(`${check} did not run: ${answer.error}`);
       continue;
     }
     const stats = answer.data.stats ?? {};
     session.log(
-      `GUIDE: ${check}: ${answer.data.candidates.length} candidate(s); walked ${JSON.stringify(stats.roles ?? [])}${stats.rendered === false ? ` without a browser (${String(stats.browser_error ?? "unavailable")})` : ""}`,
+      `${check}: ${answer.data.candidates.length} candidate(s); walked ${JSON.stringify(stats.roles ?? [])}${stats.rendered === false ? ` without a browser (${String(stats.browser_error ?? "unavailable")})` : ""}`,
     );
     for (const draft of answer.data.candidates) {
       const result = await session.call("emit_envelope", draft);
       if (result.ok) emitted += 1;
-      else session.log(`GUIDE: ${check}: a candidate was refused: ${result.error}`);
+      else session.log(`${check}: a candidate was refused: ${result.error}`);
     }
   }
-  session.log(`GUIDE: ${emitted} finding(s) emitted`);
+  session.log(`${emitted} finding(s) emitted`);
 });

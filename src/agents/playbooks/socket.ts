@@ -33,22 +33,22 @@ export default definePlaybook(async (session: PlaybookSession) => {
     section: "channels",
   });
   if (!map.ok) {
-    session.log(`SOCKET: no system map (${map.error}); the probes need the map's operations to cause events`);
+    session.log(`no system map (${map.error}); the probes need the map's operations to cause events`);
     return;
   }
   session.log(
-    `SOCKET: channels in the map: ${map.data.channels.map(describe).join(", ") || "(none; the profile's websocket.paths and the source are used)"}`,
+    `channels in the map: ${map.data.channels.map(describe).join(", ") || "(none; the profile's websocket.paths and the source are used)"}`,
   );
 
   const run = async (probe: string): Promise<Array<[string, unknown]>> => {
     if (session.signal.aborted) return [];
     const answer = await session.call<ProbeAnswer>(probe, {});
     if (!answer.ok) {
-      session.log(`SOCKET: ${probe} did not run: ${answer.error}`);
+      session.log(`${probe} did not run: ${answer.error}`);
       return [];
     }
     session.log(
-      `SOCKET: ${probe}: ${answer.data.candidates.length} candidate(s) ${JSON.stringify(answer.data.stats?.channels ?? [])}`,
+      `${probe}: ${answer.data.candidates.length} candidate(s) ${JSON.stringify(answer.data.stats?.channels ?? [])}`,
     );
     return answer.data.candidates.map((draft): [string, unknown] => [probe, draft]);
   };
@@ -57,6 +57,6 @@ export default definePlaybook(async (session: PlaybookSession) => {
   // Emitted in the probes' order whichever finished first, as when they ran one after another.
   for (const [probe, draft] of drafts) {
     const emitted = await session.call("emit_envelope", draft);
-    if (!emitted.ok) session.log(`SOCKET: ${probe}: a candidate was refused: ${emitted.error}`);
+    if (!emitted.ok) session.log(`${probe}: a candidate was refused: ${emitted.error}`);
   }
 });

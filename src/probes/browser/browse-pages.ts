@@ -17,6 +17,7 @@ import { confirmedOverflow } from "./mobile-overflow.ts";
 import type { BrowserCheck } from "./page-checks.ts";
 import { BROWSER_CHECKS, checkPage } from "./page-checks.ts";
 import { overflowDraft, pageDrafts } from "./page-findings.ts";
+import { passDeadline } from "./pass-deadline.ts";
 
 // BROWSER's deterministic pass: every page of the pinned map that a role reached is opened as that role,
 // one page per path template (each template first as the first role that reached it, anonymous first,
@@ -51,6 +52,8 @@ export interface BrowseStats {
   controlsUnclicked: number;
   /** How far the time bound was stretched because pages loaded slowly (1 = not at all). */
   stretch: number;
+  /** Seconds past its own bound the pass went on while other agents were still at work. */
+  overtimeSeconds: number;
   durationMs: number;
 }
 
@@ -72,11 +75,11 @@ export async function browsePages(
   const maxPages = options.max_pages ?? 30;
   const origin = new URL(target.baseUrl).origin;
   const session = browserSessionFor(context);
-  // The bound stretches while pages load slowly (browse-pace.ts), so a busy machine still opens them all.
-  const deadline = () => session.pace.deadline(started, budgetMs);
+  // The bound stretches while pages load slowly, and goes on while other agents work (pass-deadline.ts).
+  const deadline = passDeadline(context, session.pace, started, budgetMs);
   // Link targets are checked after a role's pages, over plain HTTP: a fifth of the time is kept for them,
   // or a slow page set would leave every link unchecked.
-  const pagesDeadline = () => session.pace.deadline(started, budgetMs * 0.8);
+  const pagesDeadline = passDeadline(context, session.pace, started, budgetMs * 0.8);
   const masker = sessionPoolFor(context, target.baseUrl).masker;
   const refuse = refusedByProfile(target.profile);
   const load = { writesAllowed: target.writesAllowed, ...(refuse ? { refuse } : {}) };
@@ -97,6 +100,7 @@ export async function browsePages(
     candidates: 0,
     controlsUnclicked: 0,
     stretch: 1,
+    overtimeSeconds: 0,
     durationMs: 0,
   };
   const templatesSeen = new Set<string>();
@@ -222,6 +226,7 @@ export async function browsePages(
   stats.candidates = candidates.length;
   stats.durationMs = Date.now() - started;
   stats.stretch = Math.round(session.pace.stretch() * 100) / 100;
+  stats.overtimeSeconds = Math.max(0, Math.round((Date.now() - deadline.own()) / 1000));
   return { candidates, stats };
 }
 
