@@ -86,6 +86,30 @@ describe("browse_pages", () => {
     expect(link?.evidence.map((item) => item.description).join("\n")).toContain('"Old report"');
   });
 
+  it("still checks the links of the pages it opened when opening them took the whole time", async () => {
+    const hurried = probeContext({
+      profile: profileFor({
+        name: "site",
+        source: {},
+        environment: { mode: "external", base_url: site.baseUrl },
+      }),
+      map: systemMapFor({
+        target: "site",
+        baseUrl: site.baseUrl,
+        document: { openapi: "3.0.0", paths: {} },
+        pages: [{ path: "/links-bad", status: 200, links: [], forms: [], roles: ["anonymous"] }],
+      }),
+      agent: "BROWSER",
+    });
+    try {
+      const answer = await browsePages(hurried, { max_seconds: 1, checks: ["links"] });
+      if (typeof answer === "string") throw new Error(answer);
+      expect(answer.candidates.map((draft) => draft.location.value)).toContain("/gone-report");
+    } finally {
+      await closeRunServices(hurried);
+    }
+  }, 60_000);
+
   it("reports the unlabelled input once per rule, not the labelled one", () => {
     expect(found("accessibility")).toEqual(["/a11y-bad label"]);
     const a11y = candidates.find((draft) => draft.defect_class === "accessibility");

@@ -46,6 +46,10 @@ describe("passDeadline", () => {
     );
     expect(deadline()).toBe(91_000);
     expect(deadline.own()).toBe(91_000);
+    // Past its bound (started long ago) with nobody else at work: no overtime is counted.
+    const late = passDeadline({ shared: runWith(["BROWSER"], []), agent }, new BrowsePace(), 1_000, 1_000);
+    expect(late()).toBe(2_000);
+    expect(late.overtimeMs()).toBe(0);
   });
 
   it("goes on up to four times its bound while another agent works, and back to its own when it ends", () => {
@@ -55,5 +59,11 @@ describe("passDeadline", () => {
     expect(deadline.own()).toBe(91_000);
     shared.set(RUN_ACTIVITY_KEY, activityOf({ ...initialState(), running: {} }));
     expect(deadline()).toBe(91_000);
+    // Asked past its hard limit while others worked: overtime up to that limit.
+    const started = Date.now() - 5_000;
+    const working = runWith(["BROWSER", "LOAD"], []);
+    const late = passDeadline({ shared: working, agent }, new BrowsePace(), started, 1_000);
+    expect(late()).toBe(started + 4_000);
+    expect(late.overtimeMs()).toBe(3_000);
   });
 });

@@ -59,6 +59,7 @@ export interface BrowseStats {
 
 const MAX_CONTROLS_PER_PAGE = 8;
 const MAX_LINK_CHECKS_PER_ROLE = 80;
+const LINKS_FLOOR_MS = 10_000;
 const PAGES_AT_ONCE = 3;
 
 export async function browsePages(
@@ -196,6 +197,9 @@ export async function browsePages(
       }
     }
   }
+  // Pages still loading at the pages' deadline can eat the links' fifth: they get a short floor of their
+  // own, since a link check is one plain request and a broken link is found nowhere else.
+  const linksFloor = Date.now() + session.pace.stretch() * LINKS_FLOOR_MS;
   for (const plan of plans) {
     if (!checks.has("links") || context.signal?.aborted) break;
     const desktop = desktops.has(plan.role.role) ? await desktopOf(plan) : undefined;
@@ -209,7 +213,7 @@ export async function browsePages(
       seen,
       checked: checkedLinks,
       ...(refuse ? { refuse } : {}),
-      deadline: deadline(),
+      deadline: Math.max(deadline(), linksFloor),
       maxChecks: MAX_LINK_CHECKS_PER_ROLE,
     });
     plan.roleStats.linksChecked = links.checked;
@@ -226,7 +230,7 @@ export async function browsePages(
   stats.candidates = candidates.length;
   stats.durationMs = Date.now() - started;
   stats.stretch = Math.round(session.pace.stretch() * 100) / 100;
-  stats.overtimeSeconds = Math.max(0, Math.round((Date.now() - deadline.own()) / 1000));
+  stats.overtimeSeconds = Math.round(Math.max(deadline.overtimeMs(), pagesDeadline.overtimeMs()) / 1000);
   return { candidates, stats };
 }
 

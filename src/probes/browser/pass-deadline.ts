@@ -14,6 +14,8 @@ export interface PassDeadline {
   (): number;
   /** When it would have stopped on its own bound. */
   own(): number;
+  /** How long it went on past its own bound because others were at work. */
+  overtimeMs(): number;
 }
 
 export function passDeadline(
@@ -23,9 +25,12 @@ export function passDeadline(
   boundMs: number,
 ): PassDeadline {
   const own = () => pace.deadline(started, boundMs);
-  const deadline = () =>
-    othersStillAtWork(context.shared, context.agent.name)
-      ? Math.max(own(), started + boundMs * MAX_OVERTIME)
-      : own();
-  return Object.assign(deadline, { own });
+  let extendedAt = 0;
+  const deadline = () => {
+    if (!othersStillAtWork(context.shared, context.agent.name)) return own();
+    const limit = started + boundMs * MAX_OVERTIME;
+    if (Date.now() > own()) extendedAt = Math.min(Date.now(), limit);
+    return Math.max(own(), limit);
+  };
+  return Object.assign(deadline, { own, overtimeMs: () => Math.max(0, extendedAt - own()) });
 }
