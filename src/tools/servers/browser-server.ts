@@ -11,6 +11,11 @@ import { liveActions } from "./live-actions.ts";
 // each role and answers `{ candidates: EnvelopeDraft[], stats }`, every candidate confirmed on a second load
 // and carrying a screenshot, what the browser recorded and a generated browser test.
 
+/** A pass's time bound in seconds. */
+function passSeconds(max: number, description: string) {
+  return z.number().int().min(10).max(max).optional().describe(description);
+}
+
 const browsePagesTool = defineTool({
   name: "browse_pages",
   server: "browser",
@@ -25,13 +30,10 @@ const browsePagesTool = defineTool({
         "roles (or profile user names) to browse as; `anonymous` is one; default: anonymous and every profile role",
       ),
     max_pages: z.number().int().min(1).max(200).optional().describe("pages per role (default 30)"),
-    max_seconds: z
-      .number()
-      .int()
-      .min(10)
-      .max(1800)
-      .optional()
-      .describe("the whole pass on an idle machine (default 120); up to 3× while pages load slowly"),
+    max_seconds: passSeconds(
+      1800,
+      "the whole pass on an idle machine (default 120); up to 3× while pages load slowly, and up to 4× while other agents of the run still work and none waits for a slot",
+    ),
     checks: z
       .array(z.enum(BROWSER_CHECKS))
       .min(1)
@@ -50,13 +52,10 @@ const submitFormsTool = defineTool({
   input: z.strictObject({
     roles: z.array(z.string().min(1).max(100)).max(20).optional(),
     max_forms: z.number().int().min(1).max(100).optional().describe("forms tried (default 20)"),
-    max_seconds: z
-      .number()
-      .int()
-      .min(10)
-      .max(900)
-      .optional()
-      .describe("the whole pass on an idle machine (default 45); up to 3× while pages load slowly"),
+    max_seconds: passSeconds(
+      900,
+      "the whole pass on an idle machine (default 45); up to 3× while pages load slowly",
+    ),
   }),
   // A journey writes: the guardrails judge it as a POST to the target, refused where writes are not allowed.
   actions: (input, context) => liveActions(input, context).map((action) => ({ ...action, method: "POST" })),
@@ -70,13 +69,10 @@ const probeDomXssTool = defineTool({
     "Load each mapped page in Chromium with an inert marker in each query parameter its links carry and in the fragment (HTML, script-string and javascript: URL forms); a marker that runs, again on a fresh load with a new marker, and that the server did not echo itself is DOM-based XSS. Answers { candidates, stats }.",
   input: z.strictObject({
     max_pages: z.number().int().min(1).max(200).optional().describe("page templates tried (default 30)"),
-    max_seconds: z
-      .number()
-      .int()
-      .min(10)
-      .max(1800)
-      .optional()
-      .describe("the whole pass on an idle machine (default 60); up to 3× while pages load slowly"),
+    max_seconds: passSeconds(
+      1800,
+      "the whole pass on an idle machine (default 60); up to 3× while pages load slowly",
+    ),
   }),
   actions: liveActions,
   run: async (input, context) => fromProbe(await probeDomXss(context, input)),
