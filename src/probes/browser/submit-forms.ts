@@ -21,10 +21,10 @@ import { closePage, loadPage } from "./page-load.ts";
 // submit_forms: the journeys of the pinned map's pages, those the crawl saw a form on first, three at once
 // and two forms a page before the next page (a page's other forms wait for the end of the pass). Each form
 // (once per name and action, as the first role that sees it) is filled with valid values and submitted in
-// the run's Chromium; what the page said is compared with what the server answered. A verdict holds only when a
-// second journey, on a fresh load with fresh values, reaches the same one. Only on targets whose profile
-// allows writes, and never a form that signs in, uploads, deletes, pays or updates a record the run did
-// not create.
+// the run's Chromium; what the page said is compared with what the server answered. A verdict holds only
+// when a second journey, on a fresh load with fresh values, reaches the same one. Only on targets whose
+// profile allows writes, and never a form that signs in, uploads, deletes, pays or updates a record the
+// run did not create.
 
 /** Journeys mostly wait on the server and the page's quiet: a few side by side. */
 const JOURNEYS_AT_ONCE = 3;
