@@ -9,9 +9,9 @@ import { stretchedWait } from "./page-load.ts";
 // second (longer on a busy machine; the watch ends at the first effect): a request, a URL change, a DOM
 // mutation, a dialog, a download, a popup, one of the side effects page-load.ts marks (clipboard, storage,
 // history, programmatic focus or scroll), or, when none of those, a page that looks different afterwards,
-// means it works. Controls whose name sounds like it ends a session,
-// moves money or destroys something are never clicked, and neither are controls a form owns (their journey
-// is the form's) or ones the browser drives natively (popover and command targets).
+// means it works. Controls whose name sounds like it ends a session, moves money or destroys something are
+// never clicked, and neither are controls a form owns (their journey is the form's) or ones the browser
+// drives natively (popover and command targets).
 
 export interface Control {
   /** A CSS path that finds the control again on a fresh load. */
