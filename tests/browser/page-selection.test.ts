@@ -91,6 +91,12 @@ describe("visitOrder", () => {
       "admin /orders/4",
       "admin /help",
     ]);
+    // The first look at each template is marked: the time for clicks is shared among those first.
+    expect(
+      visitOrder([anonymous, member, admin])
+        .filter((visit) => visit.first)
+        .map((visit) => visit.template),
+    ).toEqual(["/", "/help", "/orders/{id}", "/users"]);
   });
 });
 

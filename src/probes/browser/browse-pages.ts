@@ -132,9 +132,10 @@ export async function browsePages(
     return desktop;
   };
   const order = visitOrder(plans);
+  const firstVisits = order.filter((visit) => visit.first).length;
   let visitsStarted = 0;
   // A few pages at once: most of a page's time is waiting (network quiet, a second after each click).
-  const visited = await mapConcurrent(order, PAGES_AT_ONCE, async ({ plan, path, template }) => {
+  const visited = await mapConcurrent(order, PAGES_AT_ONCE, async ({ plan, path, template, first }) => {
     visitsStarted += 1;
     const { roleStats } = plan;
     if (context.signal?.aborted || Date.now() > pagesDeadline()) {
@@ -149,8 +150,10 @@ export async function browsePages(
     const scanAccessibility = !scannedTemplates.has(template);
     scannedTemplates.add(template);
     // The time left is shared among the pages left (a few run at once): on a busy machine a page's clicks
-    // stop at its share, and the pages after it are still opened.
-    const share = ((pagesDeadline() - Date.now()) * PAGES_AT_ONCE) / (order.length - visitsStarted + 1);
+    // stop at its share, and the pages after it are still opened. A template's first visit shares it with
+    // the other first visits only: another role's second look at a page is worth less than a first look.
+    const visitsLeft = (first ? firstVisits : order.length) - visitsStarted + 1;
+    const share = ((pagesDeadline() - Date.now()) * PAGES_AT_ONCE) / Math.max(1, visitsLeft);
     const page = await checkPage(session, desktop, {
       url,
       checks,
@@ -254,17 +257,16 @@ async function layoutOf(
  */
 export function visitOrder<P extends { pages: ReadonlyArray<{ path: string; template: string }> }>(
   plans: readonly P[],
-): Array<{ plan: P; path: string; template: string }> {
-  const first: Array<{ plan: P; path: string; template: string }> = [];
-  const again: Array<{ plan: P; path: string; template: string }> = [];
+): Array<{ plan: P; path: string; template: string; first: boolean }> {
+  const first: Array<{ plan: P; path: string; template: string; first: boolean }> = [];
+  const again: Array<{ plan: P; path: string; template: string; first: boolean }> = [];
   const opened = new Set<string>();
   for (const plan of plans)
     for (const page of plan.pages) {
-      const visit = { plan, ...page };
-      if (opened.has(page.template)) again.push(visit);
+      if (opened.has(page.template)) again.push({ plan, ...page, first: false });
       else {
         opened.add(page.template);
-        first.push(visit);
+        first.push({ plan, ...page, first: true });
       }
     }
   return [...first, ...again];
