@@ -99,6 +99,14 @@ const MANY_FORMS = page(
     .join(""),
 );
 
+// A form whose token is renewed on every page load: journeys side by side spoil each other's tokens.
+let latestToken = "";
+const onceForm = (token: string, name: string): string =>
+  page(
+    `Once ${name}`,
+    `<form method="post" action="/once-save"><input type="hidden" name="token" value="${token}"><label>Note <input name="note" required></label><button>Save</button></form>`,
+  );
+
 let server: http.Server;
 let baseUrl: string;
 const writes: string[] = [];
@@ -126,11 +134,28 @@ beforeAll(async () => {
         return void response
           .writeHead(500, { "content-type": "application/json" })
           .end(JSON.stringify({ message: "mailer down" }));
+      if (url === "/once-save") {
+        // Only the token of the latest page load is valid, as with per-request anti-forgery tokens; a stale
+        // one makes this application fail outright, as one whose token check throws.
+        let posted = "";
+        request.on("data", (chunk: Buffer) => {
+          posted += chunk.toString();
+        });
+        return void request.on("end", () => {
+          const valid = new URLSearchParams(posted).get("token") === latestToken;
+          if (valid) response.writeHead(303, { location: "/orders/ok" }).end();
+          else html(500, "<!doctype html><title>Error</title><h1>Internal Server Error</h1>");
+        });
+      }
       if (url === "/orders" || url === "/saved")
         return void response.writeHead(303, { location: "/orders/ok" }).end();
       return html(404, page("Not found", ""));
     }
     if (url === "/orders/ok") return html(200, page("Order placed", "<p>Your order was placed.</p>"));
+    if (/^\/once\d$/.test(url)) {
+      latestToken = `t${Math.random().toString(36).slice(2)}`;
+      return html(200, onceForm(latestToken, url.slice(-1)));
+    }
     const body = url === "/many" ? MANY_FORMS : PAGES[url.split("?")[0] as string];
     return body ? html(200, body) : html(404, page("Not found", ""));
   });
@@ -263,6 +288,15 @@ describe("submit_forms with little time", () => {
     ]);
     expect(answer.stats).toMatchObject({ forms_left: 1 });
   }, 90_000);
+
+  it("confirms a failure alone, so journeys side by side never report each other's spoiled tokens", async () => {
+    const answer = await hurriedRun(
+      ["/once1", "/once2", "/once3"].map((path) => formPage(path, true)),
+      { max_seconds: 120 },
+    );
+    expect(answer.stats).toMatchObject({ forms_tried: 3 });
+    expect(answer.candidates).toEqual([]);
+  }, 150_000);
 
   it("runs journeys side by side and still answers in page order", async () => {
     const answer = await hurriedRun(

@@ -5,7 +5,9 @@ import type { JourneyRecord, SentRequest } from "./form-journey.ts";
 //   - broken-journey: the server failed (5xx) behind the scenes or the browser landed on an error page, or
 //     the submission did nothing at all (no request, no navigation, no change on the page).
 // A request refused with a 4xx while the page honestly says it failed is not judged: the values a probe
-// chose may break a rule of the application the form does not state.
+// chose may break a rule of the application the form does not state. Nor is landing on a 4xx page other
+// than "no such address" (404, 405, 410): a refused anti-forgery token (renewed by a page load elsewhere
+// in the run), a permission or an unstated rule all answer that way, and none proves the journey broken.
 
 export type JourneyVerdict =
   | { kind: "misleading-copy"; failed: SentRequest; claim: string }
@@ -18,6 +20,8 @@ const SUCCESS =
 // the failure: it is the honest answer, not a claim.
 const FAILURE =
   /\b(?:error|failed|failure|unsuccessful|could ?n[o']t|cannot|can't|unable|invalid|required|problem|wrong|denied|forbidden|not found|not allowed|try again|rejected|declined|refused|already (?:taken|exists|in use|registered)|(?:is|was|are|were) taken|unavailable|not|never|nothing|(?:was|were|is|are|has|have|did|does|do)n't)\b/i;
+/** A form that posts where nothing answers: the journey is broken whatever values it carried. */
+const NO_SUCH_ADDRESS = new Set([404, 405, 410]);
 const ERROR_TITLE = /\b(?:error|exception|traceback|internal server|bad gateway|not found|\d{3})\b/i;
 
 /** Lines the page shows after the journey that it did not show before. */
@@ -54,7 +58,10 @@ export function judgeJourney(record: JourneyRecord): JourneyVerdict {
       reason: `the server answered ${serverError.status}`,
       failed: serverError,
     };
-  if (record.landed && ((record.landed.status ?? 0) >= 400 || ERROR_TITLE.test(record.landed.title)))
+  const landedStatus = record.landed?.status ?? 0;
+  if (landedStatus >= 400 && landedStatus < 500 && !NO_SUCH_ADDRESS.has(landedStatus))
+    return { kind: "none", reason: `the submission was refused (${landedStatus}); not judged` };
+  if (record.landed && (landedStatus >= 400 || ERROR_TITLE.test(record.landed.title)))
     return {
       kind: "broken-journey",
       reason: `the browser landed on an error page (${record.landed.status ?? record.landed.title})`,

@@ -85,21 +85,21 @@ export async function submitForms(
   );
   const outOfTime = () => Date.now() > deadline() || context.signal.aborted || tried.length >= maxForms;
   const found: Array<{ order: number; draft: EnvelopeDraft }> = [];
+  // Journeys side by side can disturb each other where a form's anti-forgery token is renewed on every
+  // page load: a failure seen then is confirmed later, by a journey that runs alone.
+  const toConfirm: Array<{
+    form: FormAt;
+    first: JourneyRecord;
+    verdict: Exclude<JourneyVerdict, { kind: "none" }>;
+    entry: Tried;
+  }> = [];
   const journey = async (form: FormAt): Promise<void> => {
-    const { role, browsing, url, template, described } = form;
-    const first = await runJourney(session, browsing, url, described.index, token(), load);
+    const { role, template, described } = form;
+    const first = await runJourney(session, form.browsing, form.url, described.index, token(), load);
     const verdict = judgeJourney(first);
     const entry: Tried = { role: role.role, template, form: described.name, verdict: describe(verdict) };
     tried.push(entry);
-    if (verdict.kind === "none") return;
-    const again = await runJourney(session, browsing, url, described.index, token(), load);
-    const second = judgeJourney(again);
-    if (second.kind !== verdict.kind) {
-      entry.verdict += `; not confirmed: ${describe(second)}`;
-      return;
-    }
-    const where = { role: role.role, user: users[role.role], template, form: described.name };
-    found.push({ order: form.order, draft: draftFor(run, where, first, again, verdict) });
+    if (verdict.kind !== "none") toConfirm.push({ form, first, verdict, entry });
   };
   // A page's first forms, then the next page: one page with a dozen forms does not take the whole pass.
   const later: FormAt[] = [];
@@ -147,6 +147,19 @@ export async function submitForms(
     if (outOfTime()) formsLeft += 1;
     else await journey(form);
   });
+  toConfirm.sort((a, b) => a.form.order - b.form.order);
+  for (const { form, first, verdict, entry } of toConfirm) {
+    if (context.signal.aborted) break;
+    const { role, template, described } = form;
+    const again = await runJourney(session, form.browsing, form.url, described.index, token(), load);
+    const second = judgeJourney(again);
+    if (second.kind !== verdict.kind) {
+      entry.verdict += `; not confirmed: ${describe(second)}`;
+      continue;
+    }
+    const where = { role: role.role, user: users[role.role], template, form: described.name };
+    found.push({ order: form.order, draft: draftFor(run, where, first, again, verdict) });
+  }
   return {
     candidates: found.sort((a, b) => a.order - b.order).map((each) => each.draft),
     stats: {
