@@ -10,19 +10,25 @@ import { emitCandidates } from "./emit-candidates.ts";
 
 const BROWSE_SECONDS = 90;
 
-interface BrowseAnswer {
+/** What a browser tool answers; each tool's stats are its own. */
+interface PassAnswer<Stats> {
   candidates: EnvelopeDraft[];
-  stats?: {
-    templates?: number;
-    roles?: Array<{ role: string; pages: number; error?: string }>;
-    stretch?: number;
-    overtimeSeconds?: number;
-    forms_tried?: number;
-    pages_opened?: number;
-    pages_left?: number;
-    forms_left?: number;
-  };
+  stats?: Stats;
 }
+
+type BrowseAnswer = PassAnswer<{
+  templates?: number;
+  roles?: Array<{ role: string; pages: number; error?: string }>;
+  stretch?: number;
+  overtimeSeconds?: number;
+}>;
+
+type FormsAnswer = PassAnswer<{
+  forms_tried?: number;
+  pages_opened?: number;
+  pages_left?: number;
+  forms_left?: number;
+}>;
 
 export default definePlaybook(async (session: PlaybookSession) => {
   // A bug bash walks charters in parallel sessions instead of the page checks (bug-bash.ts).
@@ -36,8 +42,8 @@ export default definePlaybook(async (session: PlaybookSession) => {
   // Two short passes first, side by side in tabs of their own (they mostly wait on pages). Journeys write
   // (records of the run's own); the tool refuses on targets that do not allow writes.
   const [xss, forms] = await Promise.all([
-    session.call<BrowseAnswer>("probe_dom_xss", { max_seconds: 30 }),
-    session.call<BrowseAnswer>("submit_forms", { max_seconds: 30 }),
+    session.call<PassAnswer<unknown>>("probe_dom_xss", { max_seconds: 30 }),
+    session.call<FormsAnswer>("submit_forms", { max_seconds: 30 }),
   ]);
   // Emitted in a fixed order, whichever pass finished first.
   if (xss.ok) {
