@@ -13,6 +13,8 @@ import type { HttpExchange } from "../../src/probes/http/http-types.ts";
 import { Masker } from "../../src/probes/http/masking.ts";
 import { matchesTemplate, toTemplateForm } from "../../src/probes/http/target-url.ts";
 import { byPrivilege, outsidersOf, roleRank } from "../../src/probes/session/roles.ts";
+import { SessionPool } from "../../src/probes/session/session-pool.ts";
+import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
 
 let server: http.Server;
 let baseUrl: string;
@@ -131,6 +133,33 @@ describe("masking and reproduction lines", () => {
     expect(masker.maskUrl(exchange.request.url)).toBe(
       "http://127.0.0.1:9/api/x?token=abc%E2%80%A6%5Bmasked%209%20chars%5D&q=ok",
     );
+  });
+
+  it("keeps a profile user's name readable when its password is that name, and hides it by field", () => {
+    const pool = new SessionPool(
+      TargetProfileSchema.parse({
+        name: "shop",
+        source: { path: "." },
+        environment: { mode: "external", base_url: "http://127.0.0.1:9" },
+        users: [{ name: "admin", role: "user", username: "admin", password: "secret_ref:SHOP_ADMIN" }],
+      }),
+      "http://127.0.0.1:9",
+    );
+    const { masker } = pool;
+    masker.addSecret("admin");
+    masker.addPassword("long-enough-password");
+    masker.addPassword("pass");
+    const step = '{"as":"admin","path":"/search?q=pass"} long-enough-password';
+    expect(masker.maskText(step)).toBe('{"as":"admin","path":"/search?q=pass"} long-…[masked 15 chars]');
+    expect(masker.maskBody("username=admin&password=admin")).toBe(
+      "username=admin&password=a%E2%80%A6%5Bmasked%204%20chars%5D",
+    );
+
+    // A secret learnt before the name is public stops being masked as text once it is.
+    const early = new Masker();
+    early.addSecret("roberto");
+    early.addPublicName("roberto");
+    expect(early.maskText("as roberto")).toBe("as roberto");
   });
 
   it("writes a curl line with the credential as a variable to fill in", () => {

@@ -64,7 +64,7 @@ export async function rightPassword(
     },
     true,
   );
-  run.masker.addSecret(password);
+  run.masker.addPassword(password);
   return attempt(run, entry, { identity: identityOf(entry, user) ?? username, password });
 }
 

@@ -32,10 +32,30 @@ export function maskValue(value: string): string {
 
 export class Masker {
   private readonly known = new Set<string>();
+  private readonly publicNames = new Set<string>();
 
-  /** Registers a value that must never appear in evidence (a token or password the run used). */
+  /**
+   * Registers a value that must never appear in evidence (a token or password the run used). A value that
+   * is part of a name everyone may read (a password equal to its username) is not masked as text: masking
+   * it would rewrite that name in every request, test and report, so a generated test would sign in as
+   * nobody. It is still masked wherever it travels under a sensitive field name.
+   */
   addSecret(value: string | undefined): void {
-    if (value && value.length >= 4) this.known.add(value);
+    if (!value || value.length < 4) return;
+    for (const name of this.publicNames) if (name.includes(value)) return;
+    this.known.add(value);
+  }
+
+  /** A password the run signs in with: short ones would mask common words everywhere, so only their field hides them. */
+  addPassword(value: string | undefined): void {
+    if (value && value.length >= 8) this.addSecret(value);
+  }
+
+  /** Registers a name that evidence must keep readable: a profile user's name, username or email. */
+  addPublicName(value: string | undefined): void {
+    if (!value) return;
+    this.publicNames.add(value);
+    for (const secret of this.known) if (value.includes(secret)) this.known.delete(secret);
   }
 
   maskText(text: string): string {

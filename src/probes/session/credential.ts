@@ -122,8 +122,7 @@ export function credentialValues(
         `the sign-in needs a password but users[${user.name}].password is not set; add password: secret_ref:NAME`,
       );
     }
-    // Short passwords would mask common words everywhere; they are masked by field name instead.
-    if (password.length >= 8) environment.masker.addSecret(password);
+    environment.masker.addPassword(password);
   }
   return { username, password, email: environment.email ?? username };
 }

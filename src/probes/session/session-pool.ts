@@ -82,7 +82,11 @@ export class SessionPool {
     for (const path of [this.recipe?.page, this.recipe?.endpoint?.trim().split(/\s+/)[1]]) {
       if (path) this.memory.signInPaths.add(path);
     }
-    for (const user of profile?.users ?? []) this.sessions.set(user.name, this.newSession(user));
+    for (const user of profile?.users ?? []) {
+      this.sessions.set(user.name, this.newSession(user));
+      this.masker.addPublicName(user.name);
+      this.masker.addPublicName(user.username);
+    }
   }
 
   /** The profile's users (throw-away users are listed by `throwawayUsers`). */
