@@ -46,7 +46,10 @@ const noteForm: Operation = {
   },
 };
 
-async function runGenerated(script: ReproScript): Promise<{ code: number; output: string }> {
+async function runGenerated(
+  script: ReproScript,
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
   const profile = profileFor({
     name: "browser",
     source: {},
@@ -58,7 +61,7 @@ async function runGenerated(script: ReproScript): Promise<{ code: number; output
   fs.writeFileSync(file, renderFailingTest(script, profile, app.baseUrl));
   try {
     const { stdout } = await execute(process.execPath, ["--test", file], {
-      env: { ...process.env, QAAS_BASE_URL: app.baseUrl },
+      env: { ...process.env, QAAS_BASE_URL: app.baseUrl, ...env },
       timeout: 20_000,
     });
     return { code: 0, output: stdout };
@@ -107,5 +110,23 @@ describe("generated tests on a form-and-cookie application", () => {
     });
     expect(refused.code).not.toBe(0);
     expect(refused.output).toMatch(/got 422/);
+  });
+
+  it("stops on a refused sign-in instead of testing as nobody", async () => {
+    // Signed out, the dashboard redirects: an assertion that a redirect proves would pass for the wrong reason.
+    const script: ReproScript = {
+      title: "dashboard refused",
+      steps: [{ name: "dashboard", as: "alice", method: "GET", path: "/dashboard" }],
+      assertions: [
+        { kind: "status_in", step: "dashboard", values: [302], message: "the dashboard is refused" },
+      ],
+    };
+    const refused = await runGenerated(script, { BROWSER_ALICE_PW: "not-the-password" });
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toMatch(/sign-in as alice was refused \(302 back to the sign-in page\)/);
+
+    const signedIn = await runGenerated(script);
+    expect(signedIn.output).not.toMatch(/was refused/);
+    expect(signedIn.output).toMatch(/the dashboard is refused/);
   });
 });

@@ -313,7 +313,26 @@ async function signIn(user, extra = {}) {
     token = (applyCookie && cookies[applyCookie]) ?? ["token", "access_token", "accessToken", "jwt", "id_token", "auth_token"].map((key) => valueAt(json, key) ?? valueAt(json, "data." + key)).find(Boolean) ?? Object.values(cookies)[0];
   }
   assert.ok(token, "sign-in as " + user + " failed (" + response.status + ")");
+  // A refused form sign-in still sets cookies, but lands back on the sign-in page: going on would test as nobody.
+  if (LOGIN.kind === "form") {
+    const back = response.status >= 300 && response.status < 400 ? response.headers.get("location") : undefined;
+    const refused = back ? isSignInPage(new URL(back, BASE_URL).pathname, path) : response.status === 200 && showsSignInForm(text, path);
+    assert.ok(!refused, "sign-in as " + user + " was refused (" + response.status + " back to the sign-in page)");
+  }
   return { token: String(token), cookies };
+}
+
+function isSignInPage(pathname, endpointPath) {
+  const known = [LOGIN.page, endpointPath].filter(Boolean).map((known) => new URL(known, BASE_URL).pathname);
+  const last = pathname.replace(/\/+$/, "").split("/").pop() ?? "";
+  return known.includes(pathname) || /^(?:log[-_]?in|sign[-_]?in|log[-_]?on)(?:\.[a-z]{2,5})?$/i.test(last);
+}
+
+function showsSignInForm(html, endpointPath) {
+  return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)].some(([, open, inner]) => {
+    const action = (open.match(/\saction\s*=\s*["']?([^"'\s>]*)/i) ?? [])[1];
+    return action !== undefined && /type\s*=\s*["']?password/i.test(inner) && isSignInPage(new URL(action, BASE_URL).pathname, endpointPath);
+  });
 }
 
 // A step marked once (a warm-up) is sent by the first of repeated runs in one process; the others reuse it.
