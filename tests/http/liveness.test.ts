@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TargetDownError, WriteNotAllowedError } from "../../src/probes/http/http-client.ts";
 import type { TargetLiveness } from "../../src/probes/http/liveness.ts";
 import { openHttpClient, probeTargetOf, TARGET_RESTART_KEY } from "../../src/probes/http/run-http.ts";
+import { sessionPoolFor } from "../../src/probes/session/session-pool.ts";
 import { profileFor } from "../fixtures/probe-harness.ts";
 import { type FakeRunContext, fakeRunContext } from "../support/fake-run-context.ts";
 
@@ -31,8 +32,13 @@ afterEach(() => {
   for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-function contextFor(mode: "managed" | "external", port: number): FakeRunContext {
+function contextFor(
+  mode: "managed" | "external",
+  port: number,
+  signIn: Record<string, unknown> = {},
+): FakeRunContext {
   const profile = profileFor({
+    ...signIn,
     name: "crashing",
     source: {},
     environment: {
@@ -106,6 +112,39 @@ describe("a target that dies in the middle of a run", () => {
     const notes = context.entries.filter((entry) => entry.kind === "target_down");
     expect(notes).toHaveLength(1);
     expect(notes[0]?.data).toMatchObject({ confirmed: true, recovered: true, mode: "managed" });
+  }, 20_000);
+
+  it("managed: signs every user in again after a restart, before the next request is answered as nobody", async () => {
+    process.env.CRASHING_ALICE_PW = "alice-password";
+    const first = await startServer();
+    const context = contextFor("managed", first.port, {
+      auth: {
+        login: {
+          kind: "json",
+          endpoint: "POST /login",
+          body: { username: "{username}", password: "{password}" },
+          token_from: "body:token",
+          apply_as: "header:Authorization",
+        },
+      },
+      users: [{ name: "alice", role: "member", username: "alice", password: "secret_ref:CRASHING_ALICE_PW" }],
+    });
+    context.shared.set(TARGET_RESTART_KEY, async () => {
+      await startServer(first.port);
+    });
+    const { client, baseUrl } = clientOf(context);
+    const pool = sessionPoolFor(context, baseUrl);
+    const me = { method: "GET", url: `${baseUrl}/me` };
+
+    expect((await pool.send(client, "alice", me)).response?.body).toBe("alice");
+    await client.send({ method: "GET", url: `${baseUrl}${CRASH}` });
+    expect(client.targetRestarts).toBeGreaterThan(0);
+
+    const after = await pool.send(client, "alice", me);
+    expect(after.response?.body).toBe("alice");
+    // The old token was never sent to the restarted target: no request was answered as nobody.
+    expect(client.stats.by_status["401"] ?? 0).toBe(0);
+    expect(pool.summaries()[0]).toMatchObject({ user: "alice", sign_ins: 2 });
   }, 20_000);
 
   it("managed: never restarts more than its cap; past it the run stops sending", async () => {

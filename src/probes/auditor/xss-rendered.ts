@@ -210,6 +210,7 @@ function roleOf(run: ProbeRun, viewer: string | undefined): BrowsingRole {
         ? {}
         : ((await run.sessions.prepare(run.client, viewer, { method: "GET", url: run.target.baseUrl }))
             .headers ?? {}),
+    restarts: () => run.client.targetRestarts,
   };
 }
 

@@ -2,9 +2,11 @@ import type { Browser, BrowserContext, Page, Request, Response } from "playwrigh
 import type { ToolContext } from "../../tools/context.ts";
 import { onAgentEnd, onRunEnd } from "../../tools/run-end.ts";
 import { quietWindowsOf } from "../http/quiet-window.ts";
-import { parseCookieHeader } from "../pages/cookie-jar.ts";
 import { CHROMIUM_ARGS, findChromium, prepareContext } from "../traffic/chromium.ts";
 import { BrowsePace } from "./browse-pace.ts";
+import { type BrowsingRole, ContextSignIn } from "./context-sign-in.ts";
+
+export type { BrowsingRole } from "./context-sign-in.ts";
 
 // One Chromium per run, launched when first needed and closed when the run ends; one browser context per
 // role and viewport (contexts share nothing: cookies, storage and cache stay apart), so a page opened as
@@ -55,13 +57,6 @@ export interface PageLog {
   downloads: string[];
 }
 
-/** Who a context browses as: a role name and the headers the run's sign-in layer gives it. */
-export interface BrowsingRole {
-  role: string;
-  /** Headers the role's requests carry; a Cookie header becomes the context's cookies. */
-  headers(): Promise<Record<string, string>>;
-}
-
 export interface OpenedPage {
   page: Page;
   log: PageLog;
@@ -83,6 +78,7 @@ export class BrowserSession {
   private launched: Promise<Browser> | undefined;
   private readonly contexts = new Map<string, Promise<BrowserContext>>();
   private readonly logs = new WeakMap<Page, PageLog>();
+  private readonly signIns = new WeakMap<BrowserContext, ContextSignIn>();
   private readonly holders = new Set<string>();
   private openPages = 0;
   private browsingSince = 0;
@@ -137,7 +133,8 @@ export class BrowserSession {
     let context = this.contexts.get(key);
     if (!context) {
       context = (async () => {
-        const { cookies, extra } = splitSessionHeaders(await role.headers(), origin);
+        const signIn = new ContextSignIn(role, origin);
+        const cookies = await signIn.current();
         const browser = await this.browser();
         const created = await browser.newContext({
           serviceWorkers: "block",
@@ -149,13 +146,14 @@ export class BrowserSession {
         });
         await prepareContext(created);
         // Headers other than cookies go to the target only: a bearer token must not leave its origin.
-        if (Object.keys(extra).length > 0) {
+        if (Object.keys(signIn.extra).length > 0) {
           await created.route(
             (url) => url.origin === origin,
-            (route) => route.continue({ headers: { ...route.request().headers(), ...extra } }),
+            (route) => route.continue({ headers: { ...route.request().headers(), ...signIn.extra } }),
           );
         }
         if (cookies.length > 0) await created.addCookies(cookies);
+        this.signIns.set(created, signIn);
         if (this.options.gate) await gateTargetRequests(created, origin, this.options.gate);
         return created;
       })();
@@ -169,6 +167,7 @@ export class BrowserSession {
   /** A new tab in `context`, logging from its first request; the caller closes it when done. */
   async newPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
     await this.options.beforePage?.();
+    await this.signIns.get(context)?.renewIfRestarted(context);
     const page = await context.newPage();
     const log: PageLog = { console: [], pageErrors: [], network: [], dialogs: [], downloads: [] };
     this.logs.set(page, log);
@@ -398,23 +397,4 @@ export function browserSessionFor(context: ToolContext): BrowserSession {
     onAgentEnd(context, () => held.release(invocation));
   }
   return session;
-}
-
-/** A Cookie header becomes cookies of `origin`; other headers are sent to `origin` as they are. */
-export function splitSessionHeaders(
-  headers: Record<string, string>,
-  origin: string,
-): { cookies: Array<{ name: string; value: string; url: string }>; extra: Record<string, string> } {
-  const extra: Record<string, string> = {};
-  let cookies: Array<{ name: string; value: string; url: string }> = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() === "cookie")
-      cookies = parseCookieHeader(value).map(([cookie, content]) => ({
-        name: cookie,
-        value: content,
-        url: origin,
-      }));
-    else extra[name.toLowerCase()] = value;
-  }
-  return { cookies, extra };
 }

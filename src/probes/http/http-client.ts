@@ -119,6 +119,11 @@ export class HttpClient {
     return this.options.budget.remaining();
   }
 
+  /** How often the run restarted the target after it died: each restart may have lost the sessions it kept. */
+  get targetRestarts(): number {
+    return this.options.liveness?.restarts ?? 0;
+  }
+
   /**
    * Runs `measure` with the target to this client alone: other clients' requests wait until it is done
    * (see quiet-window.ts). For timings and statement-log readings, not for probing.

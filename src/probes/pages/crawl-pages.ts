@@ -14,6 +14,8 @@ export interface CrawlRole {
   role: string;
   /** Called before every request, so a session layer can refresh an expiring credential. */
   headers(): Promise<Record<string, string>>;
+  /** How often the run has restarted the target so far: a browser context signs in again after each. */
+  restarts?(): number;
 }
 
 export const ANONYMOUS: CrawlRole = { role: "anonymous", headers: async () => ({}) };

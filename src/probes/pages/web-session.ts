@@ -37,6 +37,7 @@ export function webRoles(context: ToolContext, target: ProbeTarget, wanted?: rea
       role: user.role,
       headers: async () =>
         (await sessions.prepare(client, user.name, { method: "GET", url: target.baseUrl })).headers ?? {},
+      restarts: () => client.targetRestarts,
     });
   }
   return { roles, users };

@@ -26,6 +26,8 @@ interface UserSession {
   /** Re-logins whose retry still looked signed out: the endpoint refuses this user, the session was fine. */
   uselessRelogins: number;
   lastSignInAt: number;
+  /** The target's restart count when this session signed in (see `signIn`). */
+  restartsAtSignIn: number;
   /** A throw-away user's secrets, kept in memory only. */
   throwaway?: { password: string; email: string };
 }
@@ -113,7 +115,14 @@ export class SessionPool {
   /** Signs in (or reuses a live session); `force` signs in again whatever the state. */
   async signIn(name: string, client: HttpClient, force = false): Promise<Credential> {
     const session = this.sessionOf(name);
-    if (!force && session.credential && !this.expired(session.credential)) return session.credential;
+    if (
+      !force &&
+      session.credential &&
+      !this.expired(session.credential) &&
+      !this.outlived(session, client)
+    ) {
+      return session.credential;
+    }
     return this.refresh(session, client, force ? undefined : session.generation);
   }
 
@@ -259,6 +268,7 @@ export class SessionPool {
       signIns: 0,
       uselessRelogins: 0,
       lastSignInAt: 0,
+      restartsAtSignIn: 0,
     };
   }
 
@@ -306,6 +316,14 @@ export class SessionPool {
     return session.uselessRelogins < 2 || this.now() - session.lastSignInAt > RELOGIN_COOLDOWN_MS;
   }
 
+  /**
+   * The target was restarted since this session signed in: a server that keeps sessions in memory (or signs
+   * tokens with a key made at start) has forgotten it, and every request would be answered as nobody.
+   */
+  private outlived(session: UserSession, client: HttpClient): boolean {
+    return this.refreshable() && client.targetRestarts > session.restartsAtSignIn;
+  }
+
   private expired(credential: Credential): boolean {
     return credential.expiresAt !== undefined && this.now() >= credential.expiresAt - EXPIRY_MARGIN_MS;
   }
@@ -320,6 +338,7 @@ export class SessionPool {
       return Promise.resolve(session.credential);
     }
     if (session.pending) return session.pending;
+    const restarts = client.targetRestarts;
     const pending = signIn(session.user, this.recipe, {
       baseUrl: this.baseUrl,
       client,
@@ -334,6 +353,7 @@ export class SessionPool {
         session.generation += 1;
         session.signIns += 1;
         session.lastSignInAt = this.now();
+        session.restartsAtSignIn = restarts;
         return credential;
       })
       .finally(() => {

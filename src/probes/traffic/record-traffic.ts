@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { templateOfConcrete } from "../../map/inventory.ts";
 import { API_TYPES, apiCallsSettled, watchedPage } from "../browser/api-quiet.ts";
-import { splitSessionHeaders } from "../browser/browser-session.ts";
+import { splitSessionHeaders } from "../browser/context-sign-in.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import { mayFollow, NEVER_FOLLOW } from "../pages/urls.ts";
 import { CHROMIUM_ARGS, findChromium, prepareContext } from "./chromium.ts";
