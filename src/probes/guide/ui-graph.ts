@@ -2,9 +2,12 @@ import type { ToolContext } from "../../tools/context.ts";
 import { browserSessionFor } from "../browser/browser-session.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { ProbeTarget } from "../http/run-http.ts";
-import { type CrawlRole, crawlAsRoles } from "../pages/crawl-pages.ts";
+import { ANONYMOUS, type CrawlRole, crawlAsRoles } from "../pages/crawl-pages.ts";
 import type { PageFetcher } from "../pages/page-fetcher.ts";
 import { joinEntry } from "../pages/urls.ts";
+import type { SignInMemory } from "../session/credential.ts";
+import { sessionPoolFor } from "../session/session-pool.ts";
+import { isSignInPath } from "../session/signed-out.ts";
 import { pathOnly } from "./path-templates.ts";
 import { type RenderedPage, renderPage } from "./rendered-page.ts";
 import { WalkFrontier } from "./walk-frontier.ts";
@@ -27,7 +30,8 @@ export interface RoleGraph {
   pages: RenderedPage[];
   /** Paths (no query) the role reached: pages opened and where their redirects ended. */
   reached: Set<string>;
-  stopped?: "max_pages" | "time" | "aborted" | "sign_in";
+  /** Why the walk ended early; `signed_out`: the role's session ended under it and signing in again did not help. */
+  stopped?: "max_pages" | "time" | "aborted" | "sign_in" | "signed_out";
   /** Why the role could not walk (its sign-in failed), when it could not. */
   error?: string;
 }
@@ -72,7 +76,7 @@ export async function walkUi(
   // In the roles' order, whichever walk finishes first: the checks read them as a list.
   graph.roles = await mapConcurrent(roles, ROLES_AT_ONCE, async (role): Promise<RoleGraph> => {
     try {
-      return await walkRole(context, role, graph, limits);
+      return await walkRole(context, role, graph, limits, sessionPoolFor(context, target.baseUrl).memory);
     } catch (error) {
       // A role that cannot sign in walked nothing: its walk counts as cut short, never as "links nothing".
       return {
@@ -92,9 +96,17 @@ async function walkRole(
   role: CrawlRole,
   graph: UiGraph,
   limits: GraphLimits,
+  signIn: SignInMemory,
 ): Promise<RoleGraph> {
   const session = browserSessionFor(context);
   const browsing = await session.context(role, graph.origin);
+  const signedIn = role.role !== ANONYMOUS.role;
+  const render = async (path: string): Promise<RenderedPage> =>
+    (
+      await renderPage(session, browsing, graph.origin, path, {
+        timeoutMs: Math.max(1_000, Math.min(15_000, limits.deadline - Date.now())),
+      })
+    ).page;
   const walk: RoleGraph = { role: role.role, pages: [], reached: new Set() };
   const frontier = new WalkFrontier(limits.templates ?? []);
   const queue = [graph.entry];
@@ -107,9 +119,19 @@ async function walkRole(
         walk.stopped = "max_pages";
       if (walk.stopped) return;
       const path = queue.shift() as string;
-      const { page } = await renderPage(session, browsing, graph.origin, path, {
-        timeoutMs: Math.max(1_000, Math.min(15_000, limits.deadline - Date.now())),
-      });
+      let page = await render(path);
+      if (signedIn && landedOnSignIn(page, path, signIn)) {
+        // Either the role may not see this page (some frameworks send it to sign in), or its session ended
+        // under the walk (a restarted target forgets sessions kept in memory). Opened again, after the
+        // context signs in anew if the target was restarted; still on the sign-in page, the entry decides:
+        // sent to sign in there too, the session is gone and the rest of the walk would judge a signed-out UI.
+        const again = await render(path);
+        if (!landedOnSignIn(again, path, signIn)) page = again;
+        else if (landedOnSignIn(await render(graph.entry), graph.entry, signIn)) {
+          walk.stopped = "signed_out";
+          return;
+        }
+      }
       walk.pages.push(page);
       walk.reached.add(pathOnly(path));
       if (page.finalPath.startsWith("/")) walk.reached.add(pathOnly(page.finalPath));
@@ -133,6 +155,11 @@ async function walkRole(
   };
   await Promise.all(Array.from({ length: TABS_PER_WALK }, tab));
   return walk;
+}
+
+/** A page asked for by another path that ended on the sign-in page. */
+function landedOnSignIn(page: RenderedPage, path: string, signIn: SignInMemory): boolean {
+  return !isSignInPath(pathOnly(path), signIn) && isSignInPath(pathOnly(page.finalPath), signIn);
 }
 
 /** The HTML crawl, read into the same shape: links and forms as served, no rendered controls. */

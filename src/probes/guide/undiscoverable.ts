@@ -97,13 +97,15 @@ export async function findUndiscoverable(
   let mentionTexts: Map<string, string> | undefined;
 
   // A walk cut short has not searched every reachable page: "nothing links to it" would be a guess.
-  const cutShort = scope.graph.roles.filter((walk) => walk.stopped).map((walk) => walk.role);
+  const cutShort = scope.graph.roles
+    .filter((walk) => walk.stopped)
+    .map((walk) => `${walk.role} (${walk.stopped})`);
   for (const [template, provenance] of pageTemplates(scope)) {
     stats.templates += 1;
     if (cutShort.length > 0) {
       skip(
         stats,
-        `the walk was cut short for ${cutShort.join(", ")} (raise max_pages or max_seconds)`,
+        `the walk was cut short for ${cutShort.join(", ")}: raise max_pages or max_seconds when it ran out of either`,
         template,
       );
       continue;
