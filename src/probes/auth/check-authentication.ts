@@ -16,10 +16,12 @@ import { credentialOperations, describeOperation } from "./credential-operations
 import { discoverFields, fieldless } from "./field-discovery.ts";
 import { checkPasswordTakeover } from "./password-takeover.ts";
 import { checkResetTokenExposure } from "./reset-token-exposure.ts";
+import { checkSessionCookie } from "./session-cookie.ts";
 import { checkUserEnumeration } from "./user-enumeration.ts";
 
 // check_authentication: the ways sign-in itself breaks. Forged session tokens on every authenticated read,
-// and signed session cookies whose secret is in the source or a default;
+// signed session cookies whose secret is in the source or a default, and a session cookie set readable by
+// scripts or kept for months;
 // then, on every operation that takes credentials, reset tokens handed back, answers that tell accounts
 // apart, another account's password set through an operation that names it, and unlimited password guessing — last, since a limit it trips may slow the sign-ins after it.
 // Cross-site request forgery on the state changes a cookie session authorises comes before them too.
@@ -28,6 +30,7 @@ import { checkUserEnumeration } from "./user-enumeration.ts";
 export const AUTH_CHECKS = [
   "token-forgery",
   "cookie-forgery",
+  "session-cookie",
   "csrf",
   "reset-token-exposure",
   "user-enumeration",
@@ -86,8 +89,14 @@ export async function checkAuthentication(
           return result.candidates;
         })
       : Promise.resolve([]);
-    const [forged, signed, found] = await Promise.all([forgery, cookies, others]);
-    candidates.push(...forged, ...signed, ...found);
+    const sessionCookie = wanted.has("session-cookie")
+      ? checkSessionCookie(run, users, selected).then((result) => {
+          stats.session_cookie = result.stats;
+          return result.candidates;
+        })
+      : Promise.resolve([]);
+    const [forged, signed, kept, found] = await Promise.all([forgery, cookies, sessionCookie, others]);
+    candidates.push(...forged, ...signed, ...kept, ...found);
   });
   return { candidates, stats: { ...stats, budget_exhausted: exhausted } };
 }

@@ -124,7 +124,7 @@ async function signedSessionCookie(
 }
 
 /** Reads without path parameters the user's role reaches, the caller's own pages first. */
-function readsFor(operations: readonly Operation[], user: ProfileUser): Operation[] {
+export function readsFor(operations: readonly Operation[], user: ProfileUser): Operation[] {
   const role = user.role.toLowerCase();
   return operations
     .filter(
@@ -146,7 +146,7 @@ function ownScore(operation: Operation): number {
   return /\/(me|my|profile|account|self|dashboard)(\/|$)/i.test(toTemplateForm(operation.path)) ? 1 : 0;
 }
 
-function admitted(exchange: HttpExchange | undefined): boolean {
+export function admitted(exchange: HttpExchange | undefined): boolean {
   const status = exchange?.response?.status ?? 0;
   return status >= 200 && status < 300;
 }
@@ -228,7 +228,8 @@ function findingOf(
   });
 }
 
-function signInEndpoint(run: ProbeRun, operation: Operation): boolean {
+/** Whether `operation` is the profile's sign-in endpoint. */
+export function signInEndpoint(run: ProbeRun, operation: Operation): boolean {
   const endpoint = run.target.profile?.auth?.login?.endpoint?.trim().match(/^([A-Za-z]+)\s+(\S+)$/);
   return Boolean(
     endpoint &&

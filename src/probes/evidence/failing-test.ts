@@ -77,6 +77,19 @@ export type ReproAssertion =
       flags?: string;
       message: string;
     }
+  /**
+   * The cookie `cookie` as signing in as `as` sets it: HttpOnly when `httpOnly`, Secure when `secure`, kept
+   * at most `maxDays` days when given.
+   */
+  | {
+      kind: "sign_in_cookie";
+      as: string;
+      cookie: string;
+      httpOnly?: boolean;
+      secure?: boolean;
+      maxDays?: number;
+      message: string;
+    }
   /** The page, opened in Chromium as `as` once its requests settle, has no element named `tag`. */
   | { kind: "rendered_lacks_element"; page: string; as?: string; tag: string; message: string };
 
@@ -248,6 +261,15 @@ function renderAssertion(assertion: ReproAssertion): string {
     }
     case "rendered_lacks_element":
       return renderedLacksElement(assertion);
+    case "sign_in_cookie": {
+      const rules = JSON.stringify({
+        httpOnly: assertion.httpOnly,
+        secure: assertion.secure,
+        maxDays: assertion.maxDays,
+      });
+      const line = `(await signIn(${JSON.stringify(assertion.as)})).setCookieLines.find((line) => line.split("=", 1)[0].trim() === ${JSON.stringify(assertion.cookie)})`;
+      return `{ const line = ${line}; assert.ok(line, "signing in set no cookie " + ${JSON.stringify(assertion.cookie)}); assert.ok(cookieKeeps(line, ${rules}), ${message} + " (got " + line.split(";").slice(1).join(";").trim() + ")"); }`;
+    }
     case "list_contains_id":
       return `assert.ok(listIds(${ref(assertion.step)}.json).includes(String(${ref(assertion.idOf)}.id)), ${message});`;
     default:
@@ -319,7 +341,19 @@ async function signIn(user, extra = {}) {
     const refused = back ? isSignInPage(new URL(back, BASE_URL).pathname, path) : response.status === 200 && showsSignInForm(text, path);
     assert.ok(!refused, "sign-in as " + user + " was refused (" + response.status + " back to the sign-in page)");
   }
-  return { token: String(token), cookies };
+  return { token: String(token), cookies, setCookieLines: response.headers.getSetCookie() };
+}
+
+/** Whether a Set-Cookie line has the attributes asked for, and a lifetime (Max-Age, else Expires) within maxDays. */
+function cookieKeeps(line, rules) {
+  const attributes = line.split(";").slice(1).map((part) => part.trim().toLowerCase());
+  if (rules.httpOnly && !attributes.includes("httponly")) return false;
+  if (rules.secure && !attributes.includes("secure")) return false;
+  if (rules.maxDays === undefined) return true;
+  const maxAge = attributes.find((part) => part.startsWith("max-age="));
+  const expires = attributes.find((part) => part.startsWith("expires="));
+  const days = maxAge ? Number(maxAge.slice(8)) / 86400 : expires ? (Date.parse(expires.slice(8)) - Date.now()) / 86400000 : 0;
+  return days <= rules.maxDays;
 }
 
 function isSignInPage(pathname, endpointPath) {
