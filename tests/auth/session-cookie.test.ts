@@ -26,7 +26,7 @@ describe("a session cookie's attributes", () => {
   it("reads HttpOnly, Secure and the lifetime the way browsers do", () => {
     expect(sessionCookieFlaws("sid=1; Path=/; HttpOnly", "http://h")).toEqual([]);
     expect(sessionCookieFlaws("sid=1; Path=/", "http://h")).toEqual([
-      { attribute: "HttpOnly", found: "no HttpOnly" },
+      { attribute: "HttpOnly", found: "without HttpOnly" },
     ]);
     expect(sessionCookieFlaws("sid=1; HttpOnly", "https://h").map((flaw) => flaw.attribute)).toEqual([
       "Secure",
@@ -39,7 +39,7 @@ describe("a session cookie's attributes", () => {
     expect(lifetimeDays("sid=1; Path=/", NOW)).toBeUndefined();
     expect(sessionCookieFlaws("sid=1; HttpOnly; Max-Age=2678400", "http://h", NOW)).toEqual([]);
     expect(sessionCookieFlaws("sid=1; HttpOnly; Max-Age=99999999", "http://h", NOW)).toEqual([
-      { attribute: "lifetime", found: "kept 1157 days" },
+      { attribute: "lifetime", found: "to last 1157 days" },
     ]);
   });
 });
@@ -168,7 +168,7 @@ describe("check_authentication: the session cookie", () => {
     const finding = candidates[0]!;
     expect(finding.defect_class).toBe("misconfiguration");
     expect(finding.location).toMatchObject({ kind: "endpoint", value: "POST /login" });
-    expect(finding.title).toMatch(/sid is set with no HttpOnly, kept 115\d days/);
+    expect(finding.title).toMatch(/sid is set without HttpOnly, to last 115\d days/);
     expect(finding.summary).toContain(
       "GET /account answered 200 to a request carrying that cookie alone, and 302 without it",
     );

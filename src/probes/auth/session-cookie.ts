@@ -24,7 +24,7 @@ export const MAX_SESSION_DAYS = 31;
 
 export interface SessionCookieFlaw {
   attribute: "HttpOnly" | "Secure" | "lifetime";
-  /** What the sign-in set, in words: `no HttpOnly`, `kept 1157 days`. */
+  /** What the sign-in set, in words that follow "is set": `without HttpOnly`, `to last 1157 days`. */
   found: string;
 }
 
@@ -35,12 +35,12 @@ export function sessionCookieFlaws(line: string, baseUrl: string, now = Date.now
     .slice(1)
     .map((part) => part.trim().toLowerCase());
   const flaws: SessionCookieFlaw[] = [];
-  if (!attributes.includes("httponly")) flaws.push({ attribute: "HttpOnly", found: "no HttpOnly" });
+  if (!attributes.includes("httponly")) flaws.push({ attribute: "HttpOnly", found: "without HttpOnly" });
   if (baseUrl.startsWith("https:") && !attributes.includes("secure"))
-    flaws.push({ attribute: "Secure", found: "no Secure on an HTTPS site" });
+    flaws.push({ attribute: "Secure", found: "without Secure on an HTTPS site" });
   const days = lifetimeDays(line, now);
   if (days !== undefined && days > MAX_SESSION_DAYS)
-    flaws.push({ attribute: "lifetime", found: `kept ${Math.round(days)} days` });
+    flaws.push({ attribute: "lifetime", found: `to last ${Math.round(days)} days` });
   return flaws;
 }
 
@@ -173,14 +173,14 @@ function findingOf(
       : undefined,
     secure ? "the browser also sends it over plain HTTP, where anyone on the network reads it" : undefined,
     lifetime
-      ? `the browser keeps it ${lifetime.found.replace(/^kept /, "")} (more than ${MAX_SESSION_DAYS}), so a session left on a shared computer or stolen once stays usable long after`
+      ? `the browser keeps it ${lifetime.found.replace(/^to last /, "")} (more than ${MAX_SESSION_DAYS}), so a session left on a shared computer or stolen once stays usable long after`
       : undefined,
   ].filter(Boolean);
   return buildFinding(run, {
     domain: "security",
     defectClass: "misconfiguration",
-    title: `The session cookie ${cookie.name} is set with ${found}`,
-    summary: `Signing in as ${cookie.user.name} sets \`${cookie.name}\` with ${found}. It is the session: ${proof.operation.method} ${proof.operation.path} answered ${proof.alone.response?.status} to a request carrying that cookie alone, and ${proof.anonymous.response?.status} without it. ${risks.join("; ")}.`,
+    title: `The session cookie ${cookie.name} is set ${found}`,
+    summary: `Signing in as ${cookie.user.name} sets \`${cookie.name}\` ${found}. It is the session: ${proof.operation.method} ${proof.operation.path} answered ${proof.alone.response?.status} to a request carrying that cookie alone, and ${proof.anonymous.response?.status} without it. ${risks.join("; ")}.`,
     impact: "Session theft: whoever gets the cookie is the user until it ends.",
     location: signIn ? endpointLocation(signIn) : endpointLocation(proof.operation),
     related: [endpointLocation(proof.operation)],
