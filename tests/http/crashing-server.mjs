@@ -1,6 +1,6 @@
 // A server that dies on one request the way many do: a value from the query goes into a response header
 // after an await, Node rejects its CR/LF, nothing catches it and the process exits. Other requests answer;
-// GET /drop closes its own connection without dying. Sessions live in memory, as with many frameworks'
+// GET /drop closes its own connection without dying; GET /explode?x=boom… exits. Sessions live in memory, as with many frameworks'
 // defaults: POST /login answers a token, GET /me answers its user, and a restart forgets every token.
 // Prints its port on stdout once it listens.
 import { randomUUID } from "node:crypto";
@@ -28,6 +28,8 @@ const server = http.createServer((request, response) => {
     return response.end(user ?? "who are you?");
   }
   if (url.pathname === "/drop") return request.socket.destroy();
+  // Dies on an input no shape gives away (a bug in the handler's own logic).
+  if (url.pathname === "/explode" && url.searchParams.get("x")?.startsWith("boom")) process.exit(1);
   if (url.pathname === "/slow") return setTimeout(() => response.end("slow"), 400);
   if (url.pathname.startsWith("/next")) {
     const target = url.searchParams.get("to") ?? "/";

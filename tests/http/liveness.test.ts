@@ -147,6 +147,31 @@ describe("a target that dies in the middle of a run", () => {
     expect(pool.summaries()[0]).toMatchObject({ user: "alice", sign_ins: 2 });
   }, 20_000);
 
+  it("managed: a second crash on an operation already confirmed is not replayed, so it costs one restart", async () => {
+    const first = await startServer();
+    let restarts = 0;
+    const context = contextFor("managed", first.port);
+    context.shared.set(TARGET_RESTART_KEY, async () => {
+      restarts += 1;
+      await startServer(first.port);
+    });
+    const { client, baseUrl } = clientOf(context);
+    await client.send({ method: "GET", url: `${baseUrl}/a` });
+    await client.send({ method: "GET", url: `${baseUrl}/explode?x=boom-1` });
+    // Recovered, then taken down by the replay that confirmed it, and recovered again.
+    expect(restarts).toBe(2);
+    const second = await client.send({ method: "GET", url: `${baseUrl}/explode?x=boom-2` });
+    expect(second.response).toBeUndefined();
+    expect(restarts).toBe(3);
+    expect((await client.send({ method: "GET", url: `${baseUrl}/b` })).response?.body).toBe("hello /b");
+
+    expect(context.readEnvelopes()).toHaveLength(1);
+    const notes = context.entries.filter((entry) => entry.kind === "target_down").map((entry) => entry.data);
+    expect(notes).toHaveLength(2);
+    expect(notes[1]).toMatchObject({ after: "GET /explode?x=boom-2", confirmed: false, recovered: true });
+    expect(String(notes[1]?.message)).toContain("not replayed");
+  }, 20_000);
+
   it("managed: never restarts more than its cap; past it the run stops sending", async () => {
     const first = await startServer();
     let restarts = 0;

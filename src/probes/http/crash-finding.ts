@@ -22,7 +22,7 @@ export async function reportTargetDeath(
   death: TargetDeath,
   liveness: TargetLiveness,
 ): Promise<void> {
-  const named = death.culprit ?? death.suspects[0];
+  const named = death.culprit ?? death.knownCause ?? death.suspects[0];
   context.record(
     "target_down",
     {
@@ -44,13 +44,15 @@ export async function reportTargetDeath(
 
 /** One line for the run's progress and report. */
 export function deathMessage(death: TargetDeath): string {
-  const named = death.culprit ?? death.suspects[0];
+  const named = death.culprit ?? death.knownCause ?? death.suspects[0];
   const after = named ? ` after ${describeRequest(named)}` : "";
   const cause = death.culprit
     ? " (confirmed: sent alone to the restarted target, it took it down again)"
-    : death.replayed > 0
-      ? ` (none of the ${death.replayed} request(s) replayed alone took the restarted target down again)`
-      : "";
+    : death.knownCause
+      ? " (not replayed: a request to the same operation was confirmed to crash it earlier in this run)"
+      : death.replayed > 0
+        ? ` (none of the ${death.replayed} request(s) replayed alone took the restarted target down again)`
+        : "";
   const next = death.recovered
     ? "restarted; the run goes on"
     : death.mode === "managed"
@@ -66,8 +68,9 @@ export function crashFinding(
   death: TargetDeath,
 ): EnvelopeDraft | undefined {
   const confirmed = death.culprit !== undefined;
-  // A managed target that did not die again on any single replay: the cause is not one request.
-  if (!confirmed && death.replayed > 0) return undefined;
+  // A managed target that did not die again on any single replay: the cause is not one request. One that
+  // died again on an operation already confirmed to crash it adds nothing to that finding.
+  if (!confirmed && (death.replayed > 0 || death.knownCause)) return undefined;
   const culprit = death.culprit ?? death.suspects[0];
   if (!culprit) return undefined;
   const alone = confirmed || death.suspects.length === 1;

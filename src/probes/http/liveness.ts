@@ -28,6 +28,11 @@ export interface TargetDeath {
   mode: "managed" | "external";
   /** Suspects sent again alone on the restarted target (0 when it could not be restarted). */
   replayed: number;
+  /**
+   * A request cut off by this death that went to an operation an earlier replay already showed to crash the
+   * target: named as the likely cause without a replay, since confirming it again would only spend a restart.
+   */
+  knownCause?: HttpExchange;
 }
 
 export interface LivenessOptions {
@@ -71,6 +76,8 @@ export class TargetLiveness {
   private readonly origin: string;
   private readonly culprits = new Set<string>();
   private readonly crashTriggers = new Map<string, Set<CrashTrigger>>();
+  /** Operations a replay showed to crash the target (`POST /login`). */
+  private readonly crashedOperations = new Set<string>();
 
   constructor(private readonly options: LivenessOptions) {
     this.origin = new URL(options.baseUrl).origin;
@@ -181,7 +188,14 @@ export class TargetLiveness {
     };
     this.deaths.push(death);
     if (this.options.restart && (await this.restartOnce())) {
-      await this.findCulprit(death);
+      death.knownCause = suspects.find(
+        (suspect) =>
+          !suspect.response &&
+          this.crashedOperations.has(operationKey(suspect.request.method, suspect.request.url)),
+      );
+      // Never retried either: it would most likely take the target down once more.
+      if (death.knownCause) this.culprits.add(requestKey(death.knownCause));
+      else await this.findCulprit(death);
       death.recovered = this.state === "recovering";
     }
     this.state = death.recovered ? "up" : "down";
@@ -254,6 +268,7 @@ export class TargetLiveness {
       death.culprit = suspect;
       death.replay = replay;
       this.culprits.add(requestKey(suspect));
+      this.crashedOperations.add(operationKey(suspect.request.method, suspect.request.url));
       const triggers = crashTriggersOf(suspect.request.url, suspect.request.body);
       if (triggers.length > 0)
         this.crashTriggers.set(operationKey(suspect.request.method, suspect.request.url), new Set(triggers));
