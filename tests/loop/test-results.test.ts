@@ -93,7 +93,11 @@ describe("REPRODUCER's classification of three runs", () => {
   });
   it("not reproduced: passed every run, or failed for different reasons", () => {
     expect(classify(series({ failed: 0 }))).toMatchObject({ status: "not_reproduced" });
-    expect(classify(series({ failed: 0 })).notes).toMatch(/passed all 3 runs/);
+    expect(classify(series({ failed: 0 })).notes).toMatch(/passed all 3 runs on a freshly reset target/);
+    // A target without a reset command was tested as it was, and the note must not claim otherwise.
+    expect(classify(series({ failed: 0 }), undefined, false).notes).toMatch(
+      /on the target as it was \(it has no reset\)/,
+    );
     expect(classify(series({ same_reason: false, reasons: ["a", "b"] })).status).toBe("not_reproduced");
   });
   it("untestable: the test broke before its own assertion, so it cannot judge the finding", () => {

@@ -27,6 +27,7 @@ type Status = "reproduced" | "flaky" | "not_reproduced" | "untestable";
 export function classify(
   series: Series,
   finding?: Pick<DefectEnvelope, "reproduction">,
+  resetDone = true,
 ): { status: Status; notes: string } {
   const { failed, times } = series;
   if (failed === 0 && finding?.reproduction.needs_probe_data) {
@@ -39,7 +40,7 @@ export function classify(
   if (failed === 0) {
     return {
       status: "not_reproduced",
-      notes: `the test passed all ${times} runs on a freshly reset target: the defect did not show`,
+      notes: `the test passed all ${times} runs on ${resetDone ? "a freshly reset target" : "the target as it was (it has no reset)"}: the defect did not show`,
     };
   }
   if (failed < times) {
@@ -101,7 +102,7 @@ export default definePlaybook(async (session) => {
     return;
   }
   const series = answer.data;
-  const { status, notes } = classify(series, finding);
+  const { status, notes } = classify(series, finding, reset.ok);
   const branch = status === "reproduced" ? await commitTest(session, findingId, series) : undefined;
   await session.call("record_reproduction", {
     finding_id: findingId,
