@@ -60,18 +60,23 @@ function clientOf(context: FakeRunContext) {
   return { client: openHttpClient(context, target), baseUrl: target.baseUrl };
 }
 
+/** A managed target on a fixture server the test restarts itself, counting each restart. */
+async function restartableTarget(signIn: Record<string, unknown> = {}) {
+  const first = await startServer();
+  const restarts = { count: 0 };
+  const context = contextFor("managed", first.port, signIn);
+  context.shared.set(TARGET_RESTART_KEY, async () => {
+    restarts.count += 1;
+    await startServer(first.port);
+  });
+  return { context, restarts, ...clientOf(context) };
+}
+
 const CRASH = "/next?to=%2Fhome%0D%0AX-Injected%3A%201";
 
 describe("a target that dies in the middle of a run", () => {
   it("managed: restarts the target, confirms the culprit by replaying it alone, files a finding and goes on", async () => {
-    const first = await startServer();
-    let restarts = 0;
-    const context = contextFor("managed", first.port);
-    context.shared.set(TARGET_RESTART_KEY, async () => {
-      restarts += 1;
-      await startServer(first.port);
-    });
-    const { client, baseUrl } = clientOf(context);
+    const { context, client, baseUrl, restarts } = await restartableTarget();
 
     expect((await client.send({ method: "GET", url: `${baseUrl}/a` })).response?.status).toBe(200);
     const harmless = await client.send({ method: "GET", url: `${baseUrl}/next?to=%2Fhome` });
@@ -84,7 +89,7 @@ describe("a target that dies in the middle of a run", () => {
     expect(crash.response).toBeUndefined();
     expect(inFlight.response?.status).toBe(200);
     // Restarted once to recover, once more after the replay took it down again.
-    expect(restarts).toBe(2);
+    expect(restarts.count).toBe(2);
     const after = await client.send({ method: "GET", url: `${baseUrl}/b` });
     expect(after.response?.body).toBe("hello /b");
     // Another CR/LF to the operation that crashed is not sent (it would only cost a restart); plain input is.
@@ -92,7 +97,7 @@ describe("a target that dies in the middle of a run", () => {
       WriteNotAllowedError,
     );
     expect((await client.send({ method: "GET", url: `${baseUrl}/next?to=%2Fa` })).response?.status).toBe(302);
-    expect(restarts).toBe(2);
+    expect(restarts.count).toBe(2);
 
     const envelopes = context.readEnvelopes();
     expect(envelopes).toHaveLength(1);
@@ -116,8 +121,7 @@ describe("a target that dies in the middle of a run", () => {
 
   it("managed: signs every user in again after a restart, before the next request is answered as nobody", async () => {
     process.env.CRASHING_ALICE_PW = "alice-password";
-    const first = await startServer();
-    const context = contextFor("managed", first.port, {
+    const { context, client, baseUrl } = await restartableTarget({
       auth: {
         login: {
           kind: "json",
@@ -129,10 +133,6 @@ describe("a target that dies in the middle of a run", () => {
       },
       users: [{ name: "alice", role: "member", username: "alice", password: "secret_ref:CRASHING_ALICE_PW" }],
     });
-    context.shared.set(TARGET_RESTART_KEY, async () => {
-      await startServer(first.port);
-    });
-    const { client, baseUrl } = clientOf(context);
     const pool = sessionPoolFor(context, baseUrl);
     const me = { method: "GET", url: `${baseUrl}/me` };
 
@@ -148,21 +148,14 @@ describe("a target that dies in the middle of a run", () => {
   }, 20_000);
 
   it("managed: a second crash on an operation already confirmed is not replayed, so it costs one restart", async () => {
-    const first = await startServer();
-    let restarts = 0;
-    const context = contextFor("managed", first.port);
-    context.shared.set(TARGET_RESTART_KEY, async () => {
-      restarts += 1;
-      await startServer(first.port);
-    });
-    const { client, baseUrl } = clientOf(context);
+    const { context, client, baseUrl, restarts } = await restartableTarget();
     await client.send({ method: "GET", url: `${baseUrl}/a` });
     await client.send({ method: "GET", url: `${baseUrl}/explode?x=boom-1` });
     // Recovered, then taken down by the replay that confirmed it, and recovered again.
-    expect(restarts).toBe(2);
+    expect(restarts.count).toBe(2);
     const second = await client.send({ method: "GET", url: `${baseUrl}/explode?x=boom-2` });
     expect(second.response).toBeUndefined();
-    expect(restarts).toBe(3);
+    expect(restarts.count).toBe(3);
     expect((await client.send({ method: "GET", url: `${baseUrl}/b` })).response?.body).toBe("hello /b");
 
     expect(context.readEnvelopes()).toHaveLength(1);
@@ -173,21 +166,14 @@ describe("a target that dies in the middle of a run", () => {
   }, 20_000);
 
   it("managed: never restarts more than its cap; past it the run stops sending", async () => {
-    const first = await startServer();
-    let restarts = 0;
-    const context = contextFor("managed", first.port);
-    context.shared.set(TARGET_RESTART_KEY, async () => {
-      restarts += 1;
-      await startServer(first.port);
-    });
-    const { client, baseUrl } = clientOf(context);
+    const { context, client, baseUrl, restarts } = await restartableTarget();
     await client.send({ method: "GET", url: `${baseUrl}/a` });
     // Each crash costs two restarts (recover, then after the confirming replay): the cap of 6 is met at the third.
     for (let round = 0; round < 4; round += 1) {
       const crash = `/next/${round}?to=%2Fhome%0D%0AX-Injected%3A%201`;
       await client.send({ method: "GET", url: `${baseUrl}${crash}` }).catch(() => undefined);
     }
-    expect(restarts).toBe(6);
+    expect(restarts.count).toBe(6);
     await expect(client.send({ method: "GET", url: `${baseUrl}/a` })).rejects.toBeInstanceOf(TargetDownError);
   }, 30_000);
 
