@@ -7,14 +7,13 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
-import type { Operation } from "../../src/map/system-map.ts";
 import {
   checkSessionCookie,
   lifetimeDays,
   sessionCookieFlaws,
 } from "../../src/probes/auth/session-cookie.ts";
 import { openProbeRun, usableUsers } from "../../src/probes/session/probe-run.ts";
-import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+import { probeContext, profileFor, systemMapFor, undocumented } from "../fixtures/probe-harness.ts";
 
 // The session cookie as the sign-in sets it: flagged when scripts can read it or the browser keeps it for
 // years, once a page shows the cookie alone is the session. The safe build sets it HttpOnly for the
@@ -105,25 +104,13 @@ afterAll(async () => {
   }
 });
 
-function operation(method: string, path: string): Operation {
-  return {
-    method,
-    path,
-    security: "unknown",
-    parameters: [],
-    responses: {},
-    seen_in: ["source"],
-    documented: false,
-  };
-}
-
 async function check(build: Build) {
   const { baseUrl } = servers[build];
   const map = systemMapFor({
     target: "shop",
     baseUrl,
     document: { openapi: "3.0.3", info: { title: "shop", version: "1" }, paths: {} },
-    extraOperations: [operation("GET", "/account"), operation("POST", "/login")],
+    extraOperations: [undocumented("GET", "/account"), undocumented("POST", "/login")],
   });
   const profile = profileFor({
     name: "shop",

@@ -23,6 +23,7 @@ import {
   templateFromForm,
   withMissingFields,
 } from "./csrf-requests.ts";
+import { sessionCookies, setAtSignIn } from "./session-cookie.ts";
 
 // Cross-site request forgery, judged by effect. Only where the browser sends the session by itself (a
 // cookie without SameSite=Lax/Strict): a state-changing POST is sent as another site's form would send it
@@ -266,26 +267,16 @@ function accepted(run: ProbeRun, exchange: HttpExchange): boolean {
   return status >= 200 && status < 400 && run.sessions.endedSession(exchange) === undefined;
 }
 
-/** The cookies that carry the session: the one the recipe names, else every cookie when no token travels apart. */
-function sessionCookies(run: ProbeRun, credential: Credential): string[] {
-  const applyAs = run.target.profile?.auth?.login.apply_as ?? "";
-  const [kind, name] = applyAs.split(":");
-  if (kind === "cookie" && name) return [name];
-  if (credential.token !== undefined) return [];
-  return Object.keys(credential.cookies).filter((cookie) => !/csrf|xsrf/i.test(cookie));
-}
-
 /** `Strict` or `Lax` when every session cookie declares it at sign-in; undefined when any goes cross-site. */
 function sameSiteGuard(credential: Credential, cookies: readonly string[]): string | undefined {
-  const declared = new Map<string, string>();
-  for (const exchange of credential.chain ?? (credential.exchange ? [credential.exchange] : [])) {
-    for (const line of exchange.response?.setCookies ?? []) {
-      const name = line.split("=", 1)[0]!.trim();
-      const sameSite = line.match(/;\s*samesite\s*=\s*(\w+)/i)?.[1]?.toLowerCase() ?? "none";
-      declared.set(name, sameSite);
-    }
-  }
-  const values = cookies.map((cookie) => declared.get(cookie) ?? "none");
+  const declared = setAtSignIn(credential);
+  const values = cookies.map(
+    (cookie) =>
+      declared
+        .get(cookie)
+        ?.line.match(/;\s*samesite\s*=\s*(\w+)/i)?.[1]
+        ?.toLowerCase() ?? "none",
+  );
   if (values.length === 0 || values.some((value) => value !== "strict" && value !== "lax")) return undefined;
   return values.includes("lax") ? "Lax" : "Strict";
 }

@@ -86,35 +86,36 @@ export async function checkSessionCookie(
   return { candidates: [findingOf(run, cookie, flaws, proof, operations)], stats };
 }
 
-/** The cookie a non-administrator's sign-in set that carries the session (the recipe's, else the only one). */
+/** The cookie a non-administrator's sign-in set that carries the session, when exactly one does. */
 async function sessionCookieOf(
   run: ProbeRun,
   users: readonly ProfileUser[],
 ): Promise<SessionCookie | undefined> {
   const ordered = [...users].sort((a, b) => Number(isAdminLike(a.role)) - Number(isAdminLike(b.role)));
-  const [kind, named] = (run.target.profile?.auth?.login.apply_as ?? "").split(":");
   for (const user of ordered) {
     const credential = await run.sessions.signIn(user.name, run.client).catch(() => undefined);
     if (!credential) continue;
-    // A token sent apart (a header) is the session; its cookies are not.
-    if (credential.token !== undefined && kind !== "cookie") return undefined;
-    const set = setAtSignIn(credential);
-    const candidates =
-      kind === "cookie" && named
-        ? [named]
-        : Object.keys(credential.cookies).filter((name) => !/csrf|xsrf/i.test(name));
-    if (candidates.length !== 1) return undefined;
-    const name = candidates[0]!;
-    const found = set.get(name);
-    const value = credential.cookies[name] ?? (kind === "cookie" ? credential.token : undefined);
+    const names = sessionCookies(run, credential);
+    if (names.length !== 1) return undefined;
+    const name = names[0]!;
+    const found = setAtSignIn(credential).get(name);
+    const value = credential.cookies[name] ?? credential.token;
     if (!found || !value) continue;
     return { user, name, value, line: found.line, signIn: found.exchange };
   }
   return undefined;
 }
 
+/** The cookies that carry the session: the one the recipe names, else every cookie when no token travels apart. */
+export function sessionCookies(run: ProbeRun, credential: Credential): string[] {
+  const [kind, name] = (run.target.profile?.auth?.login.apply_as ?? "").split(":");
+  if (kind === "cookie" && name) return [name];
+  if (credential.token !== undefined) return [];
+  return Object.keys(credential.cookies).filter((cookie) => !/csrf|xsrf/i.test(cookie));
+}
+
 /** Each cookie's last Set-Cookie line in the sign-in's answers, with the answer that carried it. */
-function setAtSignIn(credential: Credential): Map<string, { line: string; exchange: HttpExchange }> {
+export function setAtSignIn(credential: Credential): Map<string, { line: string; exchange: HttpExchange }> {
   const set = new Map<string, { line: string; exchange: HttpExchange }>();
   for (const exchange of credential.chain ?? (credential.exchange ? [credential.exchange] : [])) {
     for (const line of exchange.response?.setCookies ?? [])

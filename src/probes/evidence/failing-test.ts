@@ -1,6 +1,7 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import { credentialVariable } from "../http/curl.ts";
 import { secretVariableName } from "../session/secret-reference.ts";
+import { SIGN_IN_SEGMENT } from "../session/signed-out.ts";
 import { BROWSER_HELPERS, BROWSER_IMPORT, needsBrowser, renderedLacksElement } from "./browser-assertion.ts";
 
 /** One request of a reproduction. `{{step.id}}` in `path`/`body` is replaced by an id captured earlier. */
@@ -359,7 +360,7 @@ function cookieKeeps(line, rules) {
 function isSignInPage(pathname, endpointPath) {
   const known = [LOGIN.page, endpointPath].filter(Boolean).map((known) => new URL(known, BASE_URL).pathname);
   const last = pathname.replace(/\/+$/, "").split("/").pop() ?? "";
-  return known.includes(pathname) || /^(?:log[-_]?in|sign[-_]?in|log[-_]?on)(?:\.[a-z]{2,5})?$/i.test(last);
+  return known.includes(pathname) || new RegExp(${JSON.stringify(SIGN_IN_SEGMENT.source)}, "i").test(last);
 }
 
 function showsSignInForm(html, endpointPath) {

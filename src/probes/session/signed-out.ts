@@ -7,7 +7,7 @@ import { redirectTarget } from "./redirects.ts";
 // render the sign-in form in place of the page asked for. Each of these means "sign in again and retry".
 
 /** The last path segment of a sign-in page in most frameworks: /login, /users/sign_in, /signin.php, /logon. */
-const SIGN_IN_SEGMENT = /^(?:log[-_]?in|sign[-_]?in|log[-_]?on)(?:\.[a-z]{2,5})?$/i;
+export const SIGN_IN_SEGMENT = /^(?:log[-_]?in|sign[-_]?in|log[-_]?on)(?:\.[a-z]{2,5})?$/i;
 
 /** Whether `path` is the sign-in page (known from the sign-in itself, or by its name). */
 export function isSignInPath(path: string, memory: SignInMemory): boolean {
