@@ -4,15 +4,34 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { look } from "../../src/probes/auditor/xss-rendered-look.ts";
 import { BrowserSession } from "../../src/probes/browser/browser-session.ts";
 
-// A page whose script never yields once it has loaded: its renderer answers no DOM read and no close. The
-// stored-XSS look gives up on it after its bound instead of holding AUDITOR, and the run, for good.
+// The stored-XSS look's bounds. A page whose script never yields once it has loaded: its renderer answers no
+// DOM read and no close, and the look gives up on it after its bound instead of holding AUDITOR, and the run,
+// for good. A page whose one records call a busy target answers late: the look waits for that call.
 
 let server: http.Server;
 let baseUrl: string;
 let session: BrowserSession;
 
 beforeAll(async () => {
-  server = http.createServer((_request, response) => {
+  server = http.createServer((request, response) => {
+    if (request.url === "/api/notes") {
+      // Later than the look's quiet bound (3 s), as a loaded target answers its heaviest read.
+      setTimeout(() => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(JSON.stringify([{ text: "<qaas-late1></qaas-late1>hello" }]));
+      }, 4500);
+      return;
+    }
+    if (request.url === "/notes") {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(
+        `<!doctype html><html lang="en"><head><title>Notes</title></head><body><ul id="notes"></ul>
+         <script>fetch("/api/notes").then((r) => r.json()).then((notes) => {
+           for (const note of notes) document.getElementById("notes").innerHTML += "<li>" + note.text + "</li>";
+         });</script></body></html>`,
+      );
+      return;
+    }
     response.writeHead(200, { "content-type": "text/html" });
     response.end(
       `<!doctype html><html lang="en"><head><title>Board</title></head><body><p>Board</p>
@@ -35,5 +54,14 @@ describe("a look at a page whose renderer is stuck", () => {
     const context = await session.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
     const seen = await look(session, context, `${baseUrl}/board`, ["<qaas-x1>"], undefined);
     expect([...seen.shown.keys()]).toEqual([]);
+  }, 40_000);
+});
+
+describe("a look at a page whose records call answers late", () => {
+  it("waits for the call still open and sees the marker it brought", async () => {
+    const context = await session.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
+    const seen = await look(session, context, `${baseUrl}/notes`, ["<qaas-late1>"], undefined);
+    expect([...seen.shown.keys()]).toEqual(["<qaas-late1>"]);
+    expect(seen.unsettled).toBe(false);
   }, 40_000);
 });

@@ -11,6 +11,8 @@ import type { HttpExchange } from "../http/http-types.ts";
 const NAVIGATION_MS = 10_000;
 /** How long a page's own API calls and scripts may take to settle after `load`. */
 const SETTLE_MS = 3000;
+/** How long a call the page still waits on at SETTLE_MS may take, from `load`: a busy target answers late. */
+const IN_FLIGHT_MS = 10_000;
 /** How long the page's answers may still take to be read once its calls have settled. */
 const READ_MS = 1000;
 
@@ -21,6 +23,8 @@ export interface Look {
   carriers: Map<string, HttpExchange[]>;
   /** Markers the page's own HTML carried raw: the server-HTML check's to report, not this one's. */
   served: Set<string>;
+  /** A call of the page's own was still unanswered when the DOM was read. */
+  unsettled: boolean;
 }
 
 export function tagOf(marker: string): string {
@@ -39,7 +43,7 @@ export async function look(
   viewer: string | undefined,
   stop?: AbortSignal,
 ): Promise<Look> {
-  const result: Look = { shown: new Map(), carriers: new Map(), served: new Set() };
+  const result: Look = { shown: new Map(), carriers: new Map(), served: new Set(), unsettled: false };
   const page = watchedPage((await session.newPage(context)).page);
   const close = () => void page.close().catch(() => {});
   stop?.addEventListener("abort", close, { once: true });
@@ -71,7 +75,7 @@ export async function look(
   try {
     if (stop?.aborted) return result;
     await page.goto(url, { waitUntil: "load", timeout: NAVIGATION_MS }).catch(() => null);
-    await apiCallsSettled(page, SETTLE_MS);
+    result.unsettled = !(await apiCallsSettled(page, SETTLE_MS, IN_FLIGHT_MS));
     // Once the calls have settled their answers are complete and read at once; the bound is for a call
     // still open when the settle gave up.
     await Promise.race([

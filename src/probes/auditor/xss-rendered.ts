@@ -69,6 +69,7 @@ export async function renderedStoredXss(
     browser_pages_loaded: 0,
     browser_confirm_loads: 0,
     browser_confirmed: 0,
+    browser_pages_unsettled: 0,
   };
   // No browser is launched unless a marker is still unaccounted for and a page could have put it there.
   if (planted.length === 0)
@@ -98,6 +99,7 @@ export async function renderedStoredXss(
   const markers = planted.map((entry) => entry.marker);
   let confirms = 0;
   let loads = 0;
+  let unsettled = 0;
   try {
     loads = await workInOrder(order, {
       width: TABS,
@@ -113,6 +115,7 @@ export async function renderedStoredXss(
         return look(session, context, joinUrl(run.target.baseUrl, page.path), markers, page.viewer, stop);
       },
       decide: async (page, first) => {
+        if (first.unsettled) unsettled += 1;
         const open = planted.filter((entry) => !hits.some((hit) => hit.entry.marker === entry.marker));
         const shown = open.filter(
           (entry) => first.shown.has(entry.marker) && !first.served.has(entry.marker),
@@ -143,6 +146,8 @@ export async function renderedStoredXss(
   }
   stats.browser_pages_loaded = loads;
   stats.browser_confirm_loads = confirms;
+  // Pages read while a call of their own was still unanswered: a marker it would have brought is not seen.
+  stats.browser_pages_unsettled = unsettled;
   stats.browser_confirmed = hits.length;
   return { candidates: hits.map((hit) => findingOf(run, hit)), stats };
 }

@@ -41,15 +41,24 @@ export function watchedPage(page: Page): Page {
 
 /**
  * Waits (from now: the page has loaded) until no API call or script of a `watchedPage` is in flight and
- * none has started for API_QUIET_MS, or `maxMs` at most; at once when the tab is closed.
+ * none has started for API_QUIET_MS, or `maxMs` at most; at once when the tab is closed. With
+ * `inFlightMs`, a call still open at `maxMs` is waited for up to that long from the load: on a busy target
+ * the one call that fetches the page's records is often the slow one, and reading the DOM before it answers
+ * sees a page without them. Answers whether the page settled.
  */
-export async function apiCallsSettled(page: Page, maxMs: number): Promise<void> {
+export async function apiCallsSettled(page: Page, maxMs: number, inFlightMs = maxMs): Promise<boolean> {
   const state = pendingCalls.get(page);
+  if (!state) return true;
   const loaded = Date.now();
   const giveUp = loaded + maxMs;
-  while (state && Date.now() < giveUp && !page.isClosed()) {
+  const lastChance = loaded + Math.max(maxMs, inFlightMs);
+  while (!page.isClosed()) {
+    const now = Date.now();
     const quietSince = Math.max(state.lastActivity, loaded);
-    if (state.inFlight === 0 && Date.now() - quietSince >= API_QUIET_MS) return;
+    if (state.inFlight === 0 && now - quietSince >= API_QUIET_MS) return true;
+    // Past the bound, a page that keeps starting calls is as settled as it gets once none is open.
+    if (now >= giveUp && (state.inFlight === 0 || now >= lastChance)) return state.inFlight === 0;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+  return true;
 }
