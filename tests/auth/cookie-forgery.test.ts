@@ -1,13 +1,21 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import type { Operation } from "../../src/map/system-map.ts";
 import { checkCookieForgery } from "../../src/probes/auth/cookie-forgery.ts";
+import {
+  expressCookieSecret,
+  expressSignedCookies,
+  rewrittenValue,
+  signedCookies,
+} from "../../src/probes/auth/express-cookies.ts";
 import type { SigningScheme } from "../../src/probes/auth/signed-cookie.ts";
 import {
   crackSignedCookie,
@@ -121,17 +129,31 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
+interface Account {
+  user: string;
+  password: string;
+  cookie: string;
+}
+
+const CAROL: Account = { user: "carol", password: "carol-pass-123", cookie: "session" };
+
 async function check(secretInUse: string) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-cookie-"));
-  fs.writeFileSync(
-    path.join(root, "settings.py"),
-    'import os\nSECRET_KEY = os.environ.get("APP_SECRET_KEY", "acme-fallback-secret")\n',
-  );
   const server = app(secretInUse);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  process.env.QAAS_TEST_COOKIE_CAROL = "carol-pass-123";
+  return checkAt(
+    `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ["settings.py", 'import os\nSECRET_KEY = os.environ.get("APP_SECRET_KEY", "acme-fallback-secret")\n'],
+    CAROL,
+  );
+}
+
+/** The cookie-forgery check against the app at `baseUrl`, whose source is the one file given. */
+async function checkAt(baseUrl: string, [file, text]: [string, string], account: Account) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-cookie-"));
+  fs.writeFileSync(path.join(root, file), text);
+  const secretName = `QAAS_TEST_COOKIE_${account.user.toUpperCase()}`;
+  process.env[secretName] = account.password;
   const me: Operation = {
     method: "GET",
     path: "/me",
@@ -156,12 +178,12 @@ async function check(secretInUse: string) {
         kind: "json",
         endpoint: "POST /login",
         body: { username: "{username}", password: "{password}" },
-        token_from: "cookie:session",
-        apply_as: "cookie:session",
+        token_from: `cookie:${account.cookie}`,
+        apply_as: `cookie:${account.cookie}`,
       },
     },
     users: [
-      { name: "carol", role: "member", username: "carol", password: "secret_ref:QAAS_TEST_COOKIE_CAROL" },
+      { name: account.user, role: "member", username: account.user, password: `secret_ref:${secretName}` },
     ],
   });
   const run = openProbeRun(probeContext({ profile, map, root, agent: "AUDITOR" }), "check_authentication");
@@ -189,5 +211,97 @@ describe("session cookie forgery", () => {
     expect(stats.signed_cookie).toBe(true);
     expect(stats.secret_found).toBe(false);
     expect(candidates).toEqual([]);
+  }, 30_000);
+});
+
+// The same check against Express with the real session middleware, in its own process.
+const EXPRESS_APP = path.join(path.dirname(fileURLToPath(import.meta.url)), "express-session-app.mjs");
+const DANA: Account = { user: "dana", password: "dana-pass-123", cookie: "connect.sid" };
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+});
+
+async function expressApp(sessions: "express-session" | "cookie-session", secret: string): Promise<string> {
+  const child = spawn(process.execPath, [EXPRESS_APP], {
+    env: { ...process.env, APP_SESSIONS: sessions, APP_SECRET: secret },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout?.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    child.once("exit", (code) => reject(new Error(`the Express app exited (${code})`)));
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
+const SERVER_JS: [string, string] = [
+  "server.js",
+  'app.use(session({ secret: process.env.SESSION_SECRET || "dana-shop-2024", resave: false }));\n',
+];
+
+describe("session cookies Node middleware signs", () => {
+  it("reads, checks and signs cookie-signature and Keygrip values as the libraries do", () => {
+    // Signed with "k1" by cookie-signature 1.2 (express-session's id; cookie-parser's `j:` object) and by
+    // Keygrip 1.1 (cookie-session's body `{"userId":4}` and its `.sig`).
+    const SESSION_ID = "s%3AXq3vOa0d2-bbHkYt9cMq5Yj1r7lYH0cZ.Ey64dad62zN7eCnM46sFCjjwaRM7M3MEQXB7uxvOaI0";
+    const PARSER_OBJECT = "s%3Aj%3A%7B%22uid%22%3A4%7D.Bnk4cVqZaTp1MHO8UsCACdgoHWboRgiXJ3R1zY00s5k";
+    const KEYGRIP = { session: "eyJ1c2VySWQiOjR9", "session.sig": "dXgLOzuY-tJ694AGNAGFaIYwvbA" };
+
+    const [id] = expressSignedCookies({ "connect.sid": SESSION_ID });
+    expect(id).toMatchObject({ format: "cookie-signature", value: "Xq3vOa0d2-bbHkYt9cMq5Yj1r7lYH0cZ" });
+    expect(id!.data).toBeUndefined();
+    expect(rewrittenValue(id!)).toBeUndefined();
+    expect(expressCookieSecret(id!, ["k0", "k1"])).toBe("k1");
+    expect(expressCookieSecret(id!, ["k0"])).toBeUndefined();
+    expect(signedCookies("cookie-signature", "connect.sid", id!.value, "k1")).toEqual({
+      "connect.sid": SESSION_ID,
+    });
+
+    const [object] = expressSignedCookies({ prefs: PARSER_OBJECT });
+    expect(object!.data).toEqual({ uid: 4 });
+    expect(expressCookieSecret(object!, ["k1"])).toBe("k1");
+    expect(signedCookies("cookie-signature", "prefs", object!.value, "k1")).toEqual({ prefs: PARSER_OBJECT });
+    // Rewritten, it is the same object in bytes nobody signed.
+    const rewritten = rewrittenValue(object!)!;
+    expect(rewritten).not.toBe(object!.value);
+    expect(JSON.parse(rewritten.slice(2))).toEqual({ uid: 4 });
+
+    const [pair] = expressSignedCookies(KEYGRIP);
+    expect(pair).toMatchObject({ format: "keygrip", name: "session", data: { userId: 4 } });
+    expect(expressCookieSecret(pair!, ["k0", "k1"])).toBe("k1");
+    expect(signedCookies("keygrip", "session", pair!.value, "k1")).toEqual(KEYGRIP);
+
+    expect(expressSignedCookies({ other: "s:not-signed", plain: "abc", "plain.sig": "short" })).toEqual([]);
+  });
+
+  it("proves a cookie-session signed with a literal of the source by a forged value the server accepts", async () => {
+    const baseUrl = await expressApp("cookie-session", "dana-shop-2024");
+    const { candidates, stats } = await checkAt(baseUrl, SERVER_JS, { ...DANA, cookie: "session" });
+    expect(stats.formats).toEqual(["Keygrip, as cookie-session signs it"]);
+    expect(candidates).toHaveLength(1);
+    expect(candidates[0]!.severity).toBe("critical");
+    expect(candidates[0]!.title).toContain("anyone can forge a session");
+    expect(candidates[0]!.location.related).toEqual(
+      expect.arrayContaining([{ kind: "file", value: "server.js" }]),
+    );
+    expect(JSON.stringify(candidates[0])).not.toContain("dana-shop-2024");
+  }, 30_000);
+
+  it("names an express-session id signed with a literal of the source, and nothing when the secret is the deployment's own", async () => {
+    const weak = await checkAt(await expressApp("express-session", "dana-shop-2024"), SERVER_JS, DANA);
+    expect(weak.candidates).toHaveLength(1);
+    expect(weak.candidates[0]!.severity).toBe("medium");
+    expect(weak.candidates[0]!.title).toContain(
+      "session id cookie is signed with a secret written in the source",
+    );
+    const own = await checkAt(
+      await expressApp("express-session", randomBytes(24).toString("hex")),
+      SERVER_JS,
+      DANA,
+    );
+    expect(own.stats.signed_cookie).toBe(true);
+    expect(own.stats.secret_found).toBe(false);
+    expect(own.candidates).toEqual([]);
   }, 30_000);
 });

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { LocationKind } from "../../envelope/taxonomy.ts";
 import type { Operation } from "../../map/system-map.ts";
@@ -14,9 +13,8 @@ import { send } from "../session/probe-run.ts";
 import { isAdminLike } from "../session/roles.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import { candidateSecrets } from "./guessable-secrets.ts";
-import { withForgedToken } from "./session-tokens.ts";
-import type { SignedCookie, SigningScheme } from "./signed-cookie.ts";
-import { crackSignedCookie, parseSignedCookie, signCookie } from "./signed-cookie.ts";
+import { withCookies } from "./session-tokens.ts";
+import { randomSecret, type SignedSessionCookie, signedSessionCookies } from "./signed-sessions.ts";
 import type { SourceSecret } from "./source-secrets.ts";
 import { secretsInSource } from "./source-secrets.ts";
 
@@ -53,9 +51,7 @@ const MAX_READS = 8;
 
 interface SessionCookie {
   user: ProfileUser;
-  name: string;
-  value: string;
-  cookie: SignedCookie;
+  cookie: SignedSessionCookie;
 }
 
 interface Proof {
@@ -73,14 +69,15 @@ export async function checkCookieForgery(
   operations: readonly Operation[],
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
   const stats: Record<string, unknown> = { signed_cookie: false, candidates_tried: 0, secret_found: false };
-  const session = await signedSessionCookie(run, users);
-  if (!session) {
+  const sessions = await signedSessions(run, users);
+  if (sessions.length === 0) {
     run.notes.push(
-      "no session cookie in the signed-cookie (itsdangerous) format: cookie forgery does not apply",
+      "no session cookie signed in a format qaas reads (itsdangerous, cookie-signature, Keygrip): cookie forgery does not apply",
     );
     return { candidates: [], stats };
   }
   stats.signed_cookie = true;
+  stats.formats = sessions.map((session) => session.cookie.format);
   const fromSource = secretsInSource(run.context.target?.root);
   const names = [run.target.profile?.name, run.map.openapi?.title, run.map.target];
   const secrets = [
@@ -91,36 +88,34 @@ export async function checkCookieForgery(
     ]),
   ];
   stats.candidates_tried = secrets.length;
-  const cracked = crackSignedCookie(session.cookie, secrets);
-  if (!cracked) return { candidates: [], stats };
-  stats.secret_found = true;
-  run.masker.addSecret(cracked.secret);
-  const proof = await prove(run, session, cracked, operations);
-  if (!proof) {
-    run.notes.push(
-      `the session cookie of ${session.user.name} is signed with a guessable secret, but no forged cookie could be shown accepted`,
-    );
-    return { candidates: [], stats };
+  for (const session of sessions) {
+    const cracked = session.cookie.crack(secrets);
+    if (!cracked) continue;
+    stats.secret_found = true;
+    run.masker.addSecret(cracked.secret);
+    const proof = await prove(run, session, cracked.secret, operations);
+    if (!proof) {
+      run.notes.push(
+        `the session cookie of ${session.user.name} (${session.cookie.format}) is signed with a guessable secret, but no cookie signed with it could be shown accepted`,
+      );
+      continue;
+    }
+    const place = fromSource.find((secret) => secret.value === cracked.secret);
+    return { candidates: [findingOf(run, session, cracked.scheme, place, proof, operations)], stats };
   }
-  const place = fromSource.find((secret) => secret.value === cracked.secret);
-  return { candidates: [findingOf(run, session, cracked.scheme, place, proof, operations)], stats };
+  return { candidates: [], stats };
 }
 
-/** The first user's session cookie that has the signed-cookie shape, a non-administrator's first. */
-async function signedSessionCookie(
-  run: ProbeRun,
-  users: readonly ProfileUser[],
-): Promise<SessionCookie | undefined> {
+/** Each signed cookie of the first user who has one, a non-administrator's first. */
+async function signedSessions(run: ProbeRun, users: readonly ProfileUser[]): Promise<SessionCookie[]> {
   const ordered = [...users].sort((a, b) => Number(isAdminLike(a.role)) - Number(isAdminLike(b.role)));
   for (const user of ordered) {
     const credential = await run.sessions.signIn(user.name, run.client).catch(() => undefined);
     if (!credential) continue;
-    for (const [name, value] of Object.entries(credential.cookies)) {
-      const cookie = parseSignedCookie(value);
-      if (cookie) return { user, name, value, cookie };
-    }
+    const found = signedSessionCookies(credential.cookies);
+    if (found.length > 0) return found.map((cookie) => ({ user, cookie }));
   }
-  return undefined;
+  return [];
 }
 
 /** Reads without path parameters the user's role reaches, the caller's own pages first. */
@@ -159,15 +154,14 @@ function identityWords(user: ProfileUser): string[] {
 async function prove(
   run: ProbeRun,
   session: SessionCookie,
-  cracked: { secret: string; scheme: SigningScheme },
+  secret: string,
   operations: readonly Operation[],
 ): Promise<Proof | undefined> {
-  const carrier = { kind: "cookie" as const, name: session.name };
-  const forgedValue = signCookie(session.cookie.data, cracked.secret, cracked.scheme);
-  const controlValue = signCookie(session.cookie.data, randomBytes(16).toString("hex"), cracked.scheme);
+  const forgedCookies = session.cookie.forge(secret);
+  const controlCookies = session.cookie.forge(randomSecret());
   // A cookie that signs in is a credential: never in evidence.
-  run.masker.addSecret(forgedValue);
-  run.masker.addSecret(session.value);
+  for (const value of [...Object.values(forgedCookies), ...Object.values(session.cookie.cookies)])
+    run.masker.addSecret(value);
   const words = identityWords(session.user);
   for (const operation of readsFor(operations, session.user)) {
     const spec = toSpec(run.target.baseUrl, buildRequest(operation, { seed: uniqueSeed() }));
@@ -175,18 +169,14 @@ async function prove(
     if (!real || !admitted(real)) continue;
     const anonymous = await send(run, undefined, spec);
     if (!anonymous || admitted(anonymous)) continue;
-    const forged = await run.client.send(withForgedToken(run, carrier, forgedValue, spec), {
-      user: "forged-cookie",
-    });
+    const forged = await run.client.send(withCookies(spec, forgedCookies), { user: "forged-cookie" });
     if (!admitted(forged) || forged.response?.status !== real.response?.status) continue;
     // Whose page it is: the words that name the user on their real page must name them on the forged one.
     const naming = words.filter(
       (word) => real.response!.body.includes(word) && !anonymous.response!.body.includes(word),
     );
     if (naming.length > 0 && !naming.every((word) => forged.response!.body.includes(word))) continue;
-    const control = await run.client.send(withForgedToken(run, carrier, controlValue, spec), {
-      user: "forged-cookie",
-    });
+    const control = await run.client.send(withCookies(spec, controlCookies), { user: "forged-cookie" });
     if (admitted(control)) continue;
     return { operation, spec, real, anonymous, forged, control };
   }
@@ -196,7 +186,7 @@ async function prove(
 function findingOf(
   run: ProbeRun,
   session: SessionCookie,
-  scheme: SigningScheme,
+  scheme: string,
   place: SourceSecret | undefined,
   proof: Proof,
   operations: readonly Operation[],
@@ -206,20 +196,35 @@ function findingOf(
   const where = place ? `written in ${place.file}:${place.line}` : "a well-known default";
   const related: Array<{ kind: LocationKind; value: string }> = [endpointLocation(proof.operation)];
   if (place) related.push({ kind: "file", value: place.file });
+  const names = Object.keys(session.cookie.cookies)
+    .map((name) => `\`${name}\``)
+    .join(" and ");
+  const forgeable = session.cookie.carriesData;
+  const secretWords = place ? "written in the source" : "that is a well-known default";
+  const signed = `The session cookie ${names} of ${session.user.name} is signed (${session.cookie.format}, ${scheme}) with a secret ${where}; checked offline against the run's own cookie.`;
+  const answers = `${read} answered it ${proof.forged.response?.status} (the user's own page, which anonymous callers get ${proof.anonymous.response?.status}), while the same ${forgeable ? "data" : "id"} under a random secret got ${proof.control.response?.status}.`;
   return buildFinding(run, {
     domain: "security",
     defectClass: "broken-authentication",
-    title: `Session cookies are signed with a secret ${place ? "written in the source" : "that is a well-known default"} (${place?.file ?? session.name}): anyone can forge a session`,
-    summary: `The session cookie \`${session.name}\` of ${session.user.name} is signed (itsdangerous format, ${scheme.digest} HMAC, salt "${scheme.salt}") with a secret ${where}; checked offline against the run's own cookie. The same session data signed afresh with that secret was accepted on ${read} (${proof.forged.response?.status}, the user's own page, which anonymous callers get ${proof.anonymous.response?.status}), while the same data under a random secret got ${proof.control.response?.status}. Whoever reads the source, or tries the default, signs any session they like: another user's id, an administrator's.`,
-    impact:
-      "Complete authentication bypass: any account, administrators included, can be impersonated without a password.",
+    title: forgeable
+      ? `Session cookies are signed with a secret ${secretWords} (${place?.file ?? names}): anyone can forge a session`
+      : `The session id cookie is signed with a secret ${secretWords} (${place?.file ?? names}): its signature protects nothing`,
+    summary: forgeable
+      ? `${signed} The same session data written afresh and signed with that secret was accepted: ${answers} Whoever reads the source, or tries the default, signs any session they like: another user's id, an administrator's.`
+      : `${signed} The cookie carries an opaque session id, and the signature is what keeps anyone from presenting an id the server never issued to them: ${answers} Whoever reads the source, or tries the default, can sign any session id they learn (from a log, a shared store, a referrer) and the server will take it.`,
+    impact: forgeable
+      ? "Complete authentication bypass: any account, administrators included, can be impersonated without a password."
+      : "The secret no longer protects sessions: a leaked or guessed session id becomes a working cookie, and every cookie this app signed can be minted by anyone with its source.",
     location: signIn ? endpointLocation(signIn) : endpointLocation(proof.operation),
     related,
-    severity: "critical",
+    severity: forgeable ? "critical" : "medium",
     confidence: 0.95,
     discriminator: "session-cookie-forgery",
     exchanges: [
-      { label: "forged cookie accepted", exchange: proof.forged },
+      {
+        label: forgeable ? "forged cookie accepted" : "cookie signed with the found secret accepted",
+        exchange: proof.forged,
+      },
       { label: "random-secret control refused", exchange: proof.control },
       { label: "anonymous", exchange: proof.anonymous },
     ],

@@ -46,8 +46,16 @@ export function withForgedToken(
   spec: HttpRequestSpec,
 ): HttpRequestSpec {
   if (carrier.kind === "recipe") return run.sessions.withToken(token, spec);
+  return withCookies(spec, { [carrier.name]: token });
+}
+
+/** The request with exactly these cookies, whatever cookies it carried before. */
+export function withCookies(spec: HttpRequestSpec, cookies: Record<string, string>): HttpRequestSpec {
   const headers = Object.fromEntries(
     Object.entries(spec.headers ?? {}).filter(([name]) => name.toLowerCase() !== "cookie"),
   );
-  return { ...spec, headers: { ...headers, cookie: `${carrier.name}=${token}` } };
+  const cookie = Object.entries(cookies)
+    .map(([name, value]) => `${name}=${value}`)
+    .join("; ");
+  return { ...spec, headers: { ...headers, cookie } };
 }
