@@ -41,6 +41,39 @@ describe("account guard", () => {
     expect(guard("GET", `${base}/my/profile?email=x`, undefined, "paula")).toBeUndefined();
   });
 
+  it("refuses a password change by its fields wherever it is sent, a GET query included", () => {
+    // A change form read from the query, under a path that says nothing of accounts (PHP training apps).
+    expect(
+      guard(
+        "GET",
+        `${base}/modules/csrf/index.php?password_new=&password_conf=&Change=Change`,
+        undefined,
+        "paula",
+      ),
+    ).toMatch(/field password_new would change the password of profile user "paula"/);
+    expect(
+      guard(
+        "POST",
+        `${base}/api/v2/prefs`,
+        JSON.stringify({ currentPassword: "x", newPassword: "qaas" }),
+        "paula",
+      ),
+    ).toMatch(/field currentPassword/);
+    expect(guard("PUT", `${base}/team/7`, "confirm_password=qaas", "paula")).toMatch(/confirm_password/);
+    // The user's own password where a change form wants it, another user's session, a sign-up step.
+    expect(
+      guard(
+        "GET",
+        `${base}/modules/csrf/?password_new=Current-Pass-1&password_conf=Current-Pass-1`,
+        undefined,
+        "paula",
+      ),
+    ).toBeUndefined();
+    expect(guard("GET", `${base}/modules/csrf/?password_new=x`, undefined, "run-account-1")).toBeUndefined();
+    expect(guard("POST", `${base}/register.php`, "password=x&password_confirm=x", "paula")).toBeUndefined();
+    expect(guard("GET", `${base}/search?q=password&page=2`, undefined, "paula")).toBeUndefined();
+  });
+
   it("leaves an email field alone beside a plain username, whose current email the profile does not know", () => {
     const plain = accountGuard({
       users: [{ name: "al", role: "member", username: "alice" }],

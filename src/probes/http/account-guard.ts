@@ -6,6 +6,9 @@ import { resolveSecret } from "../../targets/secrets.ts";
 // overwrites what the probe did not create, and signs the user out of the rest of the run (every later
 // sign-in fails). Such a write is refused unless each identity field keeps the value the user already has.
 // Users the run registered itself are not profile users: their accounts are the probe's to change.
+// A password-change field (`new_password`, `password_conf`, `currentPassword`…) names what the request does
+// wherever it is sent, by any method: apps change passwords from a GET query (`?password_new=…&Change=1`)
+// or under paths that say nothing of accounts, and a probe filling those fields locks the user out.
 
 const SELF_SEGMENT = /^(me|my|self|profile|profiles|account|accounts|settings|preferences|user)$/i;
 const AUTH_STEP =
@@ -14,7 +17,12 @@ const EMAIL_FIELD = /^(e-?mail|email_?address)$/i;
 const LOGIN_FIELD = /^(user_?name|login|handle)$/i;
 const PASSWORD_FIELD =
   /^(new_?)?(password|passwd|pass_?word|pwd)(_?(confirm|confirmation|again|repeat|2))?$/i;
+/** Fields only a password-change form has, compared in snake case (`newPassword` → `new_password`). */
+const CHANGE_PASSWORD_FIELD =
+  /^((new|old|current|confirm|confirmed|verify)_?(password|passwd|pass|pwd)(_?(confirm|confirmation|again|repeat|2))?|(password|passwd|pass|pwd)_?(new|old|current|conf|confirm|confirmation|again|repeat|verify|2))$/;
 const WRITE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** Server pages named by file (`login.php`, `Register.aspx`) are the same steps. */
+const PAGE_EXTENSION = /\.(php|aspx?|jsp|cgi|html?)$/i;
 
 /** Why a write would change a profile user's own identity, or undefined when it keeps it. */
 export type AccountGuard = (
@@ -29,7 +37,16 @@ export function accountGuard(profile: TargetProfile | undefined): AccountGuard |
   if (users.length === 0) return undefined;
   return (method, url, body, userName) => {
     const user = users.find((candidate) => candidate.name === userName);
-    if (!user || !WRITE.has(method.toUpperCase()) || !isOwnAccount(url)) return undefined;
+    if (!user || isAuthStep(url)) return undefined;
+    const password = currentPassword(user.password);
+    const path = new URL(url).pathname;
+    const changing = [...new URL(url).searchParams, ...fieldsOf(body)].find(
+      ([field, value]) =>
+        CHANGE_PASSWORD_FIELD.test(snakeCase(field.split(".").at(-1) ?? field)) && value !== password,
+    );
+    if (changing)
+      return `${method} ${path} refused: its field ${changing[0]} would change the password of profile user "${user.name}" (a probe never changes an account it did not create)`;
+    if (!WRITE.has(method.toUpperCase()) || !isOwnAccount(url)) return undefined;
     // The username is what the user signs in with: a field of its kind must keep it. An email field beside
     // a plain username holds a value the profile does not know, so it cannot be judged here.
     const signsInWithEmail = user.username?.includes("@") ?? false;
@@ -37,12 +54,25 @@ export function accountGuard(profile: TargetProfile | undefined): AccountGuard |
       const name = field.split(".").at(-1) ?? field;
       const identity = LOGIN_FIELD.test(name) || (signsInWithEmail && EMAIL_FIELD.test(name));
       if (identity && user.username !== undefined && value !== user.username)
-        return `${method} ${new URL(url).pathname} refused: it would change ${field} of profile user "${user.name}" (a probe never changes an account it did not create)`;
-      if (PASSWORD_FIELD.test(name) && value !== currentPassword(user.password))
-        return `${method} ${new URL(url).pathname} refused: it would change the password of profile user "${user.name}" (a probe never changes an account it did not create)`;
+        return `${method} ${path} refused: it would change ${field} of profile user "${user.name}" (a probe never changes an account it did not create)`;
+      if (PASSWORD_FIELD.test(name) && value !== password)
+        return `${method} ${path} refused: it would change the password of profile user "${user.name}" (a probe never changes an account it did not create)`;
     }
     return undefined;
   };
+}
+
+function snakeCase(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/-/g, "_")
+    .toLowerCase();
+}
+
+/** A sign-in, sign-up or other account step (`/login`, `/register.php`): its fields are the step's own. */
+function isAuthStep(url: string): boolean {
+  const last = new URL(url, "http://target.invalid").pathname.split("/").filter(Boolean).at(-1) ?? "";
+  return AUTH_STEP.test(last.replace(PAGE_EXTENSION, ""));
 }
 
 /**
@@ -51,14 +81,13 @@ export function accountGuard(profile: TargetProfile | undefined): AccountGuard |
  * cookies.
  */
 export function isAccountStep(method: string, url: string): boolean {
-  const last = new URL(url, "http://target.invalid").pathname.split("/").filter(Boolean).at(-1) ?? "";
-  return WRITE.has(method.toUpperCase()) && AUTH_STEP.test(last);
+  return WRITE.has(method.toUpperCase()) && isAuthStep(url);
 }
 
 /** A path about the caller's own account: a self word, no id, and not a sign-in or sign-up step. */
 function isOwnAccount(url: string): boolean {
   const segments = new URL(url, "http://target.invalid").pathname.split("/").filter(Boolean);
-  if (segments.length === 0 || AUTH_STEP.test(segments.at(-1) ?? "")) return false;
+  if (segments.length === 0 || isAuthStep(url)) return false;
   if (segments.some((segment) => /^\d+$|^[0-9a-f-]{16,}$/i.test(segment))) return false;
   return segments.some((segment) => SELF_SEGMENT.test(segment));
 }
