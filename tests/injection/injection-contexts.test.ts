@@ -25,7 +25,7 @@ async function probe(tool: string, server: ContextServer): Promise<EnvelopeDraft
   const profile = profileFor({
     name: "context-fixture",
     source: {},
-    entry_points: ["server.js"],
+    entry_points: ["index.php", "server.js"],
     environment: { mode: "managed", base_url: server.baseUrl, allow_writes: true },
   });
   const map = systemMapFor({ target: "context-fixture", baseUrl: server.baseUrl, document: server.document });
@@ -39,10 +39,14 @@ async function probe(tool: string, server: ContextServer): Promise<EnvelopeDraft
 }
 
 describe("injection probes in harder contexts: vulnerable found, safe not", () => {
-  it("probe_path_traversal climbs from the folder a prefix check wants", async () => {
+  it("probe_path_traversal climbs from the folder a prefix check wants, and into a PHP-style include", async () => {
     const candidates = await probe("probe_path_traversal", vulnerable);
-    expect(summarize(candidates)).toEqual(["injection GET /api/downloads [path-traversal:query:file]"]);
-    expect(candidates[0]!.title).toMatch(/after the accepted folder docs\//);
+    expect(summarize(candidates).sort()).toEqual([
+      "injection GET /api/downloads [path-traversal:query:file]",
+      "injection GET /index.php [path-traversal:query:page]",
+    ]);
+    const downloads = candidates.find((candidate) => candidate.location.value === "GET /api/downloads");
+    expect(downloads!.title).toMatch(/after the accepted folder docs\//);
     expect(await probe("probe_path_traversal", safe)).toEqual([]);
   }, 120_000);
 

@@ -50,8 +50,22 @@ function onlyReads(point: InputPoint): boolean {
   return method === "POST" && READ_WORDS.test(words) && !WRITE_WORDS.test(words);
 }
 
+/** A value that names a file (`include.php`, `docs/terms.md`): whatever the input is called, it takes one. */
+const FILE_VALUE =
+  /^[\w./-]*\w\.(php\d?|phtml|inc|html?|txt|md|json|xml|ya?ml|ini|conf|cfg|log|pdf|csv|jsp|aspx?|tpl|twig|ejs|hbs|mustache|js|css|png|jpe?g|gif|svg)$/i;
+
+/** The example the map holds for the point's parameter (a crawled link's value, a document's example). */
+function exampleOf(point: InputPoint): unknown {
+  if (point.in !== "query" && point.in !== "path") return undefined;
+  return point.operation.parameters.find(
+    (parameter) => parameter.in === point.in && parameter.name === point.name,
+  )?.example;
+}
+
 function select(point: InputPoint): boolean {
   if (point.numeric || !onlyReads(point)) return false;
+  const example = exampleOf(point);
+  if (typeof example === "string" && FILE_VALUE.test(example)) return true;
   const words = pointWords(point);
   const name = words.name.replace(/([a-z])([A-Z])/g, "$1_$2");
   if (STRONG_NAME.test(name) || /(^|_)(file|path|dir|folder|template)(_|$)/i.test(name)) return true;
