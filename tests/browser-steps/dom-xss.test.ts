@@ -34,6 +34,16 @@ beforeAll(async () => {
           `const a = document.createElement("a"); a.href = new URLSearchParams(location.search).get("next") || "/"; a.textContent = "Back"; document.body.append(a);`,
         ),
       );
+    else if (url.pathname === "/prices")
+      // A picker that writes the chosen option from the URL inside its <select>; only a GET form names it.
+      html(
+        `<!doctype html><html lang="en"><head><title>t</title></head><body><form method="get"><script>
+          const at = location.href.indexOf("currency=");
+          document.write("<select name='currency'>");
+          if (at >= 0) document.write("<option>" + decodeURI(location.href.slice(at + 9)) + "</option>");
+          document.write("<option>EUR</option></select>");
+        </script><button>Show</button></form></body></html>`,
+      );
     else if (url.pathname === "/safe")
       html(
         shell(
@@ -52,11 +62,11 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const page = (path: string, links: string[] = []): Page => ({
+const page = (path: string, links: string[] = [], forms: Page["forms"] = []): Page => ({
   path,
   status: 200,
   links,
-  forms: [],
+  forms,
   roles: ["anonymous"],
 });
 
@@ -76,6 +86,7 @@ describe("probe_dom_xss", () => {
         page("/welcome"),
         page("/back", ["/back?next=/home"]),
         page("/safe", ["/safe?q=tea"]),
+        page("/prices", [], [{ action: "/prices", method: "GET", fields: ["currency"] }]),
         page("/reflect", ["/reflect?q=tea"]),
       ],
     });
@@ -86,7 +97,7 @@ describe("probe_dom_xss", () => {
       const found = outcome.candidates.map(
         (draft) => `${draft.location.value} ${draft.dedupe?.discriminator}`,
       );
-      expect(found.sort()).toEqual(["/back ?next", "/search ?q", "/welcome #fragment"]);
+      expect(found.sort()).toEqual(["/back ?next", "/prices ?currency", "/search ?q", "/welcome #fragment"]);
       expect(outcome.candidates[0]).toMatchObject({ domain: "security", defect_class: "xss" });
     } finally {
       await closeRunServices(context);

@@ -40,7 +40,12 @@ const SETTLE_MS = 1500;
 /** Payloads per context an input may land in: HTML, a URL, a JavaScript string. */
 function payloads(token: number): Array<{ sink: string; text: string }> {
   return [
-    { sink: "HTML (innerHTML, document.write)", text: `"'><img src=x onerror=${HOOK}(${token})>` },
+    // Closing an option and a select first: inside a <select> the parser drops an <img>, and outside one
+    // the stray end tags are ignored.
+    {
+      sink: "HTML (innerHTML, document.write)",
+      text: `"'></option></select><img src=x onerror=${HOOK}(${token})>`,
+    },
     { sink: "script (eval, setTimeout, a JavaScript string)", text: `';${HOOK}(${token});'` },
     { sink: "a javascript: URL", text: `javascript:${HOOK}(${token})` },
   ];
@@ -98,7 +103,13 @@ async function ran(
   const payload = payloadFor(token);
   const url = new URL(path, origin);
   if (source === "#fragment") url.hash = payload;
-  else url.searchParams.set(source.replace(/^\?/, ""), payload);
+  else {
+    // Encoded as a link in the wild is (encodeURI): a script that decodes the raw URL with decodeURI, which
+    // leaves `%2F`, `%3D` and `+` as they are, gets the payload back whole.
+    const name = source.replace(/^\?/, "");
+    url.searchParams.delete(name);
+    url.search = `${url.search ? `${url.search}&` : "?"}${encodeURIComponent(name)}=${encodeURI(payload)}`;
+  }
   const page = watchedPage(await browserContext.newPage());
   try {
     await page.addInitScript((hook) => {
@@ -134,7 +145,10 @@ interface PageInputs {
   sources: string[];
 }
 
-/** Each HTML page once per template, with the query parameters its links carry and the fragment. */
+/**
+ * Each HTML page once per template, with the query parameters its links and its GET forms carry and the
+ * fragment; pages with parameters first, since the time bound may not reach every page.
+ */
 function pagesWithInputs(pages: readonly MapPage[]): PageInputs[] {
   const byTemplate = new Map<string, PageInputs>();
   for (const page of pages) {
@@ -146,15 +160,29 @@ function pagesWithInputs(pages: readonly MapPage[]): PageInputs[] {
       roles: page.roles,
       sources: ["#fragment"],
     };
+    const own = page.path.split("?")[0]!;
+    const names: string[] = [];
     for (const link of [page.path, ...page.links]) {
       const [linkPath, query] = link.split("?");
-      if (!query || linkPath !== page.path.split("?")[0]) continue;
-      for (const name of new URLSearchParams(query).keys())
-        if (!entry.sources.includes(`?${name}`)) entry.sources.push(`?${name}`);
+      if (query && linkPath === own) names.push(...new URLSearchParams(query).keys());
     }
+    // A GET form that submits to its own page puts its fields in that page's URL.
+    for (const form of page.forms ?? [])
+      if (form.method.toUpperCase() === "GET" && !form.scripted && submitsTo(form.action, own))
+        names.push(...form.fields);
+    for (const name of names) if (!entry.sources.includes(`?${name}`)) entry.sources.push(`?${name}`);
     byTemplate.set(template, entry);
   }
-  return [...byTemplate.values()];
+  return [...byTemplate.values()].sort((a, b) => Number(b.sources.length > 1) - Number(a.sources.length > 1));
+}
+
+function submitsTo(action: string, path: string): boolean {
+  if (action === "" || action.startsWith("#") || action.startsWith("?")) return true;
+  try {
+    return new URL(action, "http://page.invalid").pathname === new URL(path, "http://page.invalid").pathname;
+  } catch {
+    return false;
+  }
 }
 
 function draftFor(context: ToolContext, hit: Hit): EnvelopeDraft {
