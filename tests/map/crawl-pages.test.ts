@@ -62,8 +62,12 @@ describe("crawlPages", () => {
             action: "/search",
             method: "GET",
             enctype: "application/x-www-form-urlencoded",
-            fields: ["q"],
-            inputs: [{ name: "q", type: "text", required: false }],
+            // The default button is named: a browser sends `go=` with the query.
+            fields: ["q", "go"],
+            inputs: [
+              { name: "q", type: "text", required: false },
+              { name: "go", type: "submit", required: false, value: "" },
+            ],
           },
           {
             action: "/comments",

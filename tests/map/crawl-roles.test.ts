@@ -235,6 +235,38 @@ describe("forms a script submits", () => {
   });
 });
 
+describe("forms as a browser submits them", () => {
+  it("sends an action of # to the page itself, with the default button's name and value", () => {
+    const origin = "http://127.0.0.1:9";
+    const parsed = parsePage(
+      `<form action="#" method="GET"><input name="id"><input type="submit" name="Submit" value="Submit">
+         <input type="submit" name="Other" value="Other"></form>
+       <form action="/find#results" method="post"><input name="q"><input type="image" name="go" src="g.png"></form>
+       <form action="/notes" method="post"><input name="note"><button disabled name="skip">Skip</button>
+         <button>Save</button><button name="later">Later</button></form>`,
+      new URL("/modules/lookup/", origin),
+      origin,
+    );
+    expect(parsed.forms.map((form) => [form.method, form.action, form.fields])).toEqual([
+      ["GET", "/modules/lookup/", ["id", "Submit"]],
+      ["POST", "/find", ["q"]],
+      ["POST", "/notes", ["note"]],
+    ]);
+    expect(parsed.forms[0]!.inputs).toContainEqual({
+      name: "Submit",
+      type: "submit",
+      required: false,
+      value: "Submit",
+    });
+    const candidates = candidatesFromPages([
+      { path: "/modules/lookup/", status: 200, links: [], forms: parsed.forms, roles: ["member"] },
+    ]);
+    expect(candidates.filter((candidate) => candidate.provenance === "form").map((c) => c.path)).toContain(
+      "/modules/lookup/",
+    );
+  });
+});
+
 describe("crawl limits", () => {
   it("stops each role at its page cap and reports a role whose sign-in fails", async () => {
     const result = await crawlAsRoles(

@@ -58,6 +58,11 @@ interface OpenForm {
   /** Submit buttons' `formaction`/`formmethod`/`formenctype`: the same fields sent elsewhere. */
   overrides: Array<{ action?: string; method?: string; enctype?: string }>;
   controls: FormInput[];
+  /**
+   * The form's default button, which a browser's submission (Enter, or that button) names in what it
+   * sends: `Submit=Submit`, which many server pages test for before doing anything. Null when it has no name.
+   */
+  submitter?: FormInput | null;
 }
 
 type Owner = OpenForm | { formId: string };
@@ -70,7 +75,9 @@ export function parsePage(html: string, pageUrl: URL, origin: string): ParsedPag
   const csrf = new CsrfMetaReader();
   const forms: OpenForm[] = [];
   const pending: Array<
-    { owner: Owner; control: FormInput } | { owner: Owner; override: OpenForm["overrides"][number] }
+    | { owner: Owner; control: FormInput }
+    | { owner: Owner; override: OpenForm["overrides"][number] }
+    | { owner: Owner; submitter: FormInput | null }
   > = [];
   let base = pageUrl;
   let title: string | undefined;
@@ -175,7 +182,7 @@ export function parsePage(html: string, pageUrl: URL, origin: string): ParsedPag
           case "input": {
             const type = (attributes.type ?? "text").trim().toLowerCase();
             if (type === "submit" || type === "image") {
-              noteOverride(attributes);
+              noteOverride(attributes, type === "image");
               break;
             }
             if (BUTTON_TYPES.has(type) || !attributes.name) break;
@@ -184,7 +191,7 @@ export function parsePage(html: string, pageUrl: URL, origin: string): ParsedPag
           }
           case "button": {
             const type = (attributes.type ?? "submit").trim().toLowerCase();
-            if (type === "submit") noteOverride(attributes);
+            if (type === "submit") noteOverride(attributes, false);
             break;
           }
           case "select":
@@ -208,9 +215,17 @@ export function parsePage(html: string, pageUrl: URL, origin: string): ParsedPag
             break;
         }
 
-        function noteOverride(attrs: Record<string, string>): void {
+        function noteOverride(attrs: Record<string, string>, image: boolean): void {
           const owner = ownerOf(attrs);
           if (!owner || attrs.disabled !== undefined) return;
+          // An image button sends the click's coordinates (`name.x`, `name.y`), not its name and value.
+          pending.push({
+            owner,
+            submitter:
+              attrs.name && !image
+                ? { name: attrs.name, type: "submit", required: false, value: attrs.value ?? "" }
+                : null,
+          });
           const override: OpenForm["overrides"][number] = {};
           if (attrs.formaction !== undefined)
             override.action = actionOf(attrs.formaction, pageUrl, base, origin);
@@ -276,7 +291,10 @@ export function parsePage(html: string, pageUrl: URL, origin: string): ParsedPag
         : entry.owner;
     if (!owner) continue;
     if ("control" in entry) addTo(owner.controls, entry.control);
-    else owner.overrides.push(entry.override);
+    // The first submit button is the default one, named or not (null).
+    else if ("submitter" in entry) {
+      if (owner.submitter === undefined) owner.submitter = entry.submitter;
+    } else owner.overrides.push(entry.override);
   }
 
   const parsed: ParsedPage = {
@@ -294,7 +312,11 @@ export function parsePage(html: string, pageUrl: URL, origin: string): ParsedPag
 
 /** The form as the map stores it, plus one more per submit button that sends the same fields elsewhere. */
 function formsOf(form: OpenForm): PageForm[] {
-  const inputs = form.controls;
+  const submitter = form.submitter;
+  const inputs =
+    submitter && !form.controls.some((control) => control.name === submitter.name)
+      ? [...form.controls, submitter]
+      : form.controls;
   const variants = [
     { action: form.action, method: form.method, enctype: form.enctype, scripted: form.scripted },
   ];
@@ -372,7 +394,8 @@ function textareaControl(attributes: Record<string, string>): FormInput {
 
 /** Where a form sends: a same-origin `/path?query`, an absolute URL elsewhere, or the page itself. */
 function actionOf(action: string | undefined, pageUrl: URL, base: URL, origin: string): string {
-  if (action === undefined || action.trim() === "") return pathOf(pageUrl);
+  // `action="#"` (or any fragment) submits to the page itself, as an empty action does.
+  if (action === undefined || action.trim() === "" || action.trim().startsWith("#")) return pathOf(pageUrl);
   return sameOriginPath(action, base, origin) ?? safeUrl(action, base)?.href ?? action;
 }
 
