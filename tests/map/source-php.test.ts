@@ -131,9 +131,18 @@ echo $html;
 `,
         "modules/lookup/source/low.php": "<?php\n$id = $_GET['id'];\n$html = lookup($id);\n",
         "modules/lookup/source/high.php": "<?php\n$id = $_POST['id'];\n$html = lookup($id);\n",
+        // A template a viewer reads as text and runs: no page of its own (requested alone it fails).
+        "modules/lookup/help/help.php":
+          "<div><p>Look a record up by its number.</p><?php echo page_link(); ?></div>\n",
+        "help.php": `<?php
+$module = $_GET['module'];
+eval('?>' . file_get_contents("modules/{$module}/help/help.php") . '<?php ');
+$notes = file_get_contents("notes/changes.txt");
+`,
       }),
     ).routes;
     expect(signatures(routes)).toEqual([
+      "GET /help.php",
       "GET /index.php",
       "GET /modules/lookup/index.php",
       "POST /modules/lookup/index.php",

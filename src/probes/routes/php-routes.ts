@@ -240,20 +240,34 @@ function isLibrary(file: string): boolean {
 
 /**
  * Files `file` includes: each `include`/`require` expression's literal parts, interpolations read as any
- * name (`"source/{$level}.php"` matches every file in `source/`), matched against the end of each path.
+ * name (`"source/{$level}.php"` matches every file in `source/`), matched against the end of each path. A
+ * `.php` file read as text (`eval('?>' . file_get_contents("help/{$id}.php"))`) is a template too.
  */
 function includedFiles(masked: MaskedSource, files: readonly string[], file: string): string[] {
   const found = new Set<string>();
-  for (const statement of masked.code.matchAll(/\b(?:include|require)(?:_once)?\b[^;]*;/g)) {
-    const literals = masked.stringsIn(statement.index, statement.index + statement[0].length);
+  for (const statement of masked.code.matchAll(
+    /\b(?:include|require)(?:_once)?\b[^;]*;|\bfile_get_contents\s*\(/g,
+  )) {
+    const read = statement[0].startsWith("file_get_contents");
+    const open = statement.index + statement[0].length - 1;
+    const literals = read
+      ? masked.stringsIn(open + 1, Math.max(open + 1, masked.closing(open)))
+      : masked.stringsIn(statement.index, statement.index + statement[0].length);
     const text = literals.join("");
+    if (read && !/\.php$/.test(text)) continue;
     if (!/\.php|\/|\$/.test(text) || text.replace(/\{?\$[^}/]*\}?/g, "").length < 4) continue;
     const pattern = new RegExp(
       `(?:^|/)${literals
         .map((literal) =>
           literal
             .split(/\{\$[^}]*\}|\$[A-Za-z_]\w*/)
-            .map((piece) => piece.replace(/^(?:\.{0,2}\/)+/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+            // Only a literal's own start is relative (`./`, `../`, `/`): after an interpolation, `/` separates.
+            .map((piece, index) =>
+              (index === 0 ? piece.replace(/^(?:\.{0,2}\/)+/, "") : piece).replace(
+                /[.*+?^${}()|[\]\\]/g,
+                "\\$&",
+              ),
+            )
             .join("[^/]*"),
         )
         .join(".*")}${/\.php$/.test(text) ? "" : "[^/]*\\.php"}$`,
