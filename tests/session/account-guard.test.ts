@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Operation } from "../../src/map/system-map.ts";
 import { accountGuard } from "../../src/probes/http/account-guard.ts";
 import type { TargetProfile } from "../../src/targets/profile-schema.ts";
 
@@ -72,6 +73,30 @@ describe("account guard", () => {
     expect(guard("GET", `${base}/modules/csrf/?password_new=x`, undefined, "run-account-1")).toBeUndefined();
     expect(guard("POST", `${base}/register.php`, "password=x&password_confirm=x", "paula")).toBeUndefined();
     expect(guard("GET", `${base}/search?q=password&page=2`, undefined, "paula")).toBeUndefined();
+  });
+
+  it("reads an operation that takes a password-change field only bare: any input may change the password", () => {
+    const operation = (path: string, names: string[]): Operation => ({
+      method: "GET",
+      path,
+      security: "unknown",
+      parameters: names.map((name) => ({ name, in: "query", required: false, schema: { type: "string" } })),
+      responses: {},
+      seen_in: ["form"],
+      documented: false,
+    });
+    const mapped = accountGuard(profile, [
+      operation("/modules/csrf/", ["password_new", "password_conf", "Change"]),
+      operation("/teams/{id}/members", ["email"]),
+    ])!;
+    // The handler changes the password when `Change` alone is set (to an empty one).
+    expect(mapped("GET", `${base}/modules/csrf/?Change=Change`, undefined, "paula")).toMatch(
+      /changes passwords there \(it takes password_new\)/,
+    );
+    expect(mapped("GET", `${base}/modules/csrf?Change=1`, undefined, "paula")).toMatch(/changes passwords/);
+    expect(mapped("GET", `${base}/modules/csrf/`, undefined, "paula")).toBeUndefined();
+    expect(mapped("GET", `${base}/modules/csrf/?Change=1`, undefined, "run-account-1")).toBeUndefined();
+    expect(mapped("GET", `${base}/teams/4/members?email=x`, undefined, "paula")).toBeUndefined();
   });
 
   it("leaves an email field alone beside a plain username, whose current email the profile does not know", () => {

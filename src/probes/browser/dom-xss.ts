@@ -3,6 +3,7 @@ import type { BrowserContext } from "playwright-core";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Page as MapPage } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
+import { accountGuard } from "../http/account-guard.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import { probeTargetOf } from "../http/run-http.ts";
 import { ANONYMOUS } from "../pages/crawl-pages.ts";
@@ -61,7 +62,9 @@ export async function probeDomXss(
   if (!map) return "no system map: run MAPPER first";
   const origin = new URL(target.baseUrl).origin;
   const pages = pagesWithInputs(map.pages).slice(0, options.max_pages ?? 30);
-  const roles = webRoles(context, target).roles;
+  const { roles, users } = webRoles(context, target);
+  // A page may change the signed-in user's password from its URL: the same guard as every request.
+  const guard = accountGuard(target.profile, map.operations);
   const session = browserSessionFor(context);
   const started = Date.now();
   // Stretched while pages load slowly (browse-pace.ts): a busy machine would otherwise try one page.
@@ -72,6 +75,13 @@ export async function probeDomXss(
   const found = await mapConcurrent(inputs, TABS_AT_ONCE, async ({ page, source }) => {
     if (Date.now() > deadline() || context.signal.aborted) return undefined;
     const role = roles.find((candidate) => page.roles?.includes(candidate.role)) ?? ANONYMOUS;
+    const refused = guard?.(
+      "GET",
+      withPayload(new URL(page.path, origin), source, "x").href,
+      undefined,
+      users[role.role],
+    );
+    if (refused) return undefined;
     const browserContext = await session.context(role, origin);
     for (const [index, { sink }] of payloads(0).entries()) {
       if (Date.now() > deadline()) return undefined;
@@ -101,15 +111,7 @@ async function ran(
 ): Promise<string | undefined> {
   const token = randomInt(100_000, 999_999);
   const payload = payloadFor(token);
-  const url = new URL(path, origin);
-  if (source === "#fragment") url.hash = payload;
-  else {
-    // Encoded as a link in the wild is (encodeURI): a script that decodes the raw URL with decodeURI, which
-    // leaves `%2F`, `%3D` and `+` as they are, gets the payload back whole.
-    const name = source.replace(/^\?/, "");
-    url.searchParams.delete(name);
-    url.search = `${url.search ? `${url.search}&` : "?"}${encodeURIComponent(name)}=${encodeURI(payload)}`;
-  }
+  const url = withPayload(new URL(path, origin), source, payload);
   const page = watchedPage(await browserContext.newPage());
   try {
     await page.addInitScript((hook) => {
@@ -136,6 +138,19 @@ async function ran(
   } finally {
     await boundedCall(page.close(), EVALUATE_MS, undefined);
   }
+}
+
+/** The page's URL with `payload` in `source` (`#fragment` or `?name`). */
+function withPayload(url: URL, source: string, payload: string): URL {
+  if (source === "#fragment") url.hash = payload;
+  else {
+    // Encoded as a link in the wild is (encodeURI): a script that decodes the raw URL with decodeURI, which
+    // leaves `%2F`, `%3D` and `+` as they are, gets the payload back whole.
+    const name = source.replace(/^\?/, "");
+    url.searchParams.delete(name);
+    url.search = `${url.search ? `${url.search}&` : "?"}${encodeURIComponent(name)}=${encodeURI(payload)}`;
+  }
+  return url;
 }
 
 interface PageInputs {

@@ -1,5 +1,7 @@
+import type { Operation } from "../../map/system-map.ts";
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import { resolveSecret } from "../../targets/secrets.ts";
+import { toTemplateForm } from "./target-url.ts";
 
 // A probe signed in as a profile user may write to that user's own account (a profile form, `PATCH /me`):
 // those are operations like any other. But a body that changes the user's email, login name or password
@@ -8,7 +10,9 @@ import { resolveSecret } from "../../targets/secrets.ts";
 // Users the run registered itself are not profile users: their accounts are the probe's to change.
 // A password-change field (`new_password`, `password_conf`, `currentPassword`…) names what the request does
 // wherever it is sent, by any method: apps change passwords from a GET query (`?password_new=…&Change=1`)
-// or under paths that say nothing of accounts, and a probe filling those fields locks the user out.
+// or under paths that say nothing of accounts, and a probe filling those fields locks the user out. And an
+// operation the map knows takes such fields may change the password with none of them sent (DVWA's
+// `?Change=1` sets an empty one): it is only ever read bare, without a single input.
 
 const SELF_SEGMENT = /^(me|my|self|profile|profiles|account|accounts|settings|preferences|user)$/i;
 const AUTH_STEP =
@@ -32,14 +36,21 @@ export type AccountGuard = (
   user: string | undefined,
 ) => string | undefined;
 
-export function accountGuard(profile: TargetProfile | undefined): AccountGuard | undefined {
+export function accountGuard(
+  profile: TargetProfile | undefined,
+  operations: readonly Operation[] = [],
+): AccountGuard | undefined {
   const users = profile?.users ?? [];
   if (users.length === 0) return undefined;
+  const changes = passwordChanges(operations);
   return (method, url, body, userName) => {
     const user = users.find((candidate) => candidate.name === userName);
     if (!user || isAuthStep(url)) return undefined;
     const password = currentPassword(user.password);
     const path = new URL(url).pathname;
+    const change = changes.find((operation) => operation.path.test(path.replace(/\/+$/, "")));
+    if (change && (new URL(url).search !== "" || fieldsOf(body).length > 0))
+      return `${method} ${path} refused: the application changes passwords there (it takes ${change.field}), so a profile user's session only reads it without inputs (a probe never changes an account it did not create)`;
     const changing = [...new URL(url).searchParams, ...fieldsOf(body)].find(
       ([field, value]) =>
         CHANGE_PASSWORD_FIELD.test(snakeCase(field.split(".").at(-1) ?? field)) && value !== password,
@@ -60,6 +71,26 @@ export function accountGuard(profile: TargetProfile | undefined): AccountGuard |
     }
     return undefined;
   };
+}
+
+/** The operations whose inputs include a password-change field, as path patterns. */
+function passwordChanges(operations: readonly Operation[]): Array<{ path: RegExp; field: string }> {
+  const found: Array<{ path: RegExp; field: string }> = [];
+  for (const operation of operations) {
+    const body = operation.request_body?.schema as { properties?: Record<string, unknown> } | undefined;
+    const names = [
+      ...operation.parameters.map((parameter) => parameter.name),
+      ...Object.keys(body?.properties ?? {}),
+    ];
+    const field = names.find((name) => CHANGE_PASSWORD_FIELD.test(snakeCase(name)));
+    if (!field) continue;
+    const template = toTemplateForm(operation.path)
+      .replace(/\/+$/, "")
+      .replace(/[.*+?^$()|[\]\\]/g, "\\$&")
+      .replace(/\\?\{[^}]*\\?\}/g, "[^/]+");
+    found.push({ path: new RegExp(`^${template}$`), field });
+  }
+  return found;
 }
 
 function snakeCase(name: string): string {

@@ -104,7 +104,7 @@ export function openHttpClient(
   const budget = new RequestBudget(options.maxRequests ?? parent.max, parent);
   return new HttpClient({
     refuse: refusedByProfile(target.profile),
-    guardAccount: accountGuard(target.profile),
+    guardAccount: accountGuard(target.profile, context.systemMap()?.operations),
     allowSignOut: profileEndpoints(target.profile?.auth?.allow_sign_out),
     limiter: runLimiter(context),
     budget,
