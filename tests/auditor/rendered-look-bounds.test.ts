@@ -6,7 +6,8 @@ import { BrowserSession } from "../../src/probes/browser/browser-session.ts";
 
 // The stored-XSS look's bounds. A page whose script never yields once it has loaded: its renderer answers no
 // DOM read and no close, and the look gives up on it after its bound instead of holding AUDITOR, and the run,
-// for good. A page whose one records call a busy target answers late: the look waits for that call.
+// for good. A page whose one records call a busy target answers late, or whose assets hold `load` (where its
+// script fetches the records) past the navigation bound: the look waits for them.
 
 let server: http.Server;
 let baseUrl: string;
@@ -20,6 +21,27 @@ beforeAll(async () => {
         response.writeHead(200, { "content-type": "application/json" });
         response.end(JSON.stringify([{ text: "<qaas-late1></qaas-late1>hello" }]));
       }, 4500);
+      return;
+    }
+    if (request.url === "/slow.png") {
+      // Past the look's navigation bound (10 s): the page's `load` comes late.
+      setTimeout(() => response.writeHead(200, { "content-type": "image/png" }).end(), 10_500);
+      return;
+    }
+    if (request.url === "/api/pins") {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify([{ text: "<qaas-late2></qaas-late2>pinned" }]));
+      return;
+    }
+    if (request.url === "/pins") {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(
+        `<!doctype html><html lang="en"><head><title>Pins</title></head><body><ul id="pins"></ul>
+         <img src="/slow.png" alt="">
+         <script>window.addEventListener("load", () => fetch("/api/pins").then((r) => r.json()).then((pins) => {
+           for (const pin of pins) document.getElementById("pins").innerHTML += "<li>" + pin.text + "</li>";
+         }));</script></body></html>`,
+      );
       return;
     }
     if (request.url === "/notes") {
@@ -64,4 +86,12 @@ describe("a look at a page whose records call answers late", () => {
     expect([...seen.shown.keys()]).toEqual(["<qaas-late1>"]);
     expect(seen.unsettled).toBe(false);
   }, 40_000);
+});
+
+describe("a look at a page whose load comes after the navigation bound", () => {
+  it("waits for load, then for the records its script fetches on load", async () => {
+    const context = await session.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
+    const seen = await look(session, context, `${baseUrl}/pins`, ["<qaas-late2>"], undefined);
+    expect([...seen.shown.keys()]).toEqual(["<qaas-late2>"]);
+  }, 60_000);
 });

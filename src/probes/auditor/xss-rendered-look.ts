@@ -74,8 +74,19 @@ export async function look(
   let timer: NodeJS.Timeout | undefined;
   try {
     if (stop?.aborted) return result;
-    await page.goto(url, { waitUntil: "load", timeout: NAVIGATION_MS }).catch(() => null);
-    result.unsettled = !(await apiCallsSettled(page, SETTLE_MS, IN_FLIGHT_MS));
+    const navigated = await page.goto(url, { waitUntil: "load", timeout: NAVIGATION_MS }).then(
+      () => true,
+      () => false,
+    );
+    // A busy target may still be sending the page's assets: a script that fetches its records on `load`
+    // has not started yet, and the page would look settled without them.
+    const loaded =
+      navigated ||
+      (await page.waitForLoadState("load", { timeout: IN_FLIGHT_MS }).then(
+        () => true,
+        () => false,
+      ));
+    result.unsettled = !(await apiCallsSettled(page, SETTLE_MS, IN_FLIGHT_MS)) || !loaded;
     // Once the calls have settled their answers are complete and read at once; the bound is for a call
     // still open when the settle gave up.
     await Promise.race([
