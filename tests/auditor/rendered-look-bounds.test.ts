@@ -71,18 +71,22 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
+/** One look at `path` for `marker`, as an anonymous reader. */
+async function lookAt(path: string, marker: string) {
+  const context = await session.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
+  return look(session, context, `${baseUrl}${path}`, [marker], undefined);
+}
+
 describe("a look at a page whose renderer is stuck", () => {
   it("answers nothing shown once its bound passed, rather than waiting for the renderer", async () => {
-    const context = await session.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
-    const seen = await look(session, context, `${baseUrl}/board`, ["<qaas-x1>"], undefined);
+    const seen = await lookAt("/board", "<qaas-x1>");
     expect([...seen.shown.keys()]).toEqual([]);
   }, 40_000);
 });
 
 describe("a look at a page whose records call answers late", () => {
   it("waits for the call still open and sees the marker it brought", async () => {
-    const context = await session.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
-    const seen = await look(session, context, `${baseUrl}/notes`, ["<qaas-late1>"], undefined);
+    const seen = await lookAt("/notes", "<qaas-late1>");
     expect([...seen.shown.keys()]).toEqual(["<qaas-late1>"]);
     expect(seen.unsettled).toBe(false);
   }, 40_000);
@@ -90,8 +94,7 @@ describe("a look at a page whose records call answers late", () => {
 
 describe("a look at a page whose load comes after the navigation bound", () => {
   it("waits for load, then for the records its script fetches on load", async () => {
-    const context = await session.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
-    const seen = await look(session, context, `${baseUrl}/pins`, ["<qaas-late2>"], undefined);
+    const seen = await lookAt("/pins", "<qaas-late2>");
     expect([...seen.shown.keys()]).toEqual(["<qaas-late2>"]);
   }, 60_000);
 });

@@ -181,23 +181,15 @@ function pagesWithInputs(pages: readonly MapPage[]): PageInputs[] {
       const [linkPath, query] = link.split("?");
       if (query && linkPath === own) names.push(...new URLSearchParams(query).keys());
     }
-    // A GET form that submits to its own page puts its fields in that page's URL.
+    // A GET form that submits to its own page puts its fields in that page's URL (the page reader already
+    // resolved an empty or `#` action to the page's path).
     for (const form of page.forms ?? [])
-      if (form.method.toUpperCase() === "GET" && !form.scripted && submitsTo(form.action, own))
+      if (form.method.toUpperCase() === "GET" && !form.scripted && form.action.split("?")[0] === own)
         names.push(...form.fields);
     for (const name of names) if (!entry.sources.includes(`?${name}`)) entry.sources.push(`?${name}`);
     byTemplate.set(template, entry);
   }
   return [...byTemplate.values()].sort((a, b) => Number(b.sources.length > 1) - Number(a.sources.length > 1));
-}
-
-function submitsTo(action: string, path: string): boolean {
-  if (action === "" || action.startsWith("#") || action.startsWith("?")) return true;
-  try {
-    return new URL(action, "http://page.invalid").pathname === new URL(path, "http://page.invalid").pathname;
-  } catch {
-    return false;
-  }
 }
 
 function draftFor(context: ToolContext, hit: Hit): EnvelopeDraft {

@@ -47,11 +47,12 @@ export function accountGuard(
     const user = users.find((candidate) => candidate.name === userName);
     if (!user || isAuthStep(url)) return undefined;
     const password = currentPassword(user.password);
-    const path = new URL(url).pathname;
+    const { pathname: path, search, searchParams } = new URL(url);
+    const fields = fieldsOf(body);
     const change = changes.find((operation) => operation.path.test(path.replace(/\/+$/, "")));
-    if (change && (new URL(url).search !== "" || fieldsOf(body).length > 0))
+    if (change && (search !== "" || fields.length > 0))
       return `${method} ${path} refused: the application changes passwords there (it takes ${change.field}), so a profile user's session only reads it without inputs (a probe never changes an account it did not create)`;
-    const changing = [...new URL(url).searchParams, ...fieldsOf(body)].find(
+    const changing = [...searchParams, ...fields].find(
       ([field, value]) =>
         CHANGE_PASSWORD_FIELD.test(snakeCase(field.split(".").at(-1) ?? field)) && value !== password,
     );
@@ -61,7 +62,7 @@ export function accountGuard(
     // The username is what the user signs in with: a field of its kind must keep it. An email field beside
     // a plain username holds a value the profile does not know, so it cannot be judged here.
     const signsInWithEmail = user.username?.includes("@") ?? false;
-    for (const [field, value] of fieldsOf(body)) {
+    for (const [field, value] of fields) {
       const name = field.split(".").at(-1) ?? field;
       const identity = LOGIN_FIELD.test(name) || (signsInWithEmail && EMAIL_FIELD.test(name));
       if (identity && user.username !== undefined && value !== user.username)
