@@ -82,6 +82,11 @@ const PAGES: Record<string, string> = {
     ),
   ),
   "/digest": page("Digest", unnamedForm("/api/digest", "")),
+  // A handler that keeps the page busy past the click's bound after it sent its request.
+  "/slow-submit": page(
+    "Slow submit",
+    `<form id="s"><label>Topic <input name="topic" required></label><button>Save</button></form><p id="status"></p><script>document.getElementById("s").addEventListener("submit", (event) => { event.preventDefault(); fetch("/api/slow", { method: "POST", body: "topic=1" }).then(() => { document.getElementById("status").textContent = "Saved."; }); const until = Date.now() + 4000; while (Date.now() < until) {} });</script>`,
+  ),
   "/newsletter": page(
     "Newsletter",
     `<form id="n"><label>Email <input name="email" type="email" required></label><button>Subscribe</button></form><script>document.getElementById("n").addEventListener("submit", (event) => event.preventDefault());</script>`,
@@ -147,6 +152,7 @@ beforeAll(async () => {
           else html(500, "<!doctype html><title>Error</title><h1>Internal Server Error</h1>");
         });
       }
+      if (url === "/api/slow") return void response.writeHead(201).end();
       if (url === "/orders" || url === "/saved")
         return void response.writeHead(303, { location: "/orders/ok" }).end();
       return html(404, page("Not found", ""));
@@ -211,6 +217,10 @@ describe("submit_forms", () => {
     expect(copy.summary).toContain("404");
     expect(copy.reproduction.test?.command).toMatch(/node --test/);
     expect(copy.evidence.some((item) => item.kind === "exchange")).toBe(true);
+  });
+
+  it("submits a form once when its click outlasts the bound after the handler sent the request", () => {
+    expect(writes.filter((write) => write === "POST /api/slow")).toHaveLength(1);
   });
 
   it("never sends an update of a record it did not create, nor a sign-in form", () => {

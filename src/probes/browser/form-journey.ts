@@ -89,6 +89,8 @@ export async function runJourney(
     record.textBefore = String(await page.evaluate(VISIBLE_TEXT).catch(() => ""));
     await page.evaluate(`(() => {
       window.__qaasFormMutations = 0;
+      window.__qaasSubmits = 0;
+      document.addEventListener("submit", () => { window.__qaasSubmits += 1; }, true);
       new MutationObserver((records) => { window.__qaasFormMutations += records.length; })
         .observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     })()`);
@@ -126,9 +128,13 @@ export async function runJourney(
       .click({ timeout: 3000 })
       .then(() => true)
       .catch(() => false);
-    if (!clicked)
+    // A click can time out after it was dispatched (a busy machine): submitting again would send the form
+    // twice, so the form is submitted by script only when nothing left and no submit event fired.
+    if (!clicked && record.sent.length === 0 && page.url() === url)
       await page
-        .evaluate(`document.forms[${formIndex}] && document.forms[${formIndex}].requestSubmit()`)
+        .evaluate(
+          `window.__qaasSubmits === 0 && document.forms[${formIndex}] && document.forms[${formIndex}].requestSubmit()`,
+        )
         .catch(() => {});
     await page.waitForLoadState("load", { timeout: 5000 }).catch(() => {});
     await loaded.settle(500, stretchedWait(loaded, 5000, 10_000));
