@@ -2,6 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quietWindowsOf } from "../../src/probes/http/quiet-window.ts";
+import { runLimiter } from "../../src/probes/http/run-http.ts";
 import type { JwtSocketIoApp } from "./apps/socketio-jwt/server.ts";
 import { startJwtSocketIoApp } from "./apps/socketio-jwt/server.ts";
 import { probe, summary } from "./probe-harness.ts";
@@ -89,6 +90,39 @@ describe("socket.io over JWT sessions", () => {
     } finally {
       onUpdate = undefined;
       await Promise.all(measuring);
+    }
+  }, 90_000);
+
+  it("reports changes flushed newest first, though other probes' requests keep every slot of the run busy", async () => {
+    const context = socketIoContext(app.baseUrl, APP_ROOT);
+    const windows = quietWindowsOf(context);
+    const limiter = runLimiter(context);
+    // Other probes of the run send slow requests (150 ms) through every slot whenever the target has just
+    // applied a change: a probe request that queues for a slot is sent one batch window after the change
+    // before it, and a batch never holds two changes.
+    const neighbour = {};
+    const sending: Array<Promise<void>> = [];
+    const busy = async (): Promise<void> => {
+      const leave = await windows.enter(neighbour);
+      const slot = await limiter.acquire();
+      await sleep(150);
+      slot();
+      leave();
+    };
+    onUpdate = () => {
+      for (let index = 0; index < limiter.limit; index += 1) sending.push(busy());
+    };
+    try {
+      const reversed = await probe(
+        app,
+        "ws_probe_ordering",
+        { channel: "/live", namespace: "/batched", events: 6 },
+        context,
+      );
+      expect(summary(reversed)).toEqual({ filed: ["ws-ordering /live /batched"], held: [] });
+    } finally {
+      onUpdate = undefined;
+      await Promise.all(sending);
     }
   }, 90_000);
 });
