@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { slowOperationsFor } from "../../src/probes/http/slow-operations.ts";
 import { probeUnbounded } from "../../src/probes/load/unbounded.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 
@@ -39,47 +40,51 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-describe("probe_unbounded on answers of other shapes", () => {
-  it("finds the uncapped page size, the collection without an item path, its report and its export", async () => {
-    const paged = {
-      parameters: [{ name: "limit", in: "query", schema: { type: "integer", minimum: 1 } }],
-      responses: { "200": { description: "rows" } },
-    };
-    const read = { responses: { "200": { description: "rows" } } };
-    const document = {
-      openapi: "3.0.3",
-      info: { title: "shapes", version: "1" },
-      paths: {
-        "/api/rows": { get: paged },
-        "/api/pages": { get: paged },
-        // Documented but never served: skipped, saying how it answered.
-        "/api/missing": { get: paged },
-        "/api/notes": {
-          get: read,
-          post: {
-            requestBody: {
-              required: true,
-              content: {
-                "application/json": {
-                  schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-                },
+function shapesContext() {
+  const paged = {
+    parameters: [{ name: "limit", in: "query", schema: { type: "integer", minimum: 1 } }],
+    responses: { "200": { description: "rows" } },
+  };
+  const read = { responses: { "200": { description: "rows" } } };
+  const document = {
+    openapi: "3.0.3",
+    info: { title: "shapes", version: "1" },
+    paths: {
+      "/api/rows": { get: paged },
+      "/api/pages": { get: paged },
+      // Documented but never served: skipped, saying how it answered.
+      "/api/missing": { get: paged },
+      "/api/notes": {
+        get: read,
+        post: {
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
               },
             },
-            responses: { "201": { description: "added" } },
           },
+          responses: { "201": { description: "added" } },
         },
-        "/api/notes/report": { get: read },
-        "/api/notes/summary": { get: read },
-        "/api/notes/export": { get: read },
       },
-    };
-    const map = systemMapFor({ target: "shapes", baseUrl, document });
-    const profile = profileFor({
-      name: "shapes",
-      source: {},
-      environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
-    });
-    const outcome = await probeUnbounded(probeContext({ profile, map, agent: "LOAD" }), {});
+      "/api/notes/report": { get: read },
+      "/api/notes/summary": { get: read },
+      "/api/notes/export": { get: read },
+    },
+  };
+  const map = systemMapFor({ target: "shapes", baseUrl, document });
+  const profile = profileFor({
+    name: "shapes",
+    source: {},
+    environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
+  });
+  return probeContext({ profile, map, agent: "LOAD" });
+}
+
+describe("probe_unbounded on answers of other shapes", () => {
+  it("finds the uncapped page size, the collection without an item path, its report and its export", async () => {
+    const outcome = await probeUnbounded(shapesContext(), {});
     if (typeof outcome === "string") throw new Error(outcome);
     expect(outcome.candidates.map((draft) => draft.location.value).sort()).toEqual([
       "GET /api/notes",
@@ -93,5 +98,20 @@ describe("probe_unbounded on answers of other shapes", () => {
     expect(operations.find((entry) => entry.operation === "GET /api/missing")?.skipped).toMatch(
       /^no user got a 2xx answer \(last: answered 404 as /,
     );
+  });
+
+  it("reads a list the run leaves alone for answering slowly: every row is why it is slow", async () => {
+    const context = shapesContext();
+    const pacing = slowOperationsFor(context);
+    // What other probes leave behind: two answers of the report in a row took 2 s, so it is paced now.
+    for (let strike = 0; strike < 2; strike += 1) {
+      expect(await pacing.enter("GET /api/notes/report")).toBe(true);
+      pacing.leave("GET /api/notes/report", 2_000);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    expect(pacing.isPacedOut("GET /api/notes/report")).toBe(true);
+    const outcome = await probeUnbounded(context, { operation: "GET /api/notes/report" });
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(outcome.candidates.map((draft) => draft.location.value)).toEqual(["GET /api/notes/report"]);
   });
 });

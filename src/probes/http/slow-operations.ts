@@ -268,6 +268,12 @@ export class SlowOperations {
     if (entry.answeredMs.length > ANSWERS_KEPT) entry.answeredMs.shift();
   }
 
+  /** Whether the operation is left alone now for being slow (`enter` would answer false). */
+  isPacedOut(key: string): boolean {
+    const entry = this.entries.get(key);
+    return entry?.slow === true && (entry.retesting || this.now() - entry.bannedAt < entry.banMs);
+  }
+
   /** The last few successful answers of the operation the run's probes got, in milliseconds. */
   answeredOf(key: string): number[] {
     return [...(this.entries.get(key)?.answeredMs ?? [])];

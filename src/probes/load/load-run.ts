@@ -158,6 +158,15 @@ export async function reach(
     build,
     options.paced === false ? (_run, user, prepared) => sendUnpaced(load, user, prepared) : undefined,
   );
+  if (
+    !sent &&
+    options.paced !== false &&
+    slowOperationsFor(load.run.context).isPacedOut(pacingKey(operation))
+  ) {
+    // Not an answer: the run leaves a slow operation alone for a while, and a later probe may reach it.
+    load.unreached.set(key, "left alone for now: it answers slowly");
+    return undefined;
+  }
   if (!sent || !isSuccess(sent.exchange)) {
     load.unreached.set(
       key,
@@ -246,16 +255,17 @@ export async function sample(
   load: LoadRun,
   user: string | undefined,
   prepared: PreparedRequest,
+  options: { paced?: boolean } = {},
 ): Promise<Sample | undefined> {
+  const sendOne = () =>
+    options.paced === false ? sendUnpaced(load, user, prepared) : sendPrepared(load.run, user, prepared);
   if (!load.log) {
-    const exchange = await sendPrepared(load.run, user, prepared);
+    const exchange = await sendOne();
     return exchange ? { exchange, items: itemCount(exchange), window: undefined } : undefined;
   }
   const log = load.log;
   // In a measurement window: statements of other agents' requests would otherwise land in this one's.
-  const { result, window } = await load.run.client.quietly(() =>
-    log.around(() => sendPrepared(load.run, user, prepared)),
-  );
+  const { result, window } = await load.run.client.quietly(() => log.around(sendOne));
   return result ? { exchange: result, items: itemCount(result), window } : undefined;
 }
 

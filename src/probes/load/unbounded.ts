@@ -36,6 +36,12 @@ export interface UnboundedOptions {
   max_requests?: number;
 }
 
+/**
+ * A list that answers every row is slow because of it, and the run's pacing leaves slow operations alone:
+ * this probe's few reads, one at a time, go out unpaced (their answers still reach the pacing).
+ */
+const UNPACED = { paced: false };
+
 /** The list's own SELECT in a window: the first one reading a table without an equality on one row. */
 function listStatement(sampled: Sample | undefined): string | undefined {
   const queries = sampled?.window?.queries ?? [];
@@ -90,7 +96,7 @@ async function ignoredLimit(
   create: number,
 ): Promise<LoadOutcome> {
   const key = operationKey(operation);
-  const reached = await reach(load, operation, { [limit]: "1" });
+  const reached = await reach(load, operation, { [limit]: "1" }, undefined, UNPACED);
   if (!reached) return { summary: { operation: key, skipped: unreachedReason(load, key) } };
   const at = (size: number | undefined) => {
     const prepared = clonePrepared(reached.prepared);
@@ -98,17 +104,17 @@ async function ignoredLimit(
     else prepared.query[limit] = String(size);
     return prepared;
   };
-  let one = await sample(load, reached.user, at(1));
+  let one = await sample(load, reached.user, at(1), UNPACED);
   if (one?.items !== undefined && one.items <= 1) {
     // One item proves nothing: make sure there are a few to page through.
     const family = familyOfList(load, operation);
     if (family && load.factory.canCreate(family) && create > 0) {
       for (let index = 0; index < 3; index += 1) if (!(await addItem(load, family, reached.user))) break;
-      one = await sample(load, reached.user, at(1));
+      one = await sample(load, reached.user, at(1), UNPACED);
     }
   }
-  const two = await sample(load, reached.user, at(2));
-  const all = await sample(load, reached.user, at(undefined));
+  const two = await sample(load, reached.user, at(2), UNPACED);
+  const all = await sample(load, reached.user, at(undefined), UNPACED);
   const itemsOne = one?.items;
   const itemsTwo = two?.items;
   const itemsAll = all?.items;
@@ -196,8 +202,8 @@ async function anySize(
   const declared = operation.parameters.find((parameter) => parameter.name === limit)?.schema?.maximum;
   const ceiling = Math.max(USUAL_MAXIMUM, typeof declared === "number" ? declared : 0);
   const [first, second] = [
-    await sample(load, user, at(HUGE_PAGES[0])),
-    await sample(load, user, at(HUGE_PAGES[1])),
+    await sample(load, user, at(HUGE_PAGES[0]), UNPACED),
+    await sample(load, user, at(HUGE_PAGES[1]), UNPACED),
   ];
   const counts = [first?.items, second?.items];
   if (!first || !second || counts[0] === undefined || counts[0] <= ceiling || counts[1] !== counts[0])
@@ -226,9 +232,9 @@ async function anySize(
 /** No page size documented: add items and see whether all come back, and whether the SELECT has a LIMIT. */
 async function growsWithoutLimit(load: LoadRun, operation: Operation, create: number): Promise<LoadOutcome> {
   const key = operationKey(operation);
-  const reached = await reach(load, operation);
+  const reached = await reach(load, operation, {}, undefined, UNPACED);
   if (!reached) return { summary: { operation: key, skipped: unreachedReason(load, key) } };
-  const before = await sample(load, reached.user, clonePrepared(reached.prepared));
+  const before = await sample(load, reached.user, clonePrepared(reached.prepared), UNPACED);
   if (before?.items === undefined) return { summary: { operation: key, result: "not a list answer" } };
   const statementBefore = listStatement(before);
   if (statementBefore && analyzeStatement(statementBefore).hasLimit) {
@@ -251,7 +257,7 @@ async function growsWithoutLimit(load: LoadRun, operation: Operation, create: nu
     if (!(await addItem(load, family, reached.user))) break;
     created += 1;
   }
-  const after = await sample(load, reached.user, clonePrepared(reached.prepared));
+  const after = await sample(load, reached.user, clonePrepared(reached.prepared), UNPACED);
   const summary = { operation: key, items_before: before.items, created, items_after: after?.items ?? null };
   if (!after || after.items === undefined || created < 5)
     return { summary: { ...summary, result: "could not add enough items" } };
