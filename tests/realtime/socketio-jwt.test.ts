@@ -120,6 +120,9 @@ describe("socket.io over JWT sessions", () => {
         context,
       );
       expect(summary(reversed)).toEqual({ filed: ["ws-ordering /live /batched"], held: [] });
+      // How far apart the changes left is kept, to tell a clean burst from one too slow to show a batch.
+      const bursts = reversed.stats.channels[0]?.bursts as Array<Record<string, unknown>>;
+      expect(bursts[0]).toMatchObject({ kind: "sequential", median_gap_ms: expect.any(Number) });
     } finally {
       onUpdate = undefined;
       await Promise.all(sending);

@@ -110,11 +110,7 @@ async function probeChannel(
     first = await burst("concurrent");
     bursts.push(first);
   }
-  stats.bursts = bursts.map((result) => ({
-    kind: result.kind,
-    events: result.events.length,
-    problems: result.problems,
-  }));
+  stats.bursts = bursts.map(burstStats);
   if (first.problems.length === 0) return;
   let again = await burst(first.kind);
   bursts.push(again);
@@ -124,11 +120,7 @@ async function probeChannel(
     again = await burst("concurrent");
     bursts.push(again);
   }
-  stats.bursts = bursts.map((result) => ({
-    kind: result.kind,
-    events: result.events.length,
-    problems: result.problems,
-  }));
+  stats.bursts = bursts.map(burstStats);
   const reproduced = again.problems.length > 0;
   // Two different events under one number is proof on its own; one event sent twice is not.
   const conclusive = first.sequence.some((problem) => problem.kind === "repeat" && problem.distinct);
@@ -169,6 +161,20 @@ async function probeChannel(
       notes: [`${first.kind} burst: ${first.problems.join("; ")}`],
     }),
   );
+}
+
+/** What a burst showed, with the median time between two of its changes leaving (what batching must beat). */
+function burstStats(result: BurstResult): Record<string, unknown> {
+  const gaps = result.events
+    .slice(1)
+    .map((event, index) => event.at - (result.events[index] as DrivenEvent).at)
+    .sort((a, b) => a - b);
+  return {
+    kind: result.kind,
+    events: result.events.length,
+    problems: result.problems,
+    ...(gaps.length > 0 ? { median_gap_ms: Math.round(gaps[Math.floor(gaps.length / 2)] as number) } : {}),
+  };
 }
 
 function judge(
