@@ -48,10 +48,10 @@ describe("pagesFor", () => {
         { path: "/later", links: [], forms: [] },
       ],
     };
-    expect(pagesFor(mixed, "member", "/").map((page) => page.path)).toEqual([
-      "/public",
-      "/later",
-      "/api/items",
+    expect(pagesFor(mixed, "member", "/")).toEqual([
+      { path: "/public", template: "/public" },
+      { path: "/later", template: "/later" },
+      { path: "/api/items", template: "/api/items", html: false },
     ]);
   });
 
@@ -97,6 +97,31 @@ describe("visitOrder", () => {
         .filter((visit) => visit.first)
         .map((visit) => visit.template),
     ).toEqual(["/", "/help", "/orders/{id}", "/users"]);
+  });
+
+  it("opens every role's HTML pages before any role's JSON answers, which are opened only to be skipped", () => {
+    const anonymous = {
+      role: "anonymous",
+      pages: [
+        { path: "/", template: "/" },
+        { path: "/health", template: "/health", html: false as const },
+      ],
+    };
+    const member = {
+      role: "member",
+      pages: [
+        { path: "/orders/4", template: "/orders/{id}" },
+        { path: "/api/me", template: "/api/me", html: false as const },
+        { path: "/", template: "/" },
+      ],
+    };
+    expect(visitOrder([anonymous, member]).map((visit) => `${visit.plan.role} ${visit.path}`)).toEqual([
+      "anonymous /",
+      "member /orders/4",
+      "anonymous /health",
+      "member /api/me",
+      "member /",
+    ]);
   });
 });
 

@@ -207,7 +207,7 @@ export async function browsePages(
     if (!checks.has("links") || context.signal?.aborted) break;
     const desktop = desktops.has(plan.role.role) ? await desktopOf(plan) : undefined;
     if (!desktop) continue;
-    const links = await brokenLinkDrafts(desktop, plan.book, {
+    const links = await brokenLinkDrafts(desktop.request, plan.book, {
       context,
       masker,
       baseUrl: target.baseUrl,
@@ -253,23 +253,26 @@ async function layoutOf(
 
 /**
  * The order pages are opened in: first each template once, as the first role (in `plans` order) that
- * reached it, then the templates again as every other role that reached them.
+ * reached it, every role's HTML pages before any role's JSON or file answers (opened only to be skipped),
+ * then the templates again as every other role that reached them.
  */
-export function visitOrder<P extends { pages: ReadonlyArray<{ path: string; template: string }> }>(
-  plans: readonly P[],
-): Array<{ plan: P; path: string; template: string; first: boolean }> {
-  const first: Array<{ plan: P; path: string; template: string; first: boolean }> = [];
-  const again: Array<{ plan: P; path: string; template: string; first: boolean }> = [];
+export function visitOrder<
+  P extends { pages: ReadonlyArray<{ path: string; template: string; html?: boolean }> },
+>(plans: readonly P[]): Array<{ plan: P; path: string; template: string; first: boolean }> {
+  type Visit = { plan: P; path: string; template: string; first: boolean };
+  const first: Visit[] = [];
+  const firstNotHtml: Visit[] = [];
+  const again: Visit[] = [];
   const opened = new Set<string>();
   for (const plan of plans)
-    for (const page of plan.pages) {
-      if (opened.has(page.template)) again.push({ plan, ...page, first: false });
+    for (const { path, template, html } of plan.pages) {
+      if (opened.has(template)) again.push({ plan, path, template, first: false });
       else {
-        opened.add(page.template);
-        first.push({ plan, ...page, first: true });
+        opened.add(template);
+        (html === false ? firstNotHtml : first).push({ plan, path, template, first: true });
       }
     }
-  return [...first, ...again];
+  return [...first, ...firstNotHtml, ...again];
 }
 
 /**
@@ -281,8 +284,8 @@ export function pagesFor(
   map: SystemMap,
   role: string,
   entry: string,
-): Array<{ path: string; template: string }> {
-  const pages: Array<{ path: string; template: string }> = [];
+): Array<{ path: string; template: string; html?: false }> {
+  const pages: Array<{ path: string; template: string; html?: false }> = [];
   const templates = new Set<string>();
   const documentsFirst = [
     ...map.pages.filter((page) => page.html !== false),
@@ -297,7 +300,11 @@ export function pagesFor(
     const key = page.path.includes("#") ? `${template}#${page.path.split("#")[1]}` : template;
     if (templates.has(key)) continue;
     templates.add(key);
-    pages.push({ path: page.path, template: page.path.includes("#") ? page.path : template });
+    pages.push({
+      path: page.path,
+      template: page.path.includes("#") ? page.path : template,
+      ...(page.html === false ? { html: false as const } : {}),
+    });
   }
   if (pages.length === 0) pages.push({ path: entry, template: templateOfConcrete(entry, map.operations) });
   return pages;

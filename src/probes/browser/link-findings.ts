@@ -1,4 +1,4 @@
-import type { BrowserContext } from "playwright-core";
+import type { APIRequestContext } from "playwright-core";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { templateOfConcrete } from "../../map/inventory.ts";
 import type { Operation } from "../../map/system-map.ts";
@@ -47,25 +47,29 @@ export interface LinkScope {
   maxChecks: number;
 }
 
+/**
+ * `request` carries the role's cookies (a browser context's). Targets are requested one per template first,
+ * then a second per template, and so on: a list page linking fifty records must not spend the checks
+ * before the links of the other pages are reached.
+ */
 export async function brokenLinkDrafts(
-  browserContext: BrowserContext,
+  request: APIRequestContext,
   book: LinkBook,
   scope: LinkScope,
 ): Promise<{ drafts: EnvelopeDraft[]; checked: number }> {
   const drafts: EnvelopeDraft[] = [];
   let checked = 0;
-  for (const { url, from, texts } of book.entries()) {
+  for (const { url, from, texts, template } of templatesFirst(book.entries(), scope.operations)) {
     if (Date.now() > scope.deadline || checked >= scope.maxChecks) break;
     if (scope.checked.has(url) || scope.refuse?.("GET", url)) continue;
     scope.checked.add(url);
     const target = new URL(url);
-    const template = templateOfConcrete(`${target.pathname}`, scope.operations);
     const key = `broken-link|${template}|link`;
     if (scope.seen.has(key)) continue;
     checked += 1;
-    const first = await checkTarget(browserContext.request, url);
+    const first = await checkTarget(request, url);
     if (!isBrokenStatus(first.status)) continue;
-    const second = await checkTarget(browserContext.request, url);
+    const second = await checkTarget(request, url);
     if (!isBrokenStatus(second.status)) continue;
     scope.seen.add(key);
     const path = `${target.pathname}${target.search}`;
@@ -98,4 +102,21 @@ export async function brokenLinkDrafts(
     );
   }
   return { drafts, checked };
+}
+
+/** Link targets ordered by their rank within their template (stable): each template's first, then seconds. */
+function templatesFirst(
+  entries: ReadonlyArray<{ url: string; from: string[]; texts: string[] }>,
+  operations: readonly Operation[],
+): Array<{ url: string; from: string[]; texts: string[]; template: string }> {
+  const seenOf = new Map<string, number>();
+  return entries
+    .map((entry, index) => {
+      const template = templateOfConcrete(new URL(entry.url).pathname, operations);
+      const rank = seenOf.get(template) ?? 0;
+      seenOf.set(template, rank + 1);
+      return { ...entry, template, rank, index };
+    })
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map(({ rank: _rank, index: _index, ...entry }) => entry);
 }
