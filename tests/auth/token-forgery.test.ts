@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
 import { checkTokenForgery } from "../../src/probes/auth/check-token-forgery.ts";
 import { parseJwt, signHmac } from "../../src/probes/auth/jwt.ts";
+import { withLiveTiming } from "../../src/probes/auth/token-forgery.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 
@@ -96,4 +97,27 @@ describe("the token-forgery check", () => {
     // The owner's one read showed the forecast slow; nothing forged followed it.
     expect(forecastCalls).toHaveLength(1);
   }, 60_000);
+});
+
+describe("a forgery's timing claims", () => {
+  const now = 1_800_000_000;
+  it("are moved to now when the token they copy has expired or is about to, keeping its lifetime", () => {
+    expect(withLiveTiming({ sub: "ann", iat: now - 100, exp: now - 40 }, now)).toEqual({
+      sub: "ann",
+      iat: now,
+      exp: now + 60,
+    });
+    expect(withLiveTiming({ sub: "ann", nbf: now - 900, exp: now + 5 }, now)).toEqual({
+      sub: "ann",
+      nbf: now,
+      exp: now + 300,
+    });
+  });
+
+  it("are kept while the token still has time, or says nothing of expiry", () => {
+    const live = { sub: "ann", iat: now - 10, exp: now + 3590 };
+    expect(withLiveTiming(live, now)).toBe(live);
+    const endless = { sub: "ann", iat: now - 10 };
+    expect(withLiveTiming(endless, now)).toBe(endless);
+  });
 });

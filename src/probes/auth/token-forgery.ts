@@ -95,6 +95,30 @@ export function identityClaims(payload: Record<string, unknown>): Record<string,
   return Object.fromEntries(Object.entries(payload).filter(([name]) => !TIMING_CLAIMS.has(name)));
 }
 
+/** A forgery must not be refused for expiry: tokens may live a minute, and the check takes longer. */
+const MIN_SECONDS_LEFT = 30;
+/** The lifetime a refreshed forgery gets when its token does not say how long it lives. */
+const DEFAULT_LIFETIME_SECONDS = 300;
+
+/**
+ * The payload with its timing claims moved to now when `exp` is near or past: the owner's token, signed in
+ * a while ago, may have expired since, and a forgery refused as expired proves nothing about signatures.
+ */
+export function withLiveTiming(
+  payload: Record<string, unknown>,
+  now = epochSeconds(),
+): Record<string, unknown> {
+  const { exp, iat, nbf } = payload;
+  if (typeof exp !== "number" || exp - now >= MIN_SECONDS_LEFT) return payload;
+  const lifetime = typeof iat === "number" && exp > iat ? exp - iat : DEFAULT_LIFETIME_SECONDS;
+  return {
+    ...payload,
+    ...(typeof iat === "number" ? { iat: now } : {}),
+    ...(typeof nbf === "number" ? { nbf: now } : {}),
+    exp: now + Math.max(lifetime, MIN_SECONDS_LEFT * 2),
+  };
+}
+
 /** Probes one operation; undefined when it cannot tell (no data for the owner, or open to anonymous callers). */
 export async function probeOperation(
   context: ForgeryContext,
@@ -211,7 +235,7 @@ class OperationProbe {
 
   /** The payload a forgery carries: the owner's timing claims with the subject's identity. */
   private payloadFor(subject: SessionJwt): Record<string, unknown> {
-    return { ...this.context.owner.jwt.payload, ...identityClaims(subject.jwt.payload) };
+    return withLiveTiming({ ...this.context.owner.jwt.payload, ...identityClaims(subject.jwt.payload) });
   }
 
   private claimsFor(subject: SessionJwt): Record<string, unknown> | undefined {
