@@ -60,6 +60,9 @@ describe("socket.io over JWT sessions", () => {
     expect(draft?.reproduction.steps[0]).toMatch(/a token that is not valid \(alg none token\)/);
   }, 60_000);
 
+  const probeOrdering = (context: ReturnType<typeof socketIoContext>, namespace: string) =>
+    probe(app, "ws_probe_ordering", { channel: "/live", namespace, events: 6 }, context);
+
   it("reports changes flushed newest first, though another agent's measurement windows keep opening", async () => {
     const context = socketIoContext(app.baseUrl, APP_ROOT);
     const windows = quietWindowsOf(context);
@@ -71,20 +74,10 @@ describe("socket.io over JWT sessions", () => {
       measuring.push(windows.hold(measurer, () => sleep(150)));
     };
     try {
-      const reversed = await probe(
-        app,
-        "ws_probe_ordering",
-        { channel: "/live", namespace: "/batched", events: 6 },
-        context,
-      );
+      const reversed = await probeOrdering(context, "/batched");
       expect(summary(reversed)).toEqual({ filed: ["ws-ordering /live /batched"], held: [] });
       expect(reversed.stats.channels[0]).toMatchObject({ sequence_field: null });
-      const inOrder = await probe(
-        app,
-        "ws_probe_ordering",
-        { channel: "/live", namespace: "/queued", events: 6 },
-        context,
-      );
+      const inOrder = await probeOrdering(context, "/queued");
       expect(inOrder.candidates).toEqual([]);
       expect(inOrder.stats.channels[0]).toMatchObject({ sequence_field: null });
     } finally {
@@ -113,12 +106,7 @@ describe("socket.io over JWT sessions", () => {
       for (let index = 0; index < limiter.limit; index += 1) sending.push(busy());
     };
     try {
-      const reversed = await probe(
-        app,
-        "ws_probe_ordering",
-        { channel: "/live", namespace: "/batched", events: 6 },
-        context,
-      );
+      const reversed = await probeOrdering(context, "/batched");
       expect(summary(reversed)).toEqual({ filed: ["ws-ordering /live /batched"], held: [] });
       // How far apart the changes left is kept, to tell a clean burst from one too slow to show a batch.
       const bursts = reversed.stats.channels[0]?.bursts as Array<Record<string, unknown>>;
