@@ -55,8 +55,8 @@ describe("ws_probe_ordering", () => {
       problems: string[];
     }>;
     expect(bursts).toEqual([
-      { kind: "sequential", events: 8, problems: [] },
-      { kind: "concurrent", events: 8, problems: [] },
+      { kind: "sequential", events: 8, problems: [], median_gap_ms: expect.any(Number) },
+      { kind: "concurrent", events: 8, problems: [], median_gap_ms: expect.any(Number) },
     ]);
   });
 });
