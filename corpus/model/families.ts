@@ -248,6 +248,13 @@ export const FAMILIES = [
     "a lookup filters a large table on a column no index starts with, scanning it on every request",
   ),
   family(
+    "regex-dos",
+    "performance",
+    "slow-endpoint",
+    ["CWE-1333", "OWASP ReDoS"],
+    "a format check (email, web address, phone, user name) uses a pattern that backtracks exponentially",
+  ),
+  family(
     "uniqueness-in-code",
     "data",
     "missing-constraint",

@@ -31,7 +31,7 @@ import {
   TEMPLATE_INJECTION,
   XXE,
 } from "./injection.ts";
-import { N_PLUS_ONE, UNBOUNDED_RESULT, UNINDEXED_QUERY } from "./performance.ts";
+import { N_PLUS_ONE, REGEX_DOS, UNBOUNDED_RESULT, UNINDEXED_QUERY } from "./performance.ts";
 import {
   WS_AUTHENTICATION,
   WS_AUTHORIZATION,
@@ -92,6 +92,7 @@ export const ALL_ROWS: readonly Row[] = [
   ...UNBOUNDED_RESULT,
   ...N_PLUS_ONE,
   ...UNINDEXED_QUERY,
+  ...REGEX_DOS,
   ...WS_AUTHENTICATION,
   ...WS_AUTHORIZATION,
   ...WS_ORDERING,

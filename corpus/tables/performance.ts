@@ -1,4 +1,5 @@
 import type { NPlusOneKnobs } from "../generator/families/n-plus-one.ts";
+import type { RegexDosKnobs } from "../generator/families/regex-dos.ts";
 import type { UnboundedKnobs } from "../generator/families/unbounded-result.ts";
 import type { UnindexedKnobs } from "../generator/families/unindexed-query.ts";
 import { rowMaker } from "../model/row.ts";
@@ -53,4 +54,23 @@ export const UNINDEXED_QUERY = [
   unindexed.v("UNX-03", PS, { lookup: "by-reference" }),
   unindexed.s("UNX-03S", PS, { lookup: "by-category" }),
   unindexed.v("UNX-04", NS, { lookup: "by-category" }),
+];
+
+// Format checks on the three places real code puts them: a lookup's query, a creation's body and the
+// update of one of the caller's own records (PUT and PATCH). Each stack's backtracking engine, every
+// document style; the safe twins check the same format with a pattern that has one way to match.
+const regexDos = rowMaker<RegexDosKnobs>("regex-dos", "high");
+
+export const REGEX_DOS = [
+  regexDos.v("RDX-01", NS, { input: "query", pattern: "email", field: "email" }),
+  regexDos.s("RDX-01S", NS, { input: "query", pattern: "email", field: "email" }),
+  regexDos.v("RDX-02", PP, { input: "create", pattern: "url", field: "website" }),
+  regexDos.s("RDX-02S", PP, { input: "create", pattern: "url", field: "website" }),
+  regexDos.v("RDX-03", PK, { input: "update", pattern: "email", field: "contact_email", method: "PUT" }),
+  regexDos.s("RDX-03S", PK, { input: "update", pattern: "email", field: "contact_email", method: "PUT" }),
+  regexDos.v("RDX-04", NP, { input: "update", pattern: "phone", field: "phone", method: "PATCH" }),
+  regexDos.s("RDX-04S", NP, { input: "update", pattern: "phone", field: "phone", method: "PATCH" }),
+  regexDos.v("RDX-05", PS, { input: "query", pattern: "username", field: "username" }),
+  regexDos.s("RDX-05S", PS, { input: "query", pattern: "username", field: "username" }),
+  regexDos.v("RDX-06", NS, { input: "update", pattern: "url", field: "homepage", method: "PATCH" }),
 ];

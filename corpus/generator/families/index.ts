@@ -33,6 +33,7 @@ import {
   buildRealtimeOrdering,
   buildRealtimeReconnect,
 } from "./realtime-delivery.ts";
+import { buildRegexDos } from "./regex-dos.ts";
 import { buildBruteForce, buildResetTokenExposure, buildUserEnumeration } from "./sign-in-variants.ts";
 import { buildSqlInjection } from "./sql-injection.ts";
 import { buildTokenForgery } from "./token-forgery.ts";
@@ -87,6 +88,7 @@ const BUILDERS: Record<string, Builder> = {
   "unbounded-result": buildUnboundedResult,
   "n-plus-one": buildNPlusOne,
   "unindexed-query": buildUnindexedQuery,
+  "regex-dos": buildRegexDos,
   "ws-authentication": buildRealtimeAuthentication,
   "ws-authorization": buildRealtimeAuthorization,
   "ws-ordering": buildRealtimeOrdering,
