@@ -169,3 +169,27 @@ describe("value generation from JSON schemas", () => {
     expect(forDirection(copy, "response").required).toEqual(["id"]);
   });
 });
+
+describe("long edge values", () => {
+  // A run of letters that a pattern rejects only at its end is what makes a backtracking email or URL
+  // check take exponential time; a length check must not be that input.
+  const EMAILISH = /^([a-zA-Z0-9]+[._-]?)*[a-zA-Z0-9]+@[a-z]+\.[a-z]{2,}$/;
+
+  it("are as long as asked, with no run of letters longer than two for a backtracking pattern to split", () => {
+    const cases = [
+      ...edgeCases({ type: "string", maxLength: 120 }, { seed: "s" }),
+      ...edgeCases({ type: "string" }, { seed: "s" }),
+    ].filter((entry) => typeof entry.value === "string" && entry.value.length > 100);
+    expect(cases.map((entry) => [entry.label, (entry.value as string).length])).toEqual([
+      ["too long (121)", 121],
+      ["long string (10000)", 10_000],
+    ]);
+    for (const entry of cases) {
+      const value = entry.value as string;
+      expect(Math.max(...value.split(/[^a-zA-Z0-9]/).map((run) => run.length))).toBeLessThanOrEqual(2);
+      expect(value.trim()).toBe(value);
+      // Refused at its first separator: returns at once (a run of 121 letters would not return at all).
+      expect(EMAILISH.test(value)).toBe(false);
+    }
+  });
+});

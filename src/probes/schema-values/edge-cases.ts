@@ -8,6 +8,7 @@ import {
   requiredOf,
   schemaType,
 } from "./json-schema.ts";
+import { longText } from "./long-text.ts";
 import { numberBounds, safeRegExp, validValue } from "./valid-value.ts";
 
 /**
@@ -43,7 +44,7 @@ export function edgeCases(
       if (!context.text) add("wrong type (object)", { qaas: true }, "invalid");
       if (minLength >= 1) add("empty string", "", "invalid");
       if (maxLength !== undefined && maxLength < 100_000)
-        add(`too long (${maxLength + 1})`, "q".repeat(maxLength + 1), "invalid");
+        add(`too long (${maxLength + 1})`, longText(maxLength + 1), "invalid");
       if (Array.isArray(chosen.enum)) add("not in enum", "qaas-not-in-enum", "invalid");
       const badFormat = formatViolation(typeof chosen.format === "string" ? chosen.format : "");
       if (badFormat !== undefined) add(`not a valid ${String(chosen.format)}`, badFormat, "invalid");
@@ -55,7 +56,7 @@ export function edgeCases(
           add("unicode", UNICODE_SAMPLE, "valid");
         if (maxLength === undefined || maxLength >= SPECIAL_CHARACTERS.length)
           add("quotes and markup", SPECIAL_CHARACTERS, "valid");
-        if (maxLength === undefined) add("long string (10000)", "q".repeat(10_000), "valid");
+        if (maxLength === undefined) add("long string (10000)", longText(10_000), "valid");
       }
       break;
     }
