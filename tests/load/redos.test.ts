@@ -18,6 +18,7 @@ const backtracking = (value: string) => (/^a+!$/.test(value) ? 2 ** (value.lengt
 let server: http.Server;
 let baseUrl: string;
 const longest: Record<string, number> = {};
+const seen: Record<string, number> = {};
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
@@ -28,7 +29,18 @@ beforeAll(async () => {
       response
         .writeHead(valid ? 200 : 400, { "content-type": "application/json" })
         .end(JSON.stringify({ valid }));
-    if (url.pathname === "/api/check-after-price" && !url.searchParams.has("price"))
+    const key = `${url.pathname} ${email.length}`;
+    seen[key] = (seen[key] ?? 0) + 1;
+    const sent = seen[key];
+    // A busy machine: the first input answered slowly three times (once untimed), or, on the noisy path, the confirming climb's
+    // first input (27 characters, seen a second time) answered slowly; the pattern itself backtracks.
+    if (url.pathname === "/api/check-hiccup" && email.length === 13 && sent <= 3)
+      setTimeout(() => answer(false), 400);
+    else if (url.pathname === "/api/check-noisy" && email.length === 27 && sent >= 2)
+      setTimeout(() => answer(false), 300);
+    else if (url.pathname === "/api/check-hiccup" || url.pathname === "/api/check-noisy")
+      setTimeout(() => answer(false), backtracking(email));
+    else if (url.pathname === "/api/check-after-price" && !url.searchParams.has("price"))
       response
         .writeHead(400, { "content-type": "application/json" })
         .end(JSON.stringify({ message: "Missing parameter 'price'" }));
@@ -106,6 +118,21 @@ describe("probe_redos", () => {
     ]);
   }, 60_000);
 
+  it("passes over a slow answer a busy machine gives, in the first climb and in the confirming one", async () => {
+    const outcome = await probeRedos(checksAt(["/api/check-hiccup", "/api/check-noisy"]), {});
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(outcome.candidates.map((draft) => draft.location.value)).toEqual([
+      "GET /api/check-hiccup",
+      "GET /api/check-noisy",
+    ]);
+    const [hiccup, noisy] = outcome.stats.fields as Array<{
+      climb_again: Array<{ length: number; ms: number }>;
+    }>;
+    expect(hiccup).toMatchObject({ result: "redos" });
+    // The confirming climb went on past its slow first step to the length the first climb found slow.
+    expect(noisy!.climb_again.map((time) => time.length)).toEqual([26, 28, 30]);
+  }, 60_000);
+
   /** A warm climb from its times at successive lengths, two letters apart, ending at 28. */
   const climb = (...times: number[]) =>
     times.map((ms, index) => ({ length: 28 - 2 * (times.length - 1 - index), ms }));
@@ -118,4 +145,224 @@ describe("probe_redos", () => {
     // Never more than four letters past the slowest input the probe sent, however shallow the growth.
     expect(replayLengths(climb(150, 160), 28).length).toBe(32);
   });
+});
+
+// Updates are probed only on a record the probe creates for the purpose: a phone field checked with a
+// pattern that backtracks on runs of digits (letters would fail at once), behind `PATCH /contacts/{id}`;
+// `PUT /invoices/{id}` addresses only invoices someone else made (its list shows one), so it is never sent.
+describe("probe_redos on updates", () => {
+  let updates: http.Server;
+  let updatesUrl: string;
+  const created = new Set<string>();
+  const patched = new Set<string>();
+  let invoiceWrites = 0;
+
+  beforeAll(async () => {
+    let next = 1;
+    updates = http.createServer((request, response) => {
+      let text = "";
+      request.on("data", (chunk) => {
+        text += chunk;
+      });
+      request.on("end", () => {
+        const send = (status: number, body: unknown) =>
+          response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+        const url = new URL(request.url ?? "/", "http://localhost");
+        const body = text ? (JSON.parse(text) as Record<string, string>) : {};
+        if (request.method === "POST" && url.pathname === "/api/contacts") {
+          const id = String(next++);
+          created.add(id);
+          return send(201, { id: Number(id), name: body.name });
+        }
+        const contact = /^\/api\/contacts\/([^/]+)$/.exec(url.pathname);
+        if (request.method === "PATCH" && contact) {
+          if (!created.has(contact[1]!)) return send(404, { error: "not found" });
+          patched.add(contact[1]!);
+          const phone = String(body.phone ?? "");
+          const wait = /^1+!$/.test(phone) ? 2 ** (phone.length - 22) : 0;
+          return setTimeout(() => send(400, { error: "phone must be a phone number" }), wait);
+        }
+        if (request.method === "GET" && url.pathname === "/api/invoices")
+          return send(200, [{ id: 7, email: "someone@example.org" }]);
+        if (request.method === "PUT" && url.pathname.startsWith("/api/invoices/")) invoiceWrites += 1;
+        send(404, { error: "not found" });
+      });
+    });
+    await new Promise<void>((resolve) => updates.listen(0, "127.0.0.1", resolve));
+    updatesUrl = `http://127.0.0.1:${(updates.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    updates.closeAllConnections();
+    await new Promise<void>((resolve) => updates.close(() => resolve()));
+  });
+
+  function updatesContext() {
+    const object = (properties: Record<string, unknown>) => ({ type: "object", properties });
+    const item = { name: "id", in: "path", required: true, schema: { type: "string" } };
+    const jsonBody = (schema: unknown) => ({ content: { "application/json": { schema } } });
+    const document = {
+      openapi: "3.0.3",
+      info: { title: "contacts", version: "1" },
+      paths: {
+        "/api/contacts": {
+          post: {
+            requestBody: jsonBody(object({ name: { type: "string" } })),
+            responses: { "201": { description: "created" } },
+          },
+        },
+        "/api/contacts/{id}": {
+          patch: {
+            parameters: [item],
+            requestBody: jsonBody(object({ phone: { type: "string" } })),
+            responses: { "200": { description: "ok" }, "400": { description: "invalid" } },
+          },
+        },
+        "/api/invoices": { get: { responses: { "200": { description: "the invoices" } } } },
+        "/api/invoices/{id}": {
+          put: {
+            parameters: [item],
+            requestBody: jsonBody(object({ email: { type: "string" } })),
+            responses: { "200": { description: "ok" } },
+          },
+        },
+      },
+    };
+    const map = systemMapFor({ target: "contacts", baseUrl: updatesUrl, document });
+    const profile = profileFor({
+      name: "contacts",
+      source: {},
+      environment: { mode: "external", base_url: updatesUrl, allow_writes: true },
+    });
+    return probeContext({ profile, map, agent: "LOAD" });
+  }
+
+  it("times the update of a record it created, with digits for a phone, and leaves other records alone", async () => {
+    const context = updatesContext();
+    const outcome = await probeRedos(context, {});
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(outcome.candidates.map((draft) => draft.location.value)).toEqual(["PATCH /api/contacts/{id}"]);
+    const fields = outcome.stats.fields as Array<{ field: string; result: string }>;
+    expect(Object.fromEntries(fields.map((entry) => [entry.field, entry.result]))).toEqual({
+      "PATCH /api/contacts/{id} body phone": "redos",
+      "PUT /api/invoices/{id} body email": "left alone: no record of the probe's own to change",
+    });
+    expect(invoiceWrites).toBe(0);
+    expect([...patched].every((id) => created.has(id))).toBe(true);
+    // The generated test creates its own contact first, then fails on the backtracking update.
+    const uri = outcome.candidates[0]!.evidence.find((item) => item.kind === "failing_test")?.uri ?? "";
+    const file = path.join(context.artifactsDir, uri.replace(/^artifact:\/\/[^/]+\//, ""));
+    const before = created.size;
+    const replay = await promisify(execFile)(process.execPath, ["--test", file], {
+      env: { ...process.env, QAAS_BASE_URL: updatesUrl },
+    }).then(
+      () => "passed",
+      (error: { stdout?: string }) => error.stdout ?? "failed",
+    );
+    expect(replay).toMatch(/must check \d+ characters of phone in about the time of \d+/);
+    expect(created.size).toBeGreaterThan(before);
+  }, 60_000);
+});
+
+// An account's own settings (`PUT /users/{username}/email`): the probe registers an account through the
+// application's sign-up and changes only that account's email; the seeded account is never written to.
+describe("probe_redos on an account's own settings", () => {
+  let accounts: http.Server;
+  let accountsUrl: string;
+  const passwords = new Map<string, string>([["seeded", "Seeded-Pa55word!"]]);
+  const emailWrites: string[] = [];
+
+  beforeAll(async () => {
+    accounts = http.createServer((request, response) => {
+      let text = "";
+      request.on("data", (chunk) => {
+        text += chunk;
+      });
+      request.on("end", () => {
+        const send = (status: number, body: unknown) =>
+          response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+        const url = new URL(request.url ?? "/", "http://localhost");
+        const body = text ? (JSON.parse(text) as Record<string, string>) : {};
+        if (request.method === "POST" && url.pathname === "/api/register") {
+          if (!body.username || !body.password || passwords.has(body.username)) return send(400, {});
+          passwords.set(body.username, body.password);
+          return send(201, { username: body.username });
+        }
+        if (request.method === "POST" && url.pathname === "/api/login") {
+          if (passwords.get(body.username ?? "") !== body.password) return send(401, {});
+          return send(200, { auth_token: `token-${body.username}` });
+        }
+        const email = /^\/api\/users\/([^/]+)\/email$/.exec(url.pathname);
+        if (request.method === "PUT" && email) {
+          const name = decodeURIComponent(email[1]!);
+          if (request.headers.authorization !== `Bearer token-${name}`) return send(403, {});
+          emailWrites.push(name);
+          const value = String(body.email ?? "");
+          return setTimeout(() => send(400, { error: "not an email" }), backtracking(value));
+        }
+        send(404, {});
+      });
+    });
+    await new Promise<void>((resolve) => accounts.listen(0, "127.0.0.1", resolve));
+    accountsUrl = `http://127.0.0.1:${(accounts.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    accounts.closeAllConnections();
+    await new Promise<void>((resolve) => accounts.close(() => resolve()));
+  });
+
+  it("registers an account of its own and times that account's email change", async () => {
+    const object = (properties: Record<string, unknown>) => ({
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            properties: Object.fromEntries(Object.keys(properties).map((key) => [key, { type: "string" }])),
+          },
+        },
+      },
+    });
+    const document = {
+      openapi: "3.0.3",
+      info: { title: "accounts", version: "1" },
+      paths: {
+        "/api/register": {
+          post: {
+            requestBody: object({ username: 1, password: 1, email: 1 }),
+            responses: { "201": { description: "registered" } },
+          },
+        },
+        "/api/login": {
+          post: {
+            requestBody: object({ username: 1, password: 1 }),
+            responses: { "200": { description: "signed in" } },
+          },
+        },
+        "/api/users/{username}/email": {
+          put: {
+            parameters: [{ name: "username", in: "path", required: true, schema: { type: "string" } }],
+            requestBody: object({ email: 1 }),
+            responses: { "204": { description: "changed" }, "400": { description: "invalid" } },
+          },
+        },
+      },
+    };
+    const map = systemMapFor({ target: "accounts", baseUrl: accountsUrl, document });
+    const profile = profileFor({
+      name: "accounts",
+      source: {},
+      environment: { mode: "external", base_url: accountsUrl, allow_writes: true },
+    });
+    const outcome = await probeRedos(probeContext({ profile, map, agent: "LOAD" }), {
+      operation: "PUT /api/users/{username}/email",
+    });
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(outcome.candidates.map((draft) => draft.location.value)).toEqual([
+      "PUT /api/users/{username}/email",
+    ]);
+    expect(outcome.stats.fields).toEqual([expect.objectContaining({ result: "redos" })]);
+    const registered = [...passwords.keys()].filter((name) => name !== "seeded");
+    expect(registered).toHaveLength(1);
+    expect(new Set(emailWrites)).toEqual(new Set(registered));
+    expect(outcome.candidates[0]!.summary).toContain(`registered for the purpose (${registered[0]})`);
+  }, 60_000);
 });

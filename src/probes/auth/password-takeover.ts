@@ -3,7 +3,6 @@ import type { Operation } from "../../map/system-map.ts";
 import { operationKey } from "../api/operation-index.ts";
 import { endpointLocation } from "../api/probe-support.ts";
 import { buildRequest, requestSchema, toSpec } from "../api/request-builder.ts";
-import { isIdName } from "../auditor/access-slots.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
@@ -12,8 +11,7 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { send } from "../session/probe-run.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
 import { isPasswordField, wordsOf } from "./credential-operations.ts";
-import type { RunAccount } from "./run-accounts.ts";
-import { freshPassword, registerAccount, signInAs } from "./run-accounts.ts";
+import { accountKey, accountMakers, freshPassword, registerAccount, signInAs } from "./run-accounts.ts";
 
 // Account takeover by password change (OWASP API1/API5, CWE-620/639): an operation that sets the password of
 // the account its path names (`PUT /accounts/{name}/password`) must let only that account do it. Proven only
@@ -24,7 +22,6 @@ import { freshPassword, registerAccount, signInAs } from "./run-accounts.ts";
 
 const PASSWORD_WORDS = /pass(word)?|passwd|pwd|credential|secret/i;
 const CURRENT_PASSWORD = /^(old|current|existing|previous)_?(pass(word)?|passwd|pwd)$/i;
-const ID_KEY = /^(id|_id|uuid|user_?id|userId|account_?id|accountId)$/;
 const MAX_OPERATIONS = 3;
 
 /**
@@ -57,18 +54,14 @@ export async function checkPasswordTakeover(
   operations: readonly Operation[],
 ): Promise<EnvelopeDraft[]> {
   if (!run.target.writesAllowed) return [];
-  const registration = credentials.find((entry) => entry.role === "registration" && entry.passwordField);
-  const signIn =
-    credentials.find((entry) => entry.role === "sign-in" && entry.profileSignIn) ??
-    credentials.find((entry) => entry.role === "sign-in");
   const changes = passwordChangeOperations(operations, credentials).slice(0, MAX_OPERATIONS);
   if (changes.length === 0) return [];
-  if (!registration || !signIn) {
-    run.notes.push(
-      `password change of another account not tried: ${registration ? "no sign-in" : "no registration"} operation to make the run's own accounts`,
-    );
+  const makers = accountMakers(credentials);
+  if (typeof makers === "string") {
+    run.notes.push(`password change of another account not tried: ${makers}`);
     return [];
   }
+  const { registration, signIn } = makers;
   const findings: EnvelopeDraft[] = [];
   for (const change of changes) {
     const victim = await registerAccount(run, registration, signIn);
@@ -117,29 +110,6 @@ export async function checkPasswordTakeover(
     );
   }
   return findings;
-}
-
-/** The victim's key for the path: its id when the parameter names one and an answer gives it, else its name. */
-function accountKey(account: RunAccount, parameter: string): string | undefined {
-  if (!isIdName(parameter)) return account.identity;
-  for (const answer of account.answers) {
-    const id = idIn(answer, 0);
-    if (id !== undefined) return id;
-  }
-  return undefined;
-}
-
-function idIn(value: unknown, depth: number): string | undefined {
-  if (depth > 2 || !value || typeof value !== "object" || Array.isArray(value)) return undefined;
-  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    if (ID_KEY.test(key) && (typeof inner === "number" || (typeof inner === "string" && inner.length <= 64)))
-      return String(inner);
-  }
-  for (const inner of Object.values(value as Record<string, unknown>)) {
-    const found = idIn(inner, depth + 1);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
 
 function finding(

@@ -1,6 +1,8 @@
 import { buildRequest, toSpec } from "../api/request-builder.ts";
+import { isIdName } from "../auditor/access-slots.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
+import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send } from "../session/probe-run.ts";
 import { newThrowawayIdentity } from "../session/throwaway-users.ts";
@@ -11,6 +13,10 @@ import { isPasswordField } from "./credential-operations.ts";
 // Accounts the run makes for itself through the application's own sign-up, and sign-ins with any
 // credentials: what checks that change or inspect an account use, so no seeded account is ever touched.
 // Names are plainly qaas's; passwords are random and strong.
+
+const ID_KEY = /^(id|_id|uuid|user_?id|userId|account_?id|accountId)$/;
+const ACCOUNT_SEGMENT = /^(users?|accounts?|members?|profiles?|customers?|people|persons?)$/i;
+const VERSION_SEGMENT = /^(v\d+(\.\d+)?|api)$/i;
 
 export interface RunAccount {
   identity: string;
@@ -88,4 +94,54 @@ export async function signInAs(
 /** A strong password no account has yet. */
 export function freshPassword(): string {
   return newThrowawayIdentity().password;
+}
+
+/** The application's sign-up and sign-in, which make the run's own accounts; or why there are none. */
+export function accountMakers(
+  credentials: readonly CredentialOperation[],
+): { registration: CredentialOperation; signIn: CredentialOperation } | string {
+  const registration = credentials.find((entry) => entry.role === "registration" && entry.passwordField);
+  const signIn =
+    credentials.find((entry) => entry.role === "sign-in" && entry.profileSignIn) ??
+    credentials.find((entry) => entry.role === "sign-in");
+  if (!registration) return "no registration operation to make the run's own accounts";
+  if (!signIn) return "no sign-in operation to sign the run's own accounts in";
+  return { registration, signIn };
+}
+
+/**
+ * The path parameter that names an account, when it is the path's only one and follows a segment that
+ * says so (`/users/v1/{username}/email`, `/api/accounts/{id}`): where an account's own settings live.
+ */
+export function accountParameter(path: string): string | undefined {
+  const names = pathParameterNames(path);
+  if (names.length !== 1) return undefined;
+  const segments = toTemplateForm(path).split("/").filter(Boolean);
+  const index = segments.indexOf(`{${names[0]}}`);
+  const before = segments.slice(0, Math.max(index, 0)).filter((segment) => !VERSION_SEGMENT.test(segment));
+  const last = before.at(-1);
+  return last && ACCOUNT_SEGMENT.test(last) ? names[0] : undefined;
+}
+
+/** The account's key for a path: its id when the parameter names one and an answer gives it, else its name. */
+export function accountKey(account: RunAccount, parameter: string): string | undefined {
+  if (!isIdName(parameter)) return account.identity;
+  for (const answer of account.answers) {
+    const id = idIn(answer, 0);
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
+
+function idIn(value: unknown, depth: number): string | undefined {
+  if (depth > 2 || !value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    if (ID_KEY.test(key) && (typeof inner === "number" || (typeof inner === "string" && inner.length <= 64)))
+      return String(inner);
+  }
+  for (const inner of Object.values(value as Record<string, unknown>)) {
+    const found = idIn(inner, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -199,8 +199,13 @@ export async function sendUnpaced(
   load: LoadRun,
   user: string | undefined,
   prepared: PreparedRequest,
+  /** A session token to send instead of `user`'s (an account the run registered itself). */
+  token?: string,
 ): Promise<HttpExchange | undefined> {
-  const exchange = await send(load.run, user, toSpec(load.run.target.baseUrl, prepared));
+  const spec = toSpec(load.run.target.baseUrl, prepared);
+  const exchange = token
+    ? await send(load.run, undefined, load.run.sessions.withToken(token, spec))
+    : await send(load.run, user, spec);
   // A request that got no answer says nothing of how long the handler takes (and clears nothing).
   const answered = exchange?.response && !exchange.error ? exchange.durationMs : undefined;
   slowOperationsFor(load.run.context).observe(pacingKey(prepared.operation), answered);

@@ -6,7 +6,8 @@ import type { PreparedRequest } from "../api/request-builder.ts";
 import { bodyKind, buildRequest, clonePrepared, requestSchema } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import { queryParameters } from "../auditor/exposure-observe.ts";
-import { stepFromPrepared } from "../evidence/repro-steps.ts";
+import type { ReproScript } from "../evidence/failing-test.ts";
+import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { missingFieldsNamed, namedFieldValue } from "../http/missing-fields.ts";
 import { asSchema, propertiesOf } from "../schema-values/json-schema.ts";
@@ -16,23 +17,31 @@ import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadRun } from "./load-run.ts";
 import { cleanUp, openLoadRun, sendUnpaced } from "./load-run.ts";
+import type { Addressed, Caller } from "./own-writes.ts";
+import { addressFor } from "./own-writes.ts";
 
 // probe_redos: regular expressions that backtrack catastrophically (CWE-1333). Fields a server checks
-// against a pattern (an email, a URL, a username) get a run of letters that ends in a character no pattern
-// accepts (`aaaa…!`): a pattern with nested repetition tries every way to split the run before failing, so
-// each extra letter doubles the time. The run grows two letters at a time from a length nothing notices;
-// it stops at the first slow answer, so the worst request costs a moment, never a frozen server. Three
-// signals before a report: the time grew several-fold over the last two letters, a control of the same
-// length that fails at its first character answers at once, and the growth shows again when measured anew. Requests
-// that would write go only to what the probe may write: creations, or records it made itself.
+// against a pattern (an email, a URL, a phone number, a username) get a run of characters the pattern
+// accepts (letters, or digits for numeric fields) that ends in one no pattern accepts (`aaaa…!`): a pattern
+// with nested repetition tries every way to split the run before failing, so each extra character doubles
+// the time. The run grows two characters at a time from a length nothing notices; it stops at the first
+// slow answer, so the worst request costs a moment, never a frozen server. Three signals before a report:
+// the time grew several-fold over the last two characters, a control of the same length that fails at its
+// first character answers at once, and the growth shows again when measured anew. Requests that would
+// write go only to what the probe may write: creations, and updates (PUT, PATCH) of a record it has just
+// created itself, which the generated test creates too.
 
 const FIELD =
   /(^|_|-)(e-?mail|mail|email_?address|url|uri|link|website|homepage|web|phone|tel|mobile|user_?name|login|handle|slug|domain|host|hostname|zip|postal(_?code)?)$/i;
+/** Fields whose patterns take digits: a run of letters would fail at its first character. */
+const NUMERIC_FIELD = /(phone|tel|mobile|fax|zip|postal(_?code)?)$/i;
 const FIRST_LENGTH = 12;
 const LAST_LENGTH = 34;
 /** An answer this slow (and several times the control) is a backtracking pattern, not noise. */
 const SLOW_MS = 150;
 const GROWTH = 3;
+/** Slow answers without growth the first climb passes over before it calls the handler slow for all. */
+const FLAT_ANSWERS = 2;
 /** The generated test's longer input is timed at least this slow where the probe saw it. */
 const REPLAY_MS = 400;
 /** The warm climb starts this many letters below the first slow answer. */
@@ -54,25 +63,37 @@ interface Field {
   operation: Operation;
   name: string;
   in: "query" | "body";
+  /** The character the attack repeats: one the field's pattern accepts. */
+  letter: string;
+  /** An update: sent only to a record the probe creates for it. */
+  update: boolean;
 }
 
-const attack = (length: number) => `${"a".repeat(length)}!`;
+const attack = (field: Field, length: number) => `${field.letter.repeat(length)}!`;
 const control = (length: number) => "!".repeat(length + 1);
 
 /** Fields whose names say a pattern checks them, in the query or a JSON or form body. */
 function fieldsOf(run: ProbeRun, operation: Operation, writesAllowed: boolean): Field[] {
   const method = operation.method.toUpperCase();
   if (operation.graphql) return [];
-  // Only creations and reads: an edit of a record the probe did not make would overwrite someone's data.
-  if (method !== "GET" && method !== "POST") return [];
-  if (method === "POST" && !writesAllowed) return [];
+  // Reads, creations, and updates of an item the probe makes for them (tryField): nothing it did not make.
+  const update = (method === "PUT" || method === "PATCH") && /\{[^}]+\}/.test(operation.path);
+  if (method !== "GET" && method !== "POST" && !update) return [];
+  if (method !== "GET" && !writesAllowed) return [];
+  const field = (name: string, where: Field["in"]): Field => ({
+    operation,
+    name,
+    in: where,
+    letter: NUMERIC_FIELD.test(name) ? "1" : "a",
+    update,
+  });
   const fields: Field[] = [];
   for (const parameter of queryParameters(run, operation))
-    if (FIELD.test(parameter.name)) fields.push({ operation, name: parameter.name, in: "query" });
+    if (FIELD.test(parameter.name)) fields.push(field(parameter.name, "query"));
   const kind = bodyKind(operation);
   if (kind === "json" || kind === "form")
     for (const name of Object.keys(propertiesOf(requestSchema(operation) ?? {})))
-      if (FIELD.test(name)) fields.push({ operation, name, in: "body" });
+      if (FIELD.test(name)) fields.push(field(name, "body"));
   return fields;
 }
 
@@ -111,17 +132,21 @@ export async function probeRedos(
   return { candidates, stats: { ...baseStats(load.run), fields: outcomes } };
 }
 
+function sendAs(load: LoadRun, caller: Caller, prepared: PreparedRequest) {
+  return sendUnpaced(load, caller.user, prepared, caller.account?.token);
+}
+
 /** One request alone on the target, timed. */
-async function timed(load: LoadRun, user: string | undefined, prepared: PreparedRequest) {
-  const exchange = await load.run.client.quietly(() => sendUnpaced(load, user, prepared));
+async function timed(load: LoadRun, caller: Caller, prepared: PreparedRequest) {
+  const exchange = await load.run.client.quietly(() => sendAs(load, caller, prepared));
   return exchange?.response && !exchange.error ? exchange : undefined;
 }
 
 /** A slow answer is taken again before it is judged: one alone may be the machine, not the pattern. */
-async function timedTwiceIfSlow(load: LoadRun, user: string | undefined, prepared: PreparedRequest) {
-  const first = await timed(load, user, prepared);
+async function timedTwiceIfSlow(load: LoadRun, caller: Caller, prepared: PreparedRequest) {
+  const first = await timed(load, caller, prepared);
   if (!first || first.durationMs < SLOW_MS) return first;
-  const second = await timed(load, user, prepared);
+  const second = await timed(load, caller, prepared);
   return second && second.durationMs < first.durationMs ? second : first;
 }
 
@@ -131,31 +156,35 @@ async function tryField(
 ): Promise<{ summary: Record<string, unknown>; candidate?: EnvelopeDraft }> {
   const key = operationKey(field.operation);
   const where = `${key} ${field.in} ${field.name}`;
-  const user = load.users[0];
-  const located = await load.factory.pathValuesFor(field.operation, user).catch(() => undefined);
-  if (/\{[^}]+\}/.test(field.operation.path) && !located)
-    return { summary: { field: where, result: "no path values" } };
+  const addressed = await addressFor(load, field.operation, { update: field.update });
+  if (typeof addressed === "string") return { summary: { field: where, result: addressed } };
+  const { caller } = addressed;
   const seed = uniqueSeed();
-  const base = buildRequest(field.operation, { seed, pathValues: located?.values });
+  const base = buildRequest(field.operation, { seed, pathValues: addressed.values });
   // Every other field a plausible value: a handler that checks its inputs in turn must get to this one.
   for (const parameter of queryParameters(load.run, field.operation))
     base.query[parameter.name] ??= String(
       validValue(asSchema(parameter.schema ?? { type: "string" }), { seed, name: parameter.name }),
     );
-  const { completed, added } = await withNamedFields(load, user, base, field, seed);
+  const { completed, added } = await withNamedFields(load, caller, base, field, seed);
   const times: Array<{ length: number; ms: number }> = [];
   const note = added.length > 0 ? { added_fields: added } : {};
+  let flat = 0;
   for (let length = FIRST_LENGTH; length <= LAST_LENGTH; length += 2) {
-    const exchange = await timedTwiceIfSlow(load, user, withValue(completed, field, attack(length)));
+    const exchange = await timedTwiceIfSlow(load, caller, withValue(completed, field, attack(field, length)));
     if (!exchange) return { summary: { field: where, result: "no answer", times, ...note } };
     const earlier = times.slice(-2).map((time) => time.ms);
     times.push({ length, ms: Math.round(exchange.durationMs) });
     if (exchange.durationMs < SLOW_MS) continue;
     // Against the faster of the two shorter inputs: an engine that compiled the pattern between them
     // (V8 does after a few runs) hides part of the growth in one step, not in two.
-    if (earlier.length === 0 || exchange.durationMs < GROWTH * Math.max(Math.min(...earlier), 10))
+    // One slow answer without growth may be a busy machine; a second says the handler is slow for all.
+    if (earlier.length === 0 || exchange.durationMs < GROWTH * Math.max(Math.min(...earlier), 10)) {
+      flat += 1;
+      if (flat < FLAT_ANSWERS) continue;
       return { summary: { field: where, result: "slow without growth", times, ...note } };
-    const confirmed = await confirm(load, field, completed, user, { length, exchange, times });
+    }
+    const confirmed = await confirm(load, field, completed, addressed, { length, exchange, times });
     return { ...confirmed, summary: { ...confirmed.summary, ...note } };
   }
   return { summary: { field: where, result: "no slowdown", times, ...note } };
@@ -171,7 +200,7 @@ const NAMING_ROUNDS = 3;
  */
 async function withNamedFields(
   load: LoadRun,
-  user: string | undefined,
+  caller: Caller,
   base: PreparedRequest,
   field: Field,
   seed: string,
@@ -179,8 +208,8 @@ async function withNamedFields(
   let completed = base;
   const added: string[] = [];
   for (let round = 0; round < NAMING_ROUNDS; round += 1) {
-    const probe = withValue(completed, field, attack(FIRST_LENGTH));
-    const exchange = await sendUnpaced(load, user, probe);
+    const probe = withValue(completed, field, attack(field, FIRST_LENGTH));
+    const exchange = await sendAs(load, caller, probe);
     const sent = field.in === "query" ? Object.keys(probe.query) : Object.keys(bodyFields(probe));
     const missing = missingFieldsNamed(exchange, [...sent, field.name]).slice(0, 3);
     if (missing.length === 0) break;
@@ -201,7 +230,7 @@ async function confirm(
   load: LoadRun,
   field: Field,
   base: PreparedRequest,
-  user: string | undefined,
+  addressed: Addressed,
   found: { length: number; exchange: HttpExchange; times: Array<{ length: number; ms: number }> },
 ): Promise<{ summary: Record<string, unknown>; candidate?: EnvelopeDraft }> {
   const key = operationKey(field.operation);
@@ -209,15 +238,20 @@ async function confirm(
   // Engines speed a pattern up once it has run (V8 compiles it, ten times faster and more), so the
   // second signal is a second climb, warm, from four letters fewer up to the first slow answer again: it
   // must grow as steeply, beside a control of the same length that fails at its first character.
-  const controlled = await timed(load, user, withValue(base, field, control(found.length)));
+  const { caller } = addressed;
+  const controlled = await timed(load, caller, withValue(base, field, control(found.length)));
   if (!controlled) return { summary: { field: where, times: found.times, result: "no answer to confirm" } };
   const climb: Array<{ length: number; ms: number }> = [];
   let slow: { length: number; exchange: HttpExchange } | undefined;
   for (let length = found.length - SPAN; length <= LAST_LENGTH; length += 2) {
-    const exchange = await timedTwiceIfSlow(load, user, withValue(base, field, attack(length)));
+    const exchange = await timedTwiceIfSlow(load, caller, withValue(base, field, attack(field, length)));
     if (!exchange) break;
+    const earlier = climb.slice(-2).map((time) => time.ms);
     climb.push({ length, ms: Math.round(exchange.durationMs) });
-    if (exchange.durationMs >= SLOW_MS) {
+    if (exchange.durationMs < SLOW_MS) continue;
+    // A slow answer short of the first climb's, without growth, is the machine: go on to that length.
+    const grew = earlier.length > 0 && exchange.durationMs >= GROWTH * Math.max(Math.min(...earlier), 5);
+    if (grew || length >= found.length) {
       slow = { length, exchange };
       break;
     }
@@ -237,20 +271,12 @@ async function confirm(
   )
     return { summary: { ...summary, result: "did not grow again" } };
   const again = slow.exchange;
-  const { length, span } = replayLengths(climb, slow.length);
-  const attacked = withValue(base, field, attack(length));
-  const shorter = withValue(base, field, attack(length - span));
-  const steps = [
-    // Compiles the pattern where the engine would, so both timed inputs run the same code.
-    { ...stepFromPrepared("warm-up", shorter, user), once: true },
-    stepFromPrepared("shorter", shorter, user),
-    stepFromPrepared("longer", attacked, user),
-  ];
+  const { account } = caller;
   const candidate = loadFinding(load, {
     defectClass: "slow-endpoint",
     operation: field.operation,
     title: `${key} backtracks on ${field.name}: ${found.length + 1} characters took ${Math.round(found.exchange.durationMs)} ms (ReDoS)`,
-    summary: `${field.name} (${field.in}) of ${key} is checked by a pattern that backtracks catastrophically: ${found.times.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")} for a run of letters ending in "!", growing several-fold per two letters, while a control of the same length that fails at its first character took ${Math.round(controlled.durationMs)} ms; measured again from four letters fewer: ${climb.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")}. A few more characters stall the server for seconds or minutes. Fix: a pattern without nested repetition (or a length limit before it runs), or a parser instead of a regular expression.`,
+    summary: `${field.name} (${field.in}) of ${key} is checked by a pattern that backtracks catastrophically: ${found.times.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")} for a run of "${field.letter}" ending in "!", growing several-fold per two characters, while a control of the same length that fails at its first character took ${Math.round(controlled.durationMs)} ms; measured again from four letters fewer: ${climb.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")}. ${account ? ` Sent as an account the run registered for the purpose (${account.identity}), since the path names an account.` : ""} A few more characters stall the server for seconds or minutes. Fix: a pattern without nested repetition (or a length limit before it runs), or a parser instead of a regular expression.`,
     impact:
       "One short request can keep the server's CPU busy for as long as its sender likes; a single-threaded server answers no one meanwhile.",
     severity: "high",
@@ -259,27 +285,55 @@ async function confirm(
     // The test sends its own input: it replays on any data, a freshly reset target's included.
     needsProbeData: false,
     exchanges: [
+      ...(account?.exchanges.map((exchange, index) => ({
+        label: index === 0 ? "account registered" : "account signed in",
+        exchange,
+      })) ?? []),
       { label: "slow", exchange: found.exchange },
       { label: "again", exchange: again },
       { label: "control", exchange: controlled },
     ],
     measurements: { ...summary, in: field.in },
-    repro: {
-      title: `${key} checks ${field.name} in time that does not grow with the input`,
-      steps,
-      assertions: [
-        {
-          // A linear check takes about as long for either input; a backtracking one some sixteen times longer.
-          kind: "duration_growth_below",
-          steps: ["shorter", "longer"],
-          factor: REPLAY_FACTOR,
-          slackMs: 100,
-          message: `${key} must check ${length + 1} characters of ${field.name} in about the time of ${length + 1 - span}`,
-        },
-      ],
-    },
+    // A generated test signs in as profile users only: an account the run registered has no test.
+    ...(account ? {} : { repro: timedRepro(key, field, addressed, replayLengths(climb, slow.length), base) }),
   });
   return { summary: { ...summary, result: "redos" }, candidate };
+}
+
+/** The failing test: the shorter and the longer input, timed, after the steps that make the record they change. */
+function timedRepro(
+  key: string,
+  field: Field,
+  addressed: Addressed,
+  { length, span }: { length: number; span: number },
+  base: PreparedRequest,
+): ReproScript {
+  const attacked = withValue(base, field, attack(field, length));
+  const shorter = withValue(base, field, attack(field, length - span));
+  // A record the probe made is made by the test too: it replays on a freshly reset target.
+  const created = addressed.resource ? creationSteps(addressed.resource) : NO_CREATION;
+  const onRecord = (name: string, prepared: PreparedRequest) =>
+    stepFromPrepared(name, prepared, addressed.caller.user, idStepsFor(prepared, created));
+  return {
+    title: `${key} checks ${field.name} in time that does not grow with the input`,
+    steps: [
+      ...created.steps,
+      // Compiles the pattern where the engine would, so both timed inputs run the same code.
+      { ...onRecord("warm-up", shorter), once: true },
+      onRecord("shorter", shorter),
+      onRecord("longer", attacked),
+    ],
+    assertions: [
+      {
+        // A linear check takes about as long for either input; a backtracking one some sixteen times longer.
+        kind: "duration_growth_below",
+        steps: ["shorter", "longer"],
+        factor: REPLAY_FACTOR,
+        slackMs: 100,
+        message: `${key} must check ${length + 1} characters of ${field.name} in about the time of ${length + 1 - span}`,
+      },
+    ],
+  };
 }
 
 /**
