@@ -82,12 +82,12 @@ describe("visitOrder", () => {
     const order = visitOrder([anonymous, member, admin]).map((visit) => `${visit.plan.role} ${visit.path}`);
     expect(order).toEqual([
       "anonymous /",
+      "admin /users",
       "anonymous /help",
       "member /orders/4",
-      "admin /users",
       "member /",
-      "member /help",
       "admin /",
+      "member /help",
       "admin /orders/4",
       "admin /help",
     ]);
@@ -96,7 +96,22 @@ describe("visitOrder", () => {
       visitOrder([anonymous, member, admin])
         .filter((visit) => visit.first)
         .map((visit) => visit.template),
-    ).toEqual(["/", "/help", "/orders/{id}", "/users"]);
+    ).toEqual(["/", "/users", "/help", "/orders/{id}"]);
+  });
+
+  it("takes the roles' pages in turn: a large public area does not hold back a member's own pages", () => {
+    const publicPages = Array.from({ length: 20 }, (_, index) => ({
+      path: `/articles/${index}`,
+      template: `/articles/${index}`,
+    }));
+    const anonymous = { role: "anonymous", pages: publicPages };
+    const member = {
+      role: "member",
+      pages: [...publicPages.slice(0, 2), { path: "/account/orders", template: "/account/orders" }],
+    };
+    const order = visitOrder([anonymous, member]).map((visit) => `${visit.plan.role} ${visit.path}`);
+    expect(order.indexOf("member /account/orders")).toBeLessThan(4);
+    expect(order.filter((visit) => visit.startsWith("member")).length).toBe(3);
   });
 
   it("opens every role's HTML pages before any role's JSON answers, which are opened only to be skipped", () => {

@@ -20,7 +20,7 @@ import { overflowDraft, pageDrafts } from "./page-findings.ts";
 import { passDeadline } from "./pass-deadline.ts";
 
 // BROWSER's deterministic pass: every page of the pinned map that a role reached is opened as that role,
-// one page per path template (each template first as the first role that reached it, anonymous first,
+// one page per path template (each template first as one role that reached it, the roles taking turns,
 // then as the others), in the run's Chromium, and checked for console errors,
 // broken links and assets, blocking accessibility violations, dead controls, failing background requests
 // and, at phone width, sideways overflow. Each candidate is confirmed on a fresh load (or a second
@@ -252,9 +252,10 @@ async function layoutOf(
 }
 
 /**
- * The order pages are opened in: first each template once, as the first role (in `plans` order) that
- * reached it, every role's HTML pages before any role's JSON or file answers (opened only to be skipped),
- * then the templates again as every other role that reached them.
+ * The order pages are opened in: first each template once, taking the roles' pages in turn (one of each
+ * role's, then the next of each), every role's HTML pages before any role's JSON or file answers (opened
+ * only to be skipped), then the templates again as every other role that reached them. In turn, so that a
+ * large public area does not use up the time before the signed-in roles' own pages are opened.
  */
 export function visitOrder<
   P extends { pages: ReadonlyArray<{ path: string; template: string; html?: boolean }> },
@@ -264,8 +265,12 @@ export function visitOrder<
   const firstNotHtml: Visit[] = [];
   const again: Visit[] = [];
   const opened = new Set<string>();
-  for (const plan of plans)
-    for (const { path, template, html } of plan.pages) {
+  const longest = Math.max(0, ...plans.map((plan) => plan.pages.length));
+  for (let index = 0; index < longest; index += 1)
+    for (const plan of plans) {
+      const page = plan.pages[index];
+      if (!page) continue;
+      const { path, template, html } = page;
       if (opened.has(template)) again.push({ plan, path, template, first: false });
       else {
         opened.add(template);
