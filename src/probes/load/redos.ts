@@ -6,6 +6,7 @@ import type { PreparedRequest } from "../api/request-builder.ts";
 import { bodyKind, buildRequest, clonePrepared, requestSchema } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import { queryParameters } from "../auditor/exposure-observe.ts";
+import { credentialOperations } from "../auth/credential-operations.ts";
 import type { ReproScript } from "../evidence/failing-test.ts";
 import { creationSteps, idStepsFor, NO_CREATION, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
@@ -19,6 +20,7 @@ import type { LoadRun } from "./load-run.ts";
 import { cleanUp, openLoadRun, sendUnpaced } from "./load-run.ts";
 import type { Addressed, Caller } from "./own-writes.ts";
 import { addressFor } from "./own-writes.ts";
+import { nestedRepetition } from "./redos-pattern.ts";
 
 // probe_redos: regular expressions that backtrack catastrophically (CWE-1333). Fields a server checks
 // against a pattern (an email, a URL, a phone number, a username) get a run of characters the pattern
@@ -67,12 +69,17 @@ interface Field {
   letter: string;
   /** An update: sent only to a record the probe creates for it. */
   update: boolean;
+  /** The document's own pattern for the field repeats a repetition: the strongest hint there is. */
+  documented: boolean;
 }
 
 const attack = (field: Field, length: number) => `${field.letter.repeat(length)}!`;
 const control = (length: number) => "!".repeat(length + 1);
 
-/** Fields whose names say a pattern checks them, in the query or a JSON or form body. */
+/**
+ * Fields a pattern checks, in the query or a JSON or form body: those whose documented pattern repeats a
+ * repetition, and those whose names say a format (an email, a URL) that code often checks with one.
+ */
 function fieldsOf(run: ProbeRun, operation: Operation, writesAllowed: boolean): Field[] {
   const method = operation.method.toUpperCase();
   if (operation.graphql) return [];
@@ -80,21 +87,42 @@ function fieldsOf(run: ProbeRun, operation: Operation, writesAllowed: boolean): 
   const update = (method === "PUT" || method === "PATCH") && /\{[^}]+\}/.test(operation.path);
   if (method !== "GET" && method !== "POST" && !update) return [];
   if (method !== "GET" && !writesAllowed) return [];
-  const field = (name: string, where: Field["in"]): Field => ({
-    operation,
-    name,
-    in: where,
-    letter: NUMERIC_FIELD.test(name) ? "1" : "a",
-    update,
-  });
   const fields: Field[] = [];
+  const consider = (name: string, where: Field["in"], schema: unknown) => {
+    const pattern = asSchema(schema ?? {}).pattern;
+    const nested = typeof pattern === "string" ? nestedRepetition(pattern) : undefined;
+    if (!nested && !FIELD.test(name)) return;
+    const letter = nested?.letter ?? (NUMERIC_FIELD.test(name) ? "1" : "a");
+    fields.push({ operation, name, in: where, letter, update, documented: nested !== undefined });
+  };
   for (const parameter of queryParameters(run, operation))
-    if (FIELD.test(parameter.name)) fields.push(field(parameter.name, "query"));
+    consider(parameter.name, "query", parameter.schema);
   const kind = bodyKind(operation);
   if (kind === "json" || kind === "form")
-    for (const name of Object.keys(propertiesOf(requestSchema(operation) ?? {})))
-      if (FIELD.test(name)) fields.push(field(name, "body"));
+    for (const [name, schema] of Object.entries(propertiesOf(requestSchema(operation) ?? {})))
+      consider(name, "body", schema);
   return fields;
+}
+
+/**
+ * The fields most worth their requests first: those whose documented pattern backtracks, then those of
+ * operations that take no credentials (a sign-in's account field is looked up more often than checked),
+ * and within each, one field of each name in turn (an app with ten sign-in variants still gets its URL and
+ * phone fields tried). Stable otherwise.
+ */
+function byPromise(run: ProbeRun, fields: readonly Field[]): Field[] {
+  const credentials = new Set(
+    credentialOperations(run.map, run.target.profile).map((entry) => entry.operation),
+  );
+  const rank = (field: Field) => (field.documented ? 0 : credentials.has(field.operation) ? 2 : 1);
+  const seen = new Map<string, number>();
+  const turns = new Map<Field, number>();
+  for (const field of fields) {
+    const key = `${rank(field)} ${field.name.toLowerCase()}`;
+    turns.set(field, seen.get(key) ?? 0);
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  return [...fields].sort((a, b) => rank(a) - rank(b) || turns.get(a)! - turns.get(b)!);
 }
 
 function withValue(base: PreparedRequest, field: Field, value: string): PreparedRequest {
@@ -111,10 +139,12 @@ export async function probeRedos(
   const load = await openLoadRun(context, "probe_redos", options.max_requests ?? 300);
   if (typeof load === "string") return load;
   const writesAllowed = load.run.target.writesAllowed;
-  const fields = load.run.map.operations
-    .filter((operation) => !options.operation || operationKey(operation) === options.operation)
-    .flatMap((operation) => fieldsOf(load.run, operation, writesAllowed))
-    .slice(0, options.max_fields ?? MAX_FIELDS);
+  const fields = byPromise(
+    load.run,
+    load.run.map.operations
+      .filter((operation) => !options.operation || operationKey(operation) === options.operation)
+      .flatMap((operation) => fieldsOf(load.run, operation, writesAllowed)),
+  ).slice(0, options.max_fields ?? MAX_FIELDS);
   const candidates: EnvelopeDraft[] = [];
   const outcomes: Array<Record<string, unknown>> = [];
   try {
