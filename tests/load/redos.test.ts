@@ -78,6 +78,45 @@ function checksAt(paths: string[]) {
   return probeContext({ profile, map, agent: "LOAD" });
 }
 
+type Send = (status: number, body: unknown) => void;
+interface JsonRequest {
+  method: string;
+  url: URL;
+  body: Record<string, string>;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** A server of JSON answers on a free port, for the describes that need one of their own. */
+async function jsonServer(handle: (request: JsonRequest, send: Send) => void) {
+  const started = http.createServer((request, response) => {
+    let text = "";
+    request.on("data", (chunk) => {
+      text += chunk;
+    });
+    request.on("end", () => {
+      const send: Send = (status, body) =>
+        response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      handle(
+        {
+          method: request.method ?? "GET",
+          url: new URL(request.url ?? "/", "http://localhost"),
+          body: text ? (JSON.parse(text) as Record<string, string>) : {},
+          headers: request.headers,
+        },
+        send,
+      );
+    });
+  });
+  await new Promise<void>((resolve) => started.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(started.address() as AddressInfo).port}`,
+    close: async () => {
+      started.closeAllConnections();
+      await new Promise<void>((resolve) => started.close(() => resolve()));
+    },
+  };
+}
+
 describe("probe_redos", () => {
   it("reports the pattern that backtracks, with a test that fails on it, and stops growing the input there", async () => {
     const context = checksAt(["/api/check-nested", "/api/check-linear", "/api/check-slow"]);
@@ -151,7 +190,7 @@ describe("probe_redos", () => {
 // pattern that backtracks on runs of digits (letters would fail at once), behind `PATCH /contacts/{id}`;
 // `PUT /invoices/{id}` addresses only invoices someone else made (its list shows one), so it is never sent.
 describe("probe_redos on updates", () => {
-  let updates: http.Server;
+  let updates: Awaited<ReturnType<typeof jsonServer>>;
   let updatesUrl: string;
   const created = new Set<string>();
   const patched = new Set<string>();
@@ -159,42 +198,28 @@ describe("probe_redos on updates", () => {
 
   beforeAll(async () => {
     let next = 1;
-    updates = http.createServer((request, response) => {
-      let text = "";
-      request.on("data", (chunk) => {
-        text += chunk;
-      });
-      request.on("end", () => {
-        const send = (status: number, body: unknown) =>
-          response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-        const url = new URL(request.url ?? "/", "http://localhost");
-        const body = text ? (JSON.parse(text) as Record<string, string>) : {};
-        if (request.method === "POST" && url.pathname === "/api/contacts") {
-          const id = String(next++);
-          created.add(id);
-          return send(201, { id: Number(id), name: body.name });
-        }
-        const contact = /^\/api\/contacts\/([^/]+)$/.exec(url.pathname);
-        if (request.method === "PATCH" && contact) {
-          if (!created.has(contact[1]!)) return send(404, { error: "not found" });
-          patched.add(contact[1]!);
-          const phone = String(body.phone ?? "");
-          const wait = /^1+!$/.test(phone) ? 2 ** (phone.length - 22) : 0;
-          return setTimeout(() => send(400, { error: "phone must be a phone number" }), wait);
-        }
-        if (request.method === "GET" && url.pathname === "/api/invoices")
-          return send(200, [{ id: 7, email: "someone@example.org" }]);
-        if (request.method === "PUT" && url.pathname.startsWith("/api/invoices/")) invoiceWrites += 1;
-        send(404, { error: "not found" });
-      });
+    updates = await jsonServer(({ method, url, body }, send) => {
+      if (method === "POST" && url.pathname === "/api/contacts") {
+        const id = String(next++);
+        created.add(id);
+        return send(201, { id: Number(id), name: body.name });
+      }
+      const contact = /^\/api\/contacts\/([^/]+)$/.exec(url.pathname);
+      if (method === "PATCH" && contact) {
+        if (!created.has(contact[1]!)) return send(404, { error: "not found" });
+        patched.add(contact[1]!);
+        const phone = String(body.phone ?? "");
+        const wait = /^1+!$/.test(phone) ? 2 ** (phone.length - 22) : 0;
+        return setTimeout(() => send(400, { error: "phone must be a phone number" }), wait);
+      }
+      if (method === "GET" && url.pathname === "/api/invoices")
+        return send(200, [{ id: 7, email: "someone@example.org" }]);
+      if (method === "PUT" && url.pathname.startsWith("/api/invoices/")) invoiceWrites += 1;
+      send(404, { error: "not found" });
     });
-    await new Promise<void>((resolve) => updates.listen(0, "127.0.0.1", resolve));
-    updatesUrl = `http://127.0.0.1:${(updates.address() as AddressInfo).port}`;
+    updatesUrl = updates.url;
   });
-  afterAll(async () => {
-    updates.closeAllConnections();
-    await new Promise<void>((resolve) => updates.close(() => resolve()));
-  });
+  afterAll(() => updates.close());
 
   function updatesContext() {
     const object = (properties: Record<string, unknown>) => ({ type: "object", properties });
@@ -266,49 +291,35 @@ describe("probe_redos on updates", () => {
 // An account's own settings (`PUT /users/{username}/email`): the probe registers an account through the
 // application's sign-up and changes only that account's email; the seeded account is never written to.
 describe("probe_redos on an account's own settings", () => {
-  let accounts: http.Server;
+  let accounts: Awaited<ReturnType<typeof jsonServer>>;
   let accountsUrl: string;
   const passwords = new Map<string, string>([["seeded", "Seeded-Pa55word!"]]);
   const emailWrites: string[] = [];
 
   beforeAll(async () => {
-    accounts = http.createServer((request, response) => {
-      let text = "";
-      request.on("data", (chunk) => {
-        text += chunk;
-      });
-      request.on("end", () => {
-        const send = (status: number, body: unknown) =>
-          response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-        const url = new URL(request.url ?? "/", "http://localhost");
-        const body = text ? (JSON.parse(text) as Record<string, string>) : {};
-        if (request.method === "POST" && url.pathname === "/api/register") {
-          if (!body.username || !body.password || passwords.has(body.username)) return send(400, {});
-          passwords.set(body.username, body.password);
-          return send(201, { username: body.username });
-        }
-        if (request.method === "POST" && url.pathname === "/api/login") {
-          if (passwords.get(body.username ?? "") !== body.password) return send(401, {});
-          return send(200, { auth_token: `token-${body.username}` });
-        }
-        const email = /^\/api\/users\/([^/]+)\/email$/.exec(url.pathname);
-        if (request.method === "PUT" && email) {
-          const name = decodeURIComponent(email[1]!);
-          if (request.headers.authorization !== `Bearer token-${name}`) return send(403, {});
-          emailWrites.push(name);
-          const value = String(body.email ?? "");
-          return setTimeout(() => send(400, { error: "not an email" }), backtracking(value));
-        }
-        send(404, {});
-      });
+    accounts = await jsonServer(({ method, url, body, headers }, send) => {
+      if (method === "POST" && url.pathname === "/api/register") {
+        if (!body.username || !body.password || passwords.has(body.username)) return send(400, {});
+        passwords.set(body.username, body.password);
+        return send(201, { username: body.username });
+      }
+      if (method === "POST" && url.pathname === "/api/login") {
+        if (passwords.get(body.username ?? "") !== body.password) return send(401, {});
+        return send(200, { auth_token: `token-${body.username}` });
+      }
+      const email = /^\/api\/users\/([^/]+)\/email$/.exec(url.pathname);
+      if (method === "PUT" && email) {
+        const name = decodeURIComponent(email[1]!);
+        if (headers.authorization !== `Bearer token-${name}`) return send(403, {});
+        emailWrites.push(name);
+        const value = String(body.email ?? "");
+        return setTimeout(() => send(400, { error: "not an email" }), backtracking(value));
+      }
+      send(404, {});
     });
-    await new Promise<void>((resolve) => accounts.listen(0, "127.0.0.1", resolve));
-    accountsUrl = `http://127.0.0.1:${(accounts.address() as AddressInfo).port}`;
+    accountsUrl = accounts.url;
   });
-  afterAll(async () => {
-    accounts.closeAllConnections();
-    await new Promise<void>((resolve) => accounts.close(() => resolve()));
-  });
+  afterAll(() => accounts.close());
 
   it("registers an account of its own and times that account's email change", async () => {
     const object = (properties: Record<string, unknown>) => ({
