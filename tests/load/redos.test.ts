@@ -38,6 +38,13 @@ beforeAll(async () => {
       setTimeout(() => answer(false), 400);
     else if (url.pathname === "/api/check-noisy" && email.length === 27 && sent >= 2)
       setTimeout(() => answer(false), 300);
+    // A linear check on a busy machine: two slow answers early on, and a spike far past them.
+    else if (
+      url.pathname === "/api/check-spiky" &&
+      ((email.length === 15 && sent <= 2) || email.length === 29)
+    )
+      setTimeout(() => answer(false), 300);
+    else if (url.pathname === "/api/check-spiky") answer(false);
     else if (url.pathname === "/api/check-hiccup" || url.pathname === "/api/check-noisy")
       setTimeout(() => answer(false), backtracking(email));
     else if (url.pathname === "/api/check-after-price" && !url.searchParams.has("price"))
@@ -170,6 +177,13 @@ describe("probe_redos", () => {
     expect(hiccup).toMatchObject({ result: "redos" });
     // The confirming climb went on past its slow first step to the length the first climb found slow.
     expect(noisy!.climb_again.map((time) => time.length)).toEqual([26, 28, 30]);
+  }, 60_000);
+
+  it("does not take a busy machine's spikes for growth: the second climb ends near the first slow length", async () => {
+    const outcome = await probeRedos(checksAt(["/api/check-spiky"]), {});
+    if (typeof outcome === "string") throw new Error(outcome);
+    expect(outcome.candidates).toEqual([]);
+    expect(outcome.stats.fields).toEqual([expect.objectContaining({ result: "did not grow again" })]);
   }, 60_000);
 
   /** A warm climb from its times at successive lengths, two letters apart, ending at 28. */
