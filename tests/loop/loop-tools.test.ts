@@ -18,9 +18,20 @@ import { loopEnvelope } from "./loop-fixtures.ts";
 let server: http.Server;
 let baseUrl = "";
 let fixed = false;
+/** Requests to /timed in flight at once, and the most there ever were. */
+let timedNow = 0;
+let timedMost = 0;
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
+    if (request.url === "/timed") {
+      timedNow += 1;
+      timedMost = Math.max(timedMost, timedNow);
+      return setTimeout(() => {
+        timedNow -= 1;
+        response.writeHead(200).end("{}");
+      }, 150);
+    }
     response.writeHead(fixed ? 403 : 200, { "content-type": "application/json" });
     response.end(JSON.stringify({ secret: fixed ? undefined : "x" }));
   });
@@ -135,6 +146,50 @@ describe("test_runner and record_reproduction", () => {
     expect(stored.reproduction.not_reproducible).toBe(true);
     expect(stored.tracker.state).toBe("held");
     expect(run.entries.map((entry) => entry.kind)).toContain("envelope_held");
+  });
+});
+
+describe("generated tests that time the target", () => {
+  // As failing-test.ts renders a timing assertion: on a step's `.ms`.
+  const TIMED_SOURCE = `import assert from "node:assert/strict";
+import { test } from "node:test";
+test("answers quickly", async () => {
+  const steps = {};
+  for (const name of ["a", "b", "c"]) {
+    const started = performance.now();
+    await fetch(process.env.QAAS_BASE_URL + "/timed");
+    steps[name] = { ms: performance.now() - started };
+  }
+  assert.ok(steps["c"].ms < 5000, "must answer within 5 s");
+});
+`;
+
+  it("run one at a time, each with the target to itself", async () => {
+    const run = context({ tools: ["run_n_times"] });
+    for (const id of ["env-1", "env-2"]) {
+      const uri = run.putArtifact(`api/${id}/timed.test.mjs`, TIMED_SOURCE);
+      const test = { path: `tests/qaas/${id}.test.mjs`, command: `node --test tests/qaas/${id}.test.mjs` };
+      run.writeEnvelope(
+        loopEnvelope({
+          id,
+          run_id: run.runId,
+          evidence: [{ kind: "failing_test", description: "t", uri, test }],
+          reproduction: { steps: ["GET /timed"], test },
+        }),
+      );
+    }
+    timedMost = 0;
+    const results = await Promise.all(
+      ["env-1", "env-2"].map((id) =>
+        invokeTool("run_n_times", { finding_id: id, times: 1 }, run, `reproducer-${id}`),
+      ),
+    );
+    expect(results.map((result) => result.ok && result.data)).toEqual([
+      expect.objectContaining({ failed: 0 }),
+      expect.objectContaining({ failed: 0 }),
+    ]);
+    expect(timedMost).toBe(1);
+    await closeRunServices(run);
   });
 });
 

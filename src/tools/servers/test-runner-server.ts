@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { roleOfTest, roleSessionEnv, userOfTest } from "../../probes/browser/role-session-env.ts";
 import { WAITS_MARK } from "../../probes/evidence/failing-test.ts";
+import { quietWindowsOf } from "../../probes/http/quiet-window.ts";
 import { probeTargetOf } from "../../probes/http/run-http.ts";
 import { webRoles } from "../../probes/pages/web-session.ts";
 import type { ToolContext } from "../context.ts";
@@ -30,6 +31,9 @@ export interface SingleRun extends TestOutcome {
   output_artifact: string;
 }
 
+/** How a generated test asserts on a step's duration (`steps["longer"].ms < …`). */
+const TIMED_ASSERTION = /\]\.ms < /;
+
 /** Runs a finding's stored test `times` times in one process; answers one result per run. */
 export async function runFindingTest(
   findingId: string,
@@ -43,13 +47,24 @@ export async function runFindingTest(
   const file = materialiseTest(test, findingId, context);
   const command = repeatCommand(file, options.times);
   const baseUrl = context.target?.profile.environment.base_url;
-  const result = await runTestProcess(command, {
-    cwd: context.target?.root ?? path.dirname(file),
-    env: { ...(baseUrl ? { QAAS_BASE_URL: baseUrl } : {}), ...(await sessionEnvOf(test.source, context)) },
-    // A test that waits on purpose (a token left to expire) says how long; its runs share that wait.
-    timeoutMs: (options.timeoutSeconds * options.times + declaredWaitSeconds(test.source)) * 1000,
-    signal: context.signal,
-  });
+  const env = {
+    ...(baseUrl ? { QAAS_BASE_URL: baseUrl } : {}),
+    ...(await sessionEnvOf(test.source, context)),
+  };
+  const runTest = () =>
+    runTestProcess(command, {
+      cwd: context.target?.root ?? path.dirname(file),
+      env,
+      // A test that waits on purpose (a token left to expire) says how long; its runs share that wait.
+      timeoutMs: (options.timeoutSeconds * options.times + declaredWaitSeconds(test.source)) * 1000,
+      signal: context.signal,
+    });
+  // A test that times the target's answers runs in a measurement window, as timing probes do: another
+  // timing test waits its turn and the agents' requests hold back, or a neighbour's load on a
+  // single-threaded target would decide the verdict (a slow shorter input hides a ReDoS's growth).
+  const result = TIMED_ASSERTION.test(test.source)
+    ? await quietWindowsOf(context).hold({ test: findingId }, runTest)
+    : await runTest();
   const output_artifact = context.putArtifact(
     `test-runs/${findingId}/${options.label}.tap`,
     `$ ${command}\n${result.stdout}${result.stderr ? `\n--- stderr ---\n${result.stderr}` : ""}`,
