@@ -31,7 +31,9 @@ import { nestedRepetition } from "./redos-pattern.ts";
 // the time grew several-fold over the last two characters, a control of the same length that fails at its
 // first character answers at once, and the growth shows again when measured anew. Requests that would
 // write go only to what the probe may write: creations, and updates (PUT, PATCH) of a record it has just
-// created itself, which the generated test creates too.
+// created itself (which the generated test creates too) or of an account it registered where the path
+// names one (own-writes.ts). A field whose documented pattern repeats a repetition is tried first, with a
+// character that pattern repeats (redos-pattern.ts).
 
 const FIELD =
   /(^|_|-)(e-?mail|mail|email_?address|url|uri|link|website|homepage|web|phone|tel|mobile|user_?name|login|handle|slug|domain|host|hostname|zip|postal(_?code)?)$/i;
