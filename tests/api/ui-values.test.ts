@@ -8,6 +8,7 @@ import {
   pagePathCandidates,
   typedParameterSchema,
   uiQueryValues,
+  workingDay,
 } from "../../src/probes/api/ui-values.ts";
 import { contractTools } from "../../src/tools/servers/contract-server.ts";
 import { probeContext, profileFor, systemMapFor, undocumented } from "../fixtures/probe-harness.ts";
@@ -19,6 +20,7 @@ import { callTool } from "../support/fake-run-context.ts";
 // real shop (`/shops/{slug}` links) and real staff ids (a select of `staff_id`), and that `day` is a date.
 
 const STAFF = new Set(["7", "8"]);
+const isoOf = (day: Date) => day.toISOString().slice(0, 10);
 
 let server: http.Server;
 let baseUrl: string;
@@ -110,6 +112,12 @@ describe("values the pages offer", () => {
   it("takes path values from concrete URLs after the same collection, never a route's literal segment", () => {
     expect(pagePathCandidates(mapOf([]), hours("careful"))).toEqual([{ slug: "corner" }]);
     expect(pagePathCandidates(mapOf([]), undocumented("GET", "/api/orders/{id}"))).toEqual([]);
+  });
+
+  it("tries a read first with a working day: today, or the Monday after a weekend", () => {
+    expect(isoOf(workingDay(new Date("2026-12-05T10:00:00Z")))).toBe("2026-12-07");
+    expect(isoOf(workingDay(new Date("2026-12-06T10:00:00Z")))).toBe("2026-12-07");
+    expect(isoOf(workingDay(new Date("2026-12-08T10:00:00Z")))).toBe("2026-12-08");
   });
 
   it("offers weekend days, month ends and a leap day, all valid", () => {

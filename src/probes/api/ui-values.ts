@@ -58,7 +58,9 @@ export function typedParameterSchema(map: SystemMap, parameter: Parameter): Json
 
 /**
  * Values for the optional query parameters of an undocumented operation: a choice a form offers for a
- * control of the same name, or today for a calendar parameter. A documented operation keeps its document.
+ * control of the same name, or a working day for a calendar parameter (today, or the Monday after a
+ * weekend: the ordinary value that reaches the handler; weekends are an edge case of their own). A
+ * documented operation keeps its document.
  */
 export function uiQueryValues(
   map: SystemMap,
@@ -71,11 +73,11 @@ export function uiQueryValues(
     if (parameter.in !== "query" || parameter.required) continue;
     const format = typedParameterSchema(map, parameter).format;
     if (format === "date") {
-      values[parameter.name] = isoDate(today);
+      values[parameter.name] = isoDate(workingDay(today));
       continue;
     }
     if (format === "date-time") {
-      values[parameter.name] = `${isoDate(today)}T12:00:00`;
+      values[parameter.name] = `${isoDate(workingDay(today))}T12:00:00`;
       continue;
     }
     const offered = inputsNamed(map, parameter.name)
@@ -149,6 +151,12 @@ function safeDecode(value: string): string {
 
 function isoDate(day: Date): string {
   return day.toISOString().slice(0, 10);
+}
+
+/** Today, or the Monday after when today falls on a weekend. */
+export function workingDay(today: Date): Date {
+  const weekday = today.getUTCDay();
+  return weekday === 6 ? addDays(today, 2) : weekday === 0 ? addDays(today, 1) : today;
 }
 
 function addDays(day: Date, days: number): Date {
