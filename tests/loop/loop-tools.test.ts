@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DefectEnvelope } from "../../src/envelope/envelope.ts";
+import { TIMED_MARK } from "../../src/probes/evidence/failing-test.ts";
 import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
 import { invokeTool } from "../../src/tools/invoke-tool.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
@@ -150,8 +151,9 @@ describe("test_runner and record_reproduction", () => {
 });
 
 describe("generated tests that time the target", () => {
-  // As failing-test.ts renders a timing assertion: on a step's `.ms`.
-  const TIMED_SOURCE = `import assert from "node:assert/strict";
+  // Marked as failing-test.ts marks a test with a duration assertion.
+  const TIMED_SOURCE = `// ${TIMED_MARK}
+import assert from "node:assert/strict";
 import { test } from "node:test";
 test("answers quickly", async () => {
   const steps = {};

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderFailingTest, WAITS_MARK } from "../../src/probes/evidence/failing-test.ts";
+import { renderFailingTest, TIMED_MARK, WAITS_MARK } from "../../src/probes/evidence/failing-test.ts";
 import { repeatCommand } from "../../src/tools/testing/finding-test.ts";
 import { profileFor } from "../fixtures/probe-harness.ts";
 
@@ -97,6 +97,7 @@ describe("a generated expired-token test run three times", () => {
       baseUrl,
     );
     expect(source).toContain(`// ${WAITS_MARK} 6`);
+    expect(source).not.toContain(TIMED_MARK);
     const file = path.join(folder, "expired.test.mjs");
     fs.writeFileSync(file, source);
     const output = await runThreeTimes(file);
@@ -138,6 +139,8 @@ describe("a generated expired-token test run three times", () => {
       undefined,
       baseUrl,
     );
+    // Marked for the runner, which gives a test that times the target the target to itself.
+    expect(source).toContain(`// ${TIMED_MARK}`);
     fs.writeFileSync(file, source);
     const output = await runThreeTimes(file);
     expect(output.match(/^ok \d/gm)).toHaveLength(3);

@@ -151,6 +151,9 @@ export function renderFailingTest(
   const waits = expectedWaitSeconds(script);
   // Read by qaas's test runner: the time this test spends waiting on purpose, on top of its requests.
   if (waits > 0) lines.push(`// ${WAITS_MARK} ${waits}`);
+  // Read by qaas's test runner too: the test times the target, so it runs with the target to itself.
+  if (script.assertions.some((assertion) => assertion.kind.startsWith("duration_")))
+    lines.push(`// ${TIMED_MARK}`);
   if (used.size > 0) {
     lines.push(
       "// Credentials come from the same environment variables as the target profile's secret_ref entries,",
@@ -190,6 +193,8 @@ export function renderFailingTest(
 
 /** The header line a test that waits on purpose carries, with the seconds it waits. */
 export const WAITS_MARK = "qaas-waits-seconds:";
+/** The comment line of a test that asserts on how long the target took to answer. */
+export const TIMED_MARK = "qaas-times-the-target";
 
 /**
  * Seconds the test waits on purpose: an expired-token step waits out the token's life (a sign-in asking

@@ -176,18 +176,13 @@ async function timed(load: LoadRun, caller: Caller, prepared: PreparedRequest) {
   return exchange?.response && !exchange.error ? exchange : undefined;
 }
 
-/** The faster of two answers: a control slowed by the machine would excuse any growth. */
-async function fastestOfTwo(load: LoadRun, caller: Caller, prepared: PreparedRequest) {
+/**
+ * The faster of two answers when the first took `againFrom` ms or more: a slow answer alone may be the
+ * machine, not the pattern (and a control slowed by it would excuse any growth, so it is always taken twice).
+ */
+async function timedTwice(load: LoadRun, caller: Caller, prepared: PreparedRequest, againFrom = SLOW_MS) {
   const first = await timed(load, caller, prepared);
-  const second = await timed(load, caller, prepared);
-  if (!first || !second) return first ?? second;
-  return second.durationMs < first.durationMs ? second : first;
-}
-
-/** A slow answer is taken again before it is judged: one alone may be the machine, not the pattern. */
-async function timedTwiceIfSlow(load: LoadRun, caller: Caller, prepared: PreparedRequest) {
-  const first = await timed(load, caller, prepared);
-  if (!first || first.durationMs < SLOW_MS) return first;
+  if (!first || first.durationMs < againFrom) return first;
   const second = await timed(load, caller, prepared);
   return second && second.durationMs < first.durationMs ? second : first;
 }
@@ -213,7 +208,7 @@ async function tryField(
   const note = added.length > 0 ? { added_fields: added } : {};
   let flat = 0;
   for (let length = FIRST_LENGTH; length <= LAST_LENGTH; length += 2) {
-    const exchange = await timedTwiceIfSlow(load, caller, withValue(completed, field, attack(field, length)));
+    const exchange = await timedTwice(load, caller, withValue(completed, field, attack(field, length)));
     if (!exchange) return { summary: { field: where, result: "no answer", times, ...note } };
     const earlier = times.slice(-2).map((time) => time.ms);
     times.push({ length, ms: Math.round(exchange.durationMs) });
@@ -283,13 +278,13 @@ async function confirm(
   // climb ends a few letters past the first slow length (the compiled pattern is that much faster): a
   // pattern that backtracks is slow again there, while a busy machine's spike turns up anywhere.
   const { caller } = addressed;
-  const controlled = await fastestOfTwo(load, caller, withValue(base, field, control(found.length)));
+  const controlled = await timedTwice(load, caller, withValue(base, field, control(found.length)), 0);
   if (!controlled) return { summary: { field: where, times: found.times, result: "no answer to confirm" } };
   const climb: Array<{ length: number; ms: number }> = [];
   let slow: { length: number; exchange: HttpExchange } | undefined;
   const highest = Math.min(LAST_LENGTH, found.length + MAX_EXTRA);
   for (let length = found.length - SPAN; length <= highest; length += 2) {
-    const exchange = await timedTwiceIfSlow(load, caller, withValue(base, field, attack(field, length)));
+    const exchange = await timedTwice(load, caller, withValue(base, field, attack(field, length)));
     if (!exchange) break;
     const earlier = climb.slice(-2).map((time) => time.ms);
     climb.push({ length, ms: Math.round(exchange.durationMs) });
@@ -321,7 +316,7 @@ async function confirm(
     defectClass: "slow-endpoint",
     operation: field.operation,
     title: `${key} backtracks on ${field.name}: ${found.length + 1} characters took ${Math.round(found.exchange.durationMs)} ms (ReDoS)`,
-    summary: `${field.name} (${field.in}) of ${key} is checked by a pattern that backtracks catastrophically: ${found.times.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")} for a run of "${field.letter}" ending in "!", growing several-fold per two characters, while a control of the same length that fails at its first character took ${Math.round(controlled.durationMs)} ms; measured again from four letters fewer: ${climb.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")}. ${account ? ` Sent as an account the run registered for the purpose (${account.identity}), since the path names an account.` : ""} A few more characters stall the server for seconds or minutes. Fix: a pattern without nested repetition (or a length limit before it runs), or a parser instead of a regular expression.`,
+    summary: `${field.name} (${field.in}) of ${key} is checked by a pattern that backtracks catastrophically: ${found.times.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")} for a run of "${field.letter}" ending in "!", growing several-fold per two characters, while a control of the same length that fails at its first character took ${Math.round(controlled.durationMs)} ms; measured again from four letters fewer: ${climb.map((time) => `${time.length + 1} chars ${time.ms} ms`).join(", ")}.${account ? ` Sent as an account the run registered for the purpose (${account.identity}), since the path names an account.` : ""} A few more characters stall the server for seconds or minutes. Fix: a pattern without nested repetition (or a length limit before it runs), or a parser instead of a regular expression.`,
     impact:
       "One short request can keep the server's CPU busy for as long as its sender likes; a single-threaded server answers no one meanwhile.",
     severity: "high",

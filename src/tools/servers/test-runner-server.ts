@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { roleOfTest, roleSessionEnv, userOfTest } from "../../probes/browser/role-session-env.ts";
-import { WAITS_MARK } from "../../probes/evidence/failing-test.ts";
+import { TIMED_MARK, WAITS_MARK } from "../../probes/evidence/failing-test.ts";
 import { quietWindowsOf } from "../../probes/http/quiet-window.ts";
 import { probeTargetOf } from "../../probes/http/run-http.ts";
 import { webRoles } from "../../probes/pages/web-session.ts";
@@ -30,9 +30,6 @@ export interface SingleRun extends TestOutcome {
   duration_ms: number;
   output_artifact: string;
 }
-
-/** How a generated test asserts on a step's duration (`steps["longer"].ms < …`). */
-const TIMED_ASSERTION = /\]\.ms < /;
 
 /** Runs a finding's stored test `times` times in one process; answers one result per run. */
 export async function runFindingTest(
@@ -62,7 +59,7 @@ export async function runFindingTest(
   // A test that times the target's answers runs in a measurement window, as timing probes do: another
   // timing test waits its turn and the agents' requests hold back, or a neighbour's load on a
   // single-threaded target would decide the verdict (a slow shorter input hides a ReDoS's growth).
-  const result = TIMED_ASSERTION.test(test.source)
+  const result = test.source.includes(`// ${TIMED_MARK}`)
     ? await quietWindowsOf(context).hold({ test: findingId }, runTest)
     : await runTest();
   const output_artifact = context.putArtifact(
