@@ -109,6 +109,8 @@ export const FormInputSchema = z.object({
   max: z.string().optional(),
   maxlength: z.number().int().optional(),
   pattern: z.string().optional(),
+  /** `readonly`: the page shows a value the user cannot change (a price), though a request can. */
+  readonly: z.boolean().optional(),
 });
 
 export const PageSchema = z.object({

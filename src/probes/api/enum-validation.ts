@@ -6,10 +6,10 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
 import { chooseBranch, propertiesOf } from "../schema-values/json-schema.ts";
-import { pathOfAction } from "../session/html-forms.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import { isItemPath, operationKey } from "./operation-index.ts";
+import { postingForms, SESSION_FIELD } from "./posting-forms.ts";
 import { endpointLocation, sendPrepared } from "./probe-support.ts";
 import type { PreparedRequest } from "./request-builder.ts";
 import { bodyKind, buildRequest, clonePrepared, requestSchema } from "./request-builder.ts";
@@ -26,7 +26,6 @@ import { echoes, looksLikeErrorPayload, valueAtPath } from "./value-tools.ts";
 // record), twice with two different values. A refusal (4xx), or an answer that does not store the value
 // (a default substituted), clears it.
 
-const SESSION_FIELD = /(^|_)(csrf|xsrf)(_|$)|^csrfmiddlewaretoken$|^authenticity_token$|^_token$/i;
 const MAX_CHOICES = 24;
 
 interface Choices {
@@ -52,21 +51,6 @@ function fieldNames(schema: JsonSchema | undefined): string[] {
     : [];
 }
 
-/** The controls of the forms a page posts to this operation. */
-function postingControls(map: SystemMap, operation: Operation): FormInput[] {
-  const action = new RegExp(
-    `^${operation.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "[^/]+")}/?$`,
-  );
-  const controls: FormInput[] = [];
-  for (const page of map.pages)
-    for (const form of page.forms) {
-      const path = pathOfAction(new URL(form.action, "http://page.invalid").toString()) ?? form.action;
-      if (form.method.toUpperCase() === operation.method.toUpperCase() && action.test(path))
-        controls.push(...(form.inputs ?? []));
-    }
-  return controls;
-}
-
 /**
  * The allowed values of the operation's body fields that its own schema leaves open: a form's options for
  * it, else the enum of the same field in another operation taking a body of the same shape (at least two
@@ -77,7 +61,7 @@ export function inferredChoices(map: SystemMap, operation: Operation): Choices[]
   const properties = schema ? propertiesOf(chooseBranch(schema)) : {};
   const own = fieldNames(schema);
   const found: Choices[] = [];
-  const controls = postingControls(map, operation);
+  const controls = postingForms(map, operation).flatMap(({ form }) => form.inputs ?? []);
   for (const field of own) {
     if (stringEnum(properties[field]) || schemaTypeIsNot(properties[field], "string")) continue;
     const options = controls

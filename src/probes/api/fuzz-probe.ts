@@ -18,9 +18,11 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import { pastDateAccepted } from "./calendar-validation.ts";
+import { clientPriceStored } from "./client-price.ts";
 import { enumOutsideStored } from "./enum-validation.ts";
 import { probeMassAssignment } from "./mass-assignment.ts";
 import { isItemPath, isSafeWrite, operationKey, probeableOperations } from "./operation-index.ts";
+import { SESSION_FIELD } from "./posting-forms.ts";
 import {
   bodyExcerpt,
   candidateUsers,
@@ -67,6 +69,8 @@ interface Failure {
  * a time on an otherwise valid request, then a bounded property-based search (fast-check, shrunk to a
  * minimal case) for server errors. A 5xx is `unhandled-error`; invalid input accepted with 2xx is
  * `validation-missing` (a 2xx carrying an error payload is `wrong-status`). Each is confirmed by a resend.
+ * Writes are also tried for the business rules a tester checks by hand: past dates, values outside the set a
+ * form offers, and a price the page fixes but the request carries.
  */
 export async function fuzzOperations(
   run: ProbeRun,
@@ -106,6 +110,7 @@ export async function fuzzOperations(
       if (!baseline) return skip("no baseline request");
       if (isServerError(baseline.exchange)) return skip("baseline already fails (check_contract reports it)");
       stats.fuzzed += 1;
+      if (write) candidates.push(...(await clientPriceStored(run, baseline)));
       const failures = new Map<string, Failure>();
       const note = (failure: Failure) => {
         const key = `${failure.defectClass}|${failure.position}`;
@@ -118,7 +123,8 @@ export async function fuzzOperations(
       const baselineOk = isSuccess(baseline.exchange);
       const schema = requestSchema(operation);
       if (schema && (bodyKind(operation) === "json" || bodyKind(operation) === "form")) {
-        // A mangled anti-forgery token tests the framework's token check, not the operation.
+        // A mangled anti-forgery token tests the framework's token check, not the operation: tokens travel in
+        // the body but belong to the session layer.
         const mutations = bodyMutations(schema, baseline.prepared.body, baseline.prepared.seed ?? "").filter(
           (mutation) => !mutation.field?.split(".").some((part) => SESSION_FIELD.test(part)),
         );
@@ -310,8 +316,6 @@ function mutatedValue(mutation: BodyMutation): unknown {
   return current;
 }
 
-// Anti-forgery tokens travel in the body but belong to the session layer, not to the resource.
-const SESSION_FIELD = /(^|_)(csrf|xsrf)(_|$)|^csrfmiddlewaretoken$|^authenticity_token$|^_token$/i;
 // Constraints a schema states outright; a bare type inferred from a handler may just be a reader's guess.
 const STATED_CONSTRAINT =
   /^(not in enum|below minimum|above maximum|too long|too many items|empty string|empty array|does not match pattern|not a valid )/;

@@ -149,10 +149,14 @@ function isRead(operation: Operation): boolean {
  * a GET (or GraphQL query) not named like an action.
  */
 function mayWiden(operation: Operation): boolean {
-  const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
   if (operation.graphql)
-    return operation.graphql.kind === "query" && !ACTION.test(words(operation.graphql.field));
-  return ["GET", "HEAD"].includes(operation.method.toUpperCase()) && !ACTION.test(words(operation.path));
+    return operation.graphql.kind === "query" && !namedLikeAction(operation.graphql.field);
+  return ["GET", "HEAD"].includes(operation.method.toUpperCase()) && !namedLikeAction(operation.path);
+}
+
+/** Whether a path or field name (`/orders/cancel`, `markPaid`) names an action, so a GET of it may write. */
+export function namedLikeAction(name: string): boolean {
+  return ACTION.test(name.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
 }
 
 /**

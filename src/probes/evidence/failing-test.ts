@@ -56,6 +56,8 @@ export type ReproAssertion =
   | { kind: "body_lacks"; step: string; text: string; message: string }
   /** Like body_lacks, but also in the answer's JSON strings and HTML-decoded text, as probes look. */
   | { kind: "answer_lacks"; step: string; text: string; message: string }
+  /** The answer does not show the number `digits` (filled like a path), plain or grouped by thousands. */
+  | { kind: "number_lacks"; step: string; digits: string; message: string }
   | { kind: "body_not_matches"; step: string; pattern: string; flags?: string; message: string }
   | { kind: "same_response"; steps: [string, string]; strip?: string[]; message: string }
   | { kind: "denied_or_lacks"; step: string; texts: string[]; message: string }
@@ -244,6 +246,8 @@ function renderAssertion(assertion: ReproAssertion): string {
       return `assert.ok(!${ref(assertion.step)}.text.includes(fill(steps, ${JSON.stringify(assertion.text)})), ${message});`;
     case "answer_lacks":
       return `assert.ok(!answerTexts(${ref(assertion.step)}).some((form) => form.includes(fill(steps, ${JSON.stringify(assertion.text)}))), ${message});`;
+    case "number_lacks":
+      return `assert.ok(!showsNumber(${ref(assertion.step)}, fill(steps, ${JSON.stringify(assertion.digits)})), ${message});`;
     // Probes look for an error's text in every form of the answer: a traceback inside a JSON string has
     // its quotes and line breaks escaped on the wire.
     case "body_not_matches":
@@ -416,9 +420,10 @@ async function waitUntilExpired(how) {
 }
 
 const UNIQUE = Math.random().toString(36).slice(2, 8);
+const UNIQUE_NUMBER = String(100000 + Math.floor(Math.random() * 900000));
 
 function fill(steps, text) {
-  return text.split("{{unique}}").join(UNIQUE).replace(/\{\{([\w-]+)\.id\}\}/g, (_, name) => encodeURIComponent(String(steps[name]?.id ?? "")));
+  return text.split("{{unique}}").join(UNIQUE).split("{{unique-number}}").join(UNIQUE_NUMBER).replace(/\{\{([\w-]+)\.id\}\}/g, (_, name) => encodeURIComponent(String(steps[name]?.id ?? "")));
 }
 
 async function call(steps, step) {
@@ -546,6 +551,13 @@ function answerTexts(result) {
   };
   collect(result.json);
   return [result.text, strings.join("\n"), decodeEntities(result.text)];
+}
+
+/** Whether the answer shows the number digits, written plain or grouped by thousands (123,456 or 123 456). */
+function showsNumber(result, digits) {
+  const groups = digits.match(/\d{1,3}(?=(?:\d{3})*$)/g) ?? [digits];
+  const pattern = new RegExp("(?<!\\d)" + groups.join("[,.'\\s\\u00a0\\u202f]?") + "(?!\\d)");
+  return answerTexts(result).some((form) => pattern.test(form));
 }
 
 function setCookies(response) {

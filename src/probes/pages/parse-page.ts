@@ -378,6 +378,7 @@ function inputControl(attributes: Record<string, string>, type: string): FormInp
   const maxlength = Number.parseInt(attributes.maxlength ?? "", 10);
   if (Number.isInteger(maxlength) && maxlength >= 0) input.maxlength = maxlength;
   if (attributes.pattern) input.pattern = attributes.pattern;
+  if (attributes.readonly !== undefined) input.readonly = true;
   return input;
 }
 

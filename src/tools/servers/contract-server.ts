@@ -44,7 +44,7 @@ export const fuzzOperationTool = defineTool({
   name: "fuzz_operation",
   server: "contract",
   description:
-    "Send edge and invalid values generated from each operation's schemas (boundaries, empty, null, unicode, huge numbers, wrong types, long strings, missing fields, malformed JSON) plus a bounded property-based search shrunk to a minimal case. Reports unhandled-error (5xx), validation-missing (invalid input accepted) and wrong-status, each confirmed by a resend.",
+    "Send edge and invalid values generated from each operation's schemas (boundaries, empty, null, unicode, huge numbers, wrong types, long strings, missing fields, malformed JSON) plus a bounded property-based search shrunk to a minimal case. Also checks business values a page fixes: a hidden or read-only price the server stores as the request names it. Reports unhandled-error (5xx), validation-missing (invalid input accepted) and wrong-status, each confirmed by a resend.",
   input: z.strictObject({ ...ProbeFilter, property_runs: z.number().int().min(0).max(100).optional() }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
