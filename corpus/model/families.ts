@@ -98,6 +98,13 @@ export const FAMILIES = [
     "a body sets a field the client must not control (role, owner, price)",
   ),
   family(
+    "client-price",
+    "api",
+    "validation-missing",
+    ["CWE-472", "CWE-602"],
+    "a price, total or fee a page fixes is stored as the request sends it",
+  ),
+  family(
     "missing-authentication",
     "security",
     "missing-authentication",

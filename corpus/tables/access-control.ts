@@ -1,3 +1,4 @@
+import type { ClientPriceKnobs } from "../generator/families/client-price.ts";
 import type { FunctionAuthorizationKnobs } from "../generator/families/function-authorization.ts";
 import type { MassAssignmentKnobs } from "../generator/families/mass-assignment.ts";
 import type { MissingAuthenticationKnobs } from "../generator/families/missing-authentication.ts";
@@ -105,6 +106,23 @@ export const MASS_ASSIGNMENT = [
   mas.s("MAS-10S", PP, { field: "owner", verb: "update", safeStyle: "ignore" }),
   mas.v("MAS-11", PK, { field: "role", verb: "create" }),
   mas.s("MAS-11S", PK, { field: "role", verb: "create", safeStyle: "reject" }),
+];
+
+// A price, total or fee an order form fixes (read-only or hidden) and the handler stores as sent. The safe
+// twins compute it from the product and the quantity, or refuse an order whose figure differs.
+const price = rowMaker<ClientPriceKnobs>("client-price", "high");
+
+export const CLIENT_PRICE = [
+  price.v("CPR-01", NS, { field: "price", control: "readonly" }),
+  price.s("CPR-01S", NS, { field: "price", control: "readonly", guard: "computed" }),
+  price.v("CPR-02", PP, { field: "total", control: "hidden" }),
+  price.s("CPR-02S", PP, { field: "total", control: "hidden", guard: "checked" }),
+  price.v("CPR-03", PK, { field: "unit_price", control: "readonly" }),
+  price.s("CPR-03S", PK, { field: "unit_price", control: "readonly", guard: "checked" }),
+  price.v("CPR-04", NP, { field: "fee", control: "hidden" }),
+  price.s("CPR-04S", NP, { field: "fee", control: "hidden", guard: "computed" }),
+  price.v("CPR-05", PS, { field: "price", control: "hidden" }),
+  price.s("CPR-05S", PS, { field: "total", control: "readonly", guard: "computed" }),
 ];
 
 const authn = rowMaker<MissingAuthenticationKnobs>("missing-authentication", "high");

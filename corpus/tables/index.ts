@@ -1,5 +1,6 @@
 import type { Row } from "../model/row.ts";
 import {
+  CLIENT_PRICE,
   FUNCTION_AUTHORIZATION,
   MASS_ASSIGNMENT,
   MISSING_AUTHENTICATION,
@@ -66,6 +67,7 @@ export const ALL_ROWS: readonly Row[] = [
   ...OBJECT_AUTHORIZATION,
   ...FUNCTION_AUTHORIZATION,
   ...MASS_ASSIGNMENT,
+  ...CLIENT_PRICE,
   ...MISSING_AUTHENTICATION,
   ...TOKEN_FORGERY,
   ...USER_ENUMERATION,

@@ -2,6 +2,7 @@ import type { Row } from "../../model/row.ts";
 import type { BuildContext, Built } from "../endpoint.ts";
 import { buildHttpSemantics, buildUnhandledError, buildValidationMissing } from "./api-behaviour.ts";
 import { buildContractDrift, buildUndocumentedStatus, buildWrongStatus } from "./api-status.ts";
+import { buildClientPrice } from "./client-price.ts";
 import {
   buildCommandInjection,
   buildInsecureDeserialization,
@@ -89,6 +90,7 @@ const BUILDERS: Record<string, Builder> = {
   "n-plus-one": buildNPlusOne,
   "unindexed-query": buildUnindexedQuery,
   "regex-dos": buildRegexDos,
+  "client-price": buildClientPrice,
   "ws-authentication": buildRealtimeAuthentication,
   "ws-authorization": buildRealtimeAuthorization,
   "ws-ordering": buildRealtimeOrdering,
