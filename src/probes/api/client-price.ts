@@ -22,8 +22,10 @@ import { looksLikeErrorPayload } from "./value-tools.ts";
 // number now stored what the client said. A server that computes the price itself stores its own figure,
 // and one that checks it refuses; neither shows the number.
 
+// Figures a shop works out. Not `amount`: a hidden amount is as often what a donor or a payer chose on the
+// page (a script copies it there), which the server rightly takes as sent.
 const MONEY_FIELD =
-  /^(price|unit_?price|amount|total|sub_?total|grand_?total|cost|fee|charge|discount)$|[_-](price|amount|total|cost|fee)$|(?<=[a-z])(Price|Amount|Total|Cost|Fee)$/;
+  /^(price|unit_?price|total|sub_?total|grand_?total|cost|fee|charge|discount)$|[_-](price|total|cost|fee)$|(?<=[a-z])(Price|Total|Cost|Fee)$/;
 const MAX_WATCHED_PAGES = 10;
 const SIGN_OUT = /(^|[/_-])(log|sign)[-_]?(out|off)([/_.?-]|$)/i;
 
