@@ -101,6 +101,16 @@ describe("value generation from JSON schemas", () => {
     }
   });
 
+  it("keeps to what text can carry for a form-encoded body: no null, object, array or malformed JSON", () => {
+    const schema = SCHEMAS.object!;
+    const body = validValue(schema, { seed: "k3x9" });
+    const labels = bodyMutations(schema, body, "k3x9", { form: true }).map((mutation) => mutation.label);
+    expect(labels).toContain("does not match pattern");
+    expect(labels).toContain("missing required property");
+    for (const dropped of ["malformed JSON", "array instead of object", "null", "wrong type (object)"])
+      expect(labels).not.toContain(dropped);
+  });
+
   it("generates only schema-valid values property-based", () => {
     for (const name of ["bounded", "text", "list", "object", "nullable"]) {
       const schema = SCHEMAS[name]!;

@@ -193,7 +193,11 @@ describe("request builder serialisation", () => {
       headers: {},
       body: { "note[title]": "probe-value" },
     };
-    const exchange = await sendPrepared(run, "alice", prepared);
+    // As the request builder prepares it: with the Accept header every request carries.
+    const exchange = await sendPrepared(run, "alice", {
+      ...prepared,
+      headers: { accept: "application/json, text/html;q=0.9, */*;q=0.8" },
+    });
     // The submission itself, not where its redirect lands: a probe judges the application's answer to it.
     expect(`${exchange?.request.method} ${exchange?.response?.status}`).toBe("POST 303");
     expect(app.notes.at(-1)?.title).toContain("probe-value");

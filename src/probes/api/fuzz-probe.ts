@@ -125,9 +125,9 @@ export async function fuzzOperations(
       if (schema && (bodyKind(operation) === "json" || bodyKind(operation) === "form")) {
         // A mangled anti-forgery token tests the framework's token check, not the operation: tokens travel in
         // the body but belong to the session layer.
-        const mutations = bodyMutations(schema, baseline.prepared.body, baseline.prepared.seed ?? "").filter(
-          (mutation) => !mutation.field?.split(".").some((part) => SESSION_FIELD.test(part)),
-        );
+        const mutations = bodyMutations(schema, baseline.prepared.body, baseline.prepared.seed ?? "", {
+          form: bodyKind(operation) === "form",
+        }).filter((mutation) => !mutation.field?.split(".").some((part) => SESSION_FIELD.test(part)));
         await mapConcurrent(mutations, 4, async (mutation) => {
           stats.mutations_sent += 1;
           const prepared = mutate(baseline, mutation);

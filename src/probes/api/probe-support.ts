@@ -72,7 +72,8 @@ function asBrowserForm(prepared: PreparedRequest): boolean {
     prepared.operation.form?.csrf_field !== undefined &&
     prepared.rawBody === undefined &&
     Object.keys(prepared.query).length === 0 &&
-    Object.keys(prepared.headers).length === 0 &&
+    // An Accept header is what every request carries (a browser's too), not something a form cannot send.
+    Object.keys(prepared.headers).every((name) => name.toLowerCase() === "accept") &&
     (prepared.body === undefined || isPlainObject(prepared.body))
   );
 }

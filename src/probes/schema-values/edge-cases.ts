@@ -136,23 +136,32 @@ export interface BodyMutation {
 }
 
 /** Every single-property mutation of a valid body, plus whole-body cases, one nesting level deep. */
-export function bodyMutations(schema: JsonSchema, validBody: unknown, seed: string): BodyMutation[] {
-  const mutations: BodyMutation[] = [
-    { label: "malformed JSON", field: "", body: undefined, raw: '{"qaas": ', expectation: "invalid" },
-  ];
+export function bodyMutations(
+  schema: JsonSchema,
+  validBody: unknown,
+  seed: string,
+  options: { form?: boolean } = {},
+): BodyMutation[] {
+  // Every value of a form-encoded body is text: a null, an object or an array cannot be sent as one (it
+  // arrives as some string a handler may rightly take), nor can malformed JSON.
+  const text = options.form === true;
+  const mutations: BodyMutation[] = text
+    ? []
+    : [{ label: "malformed JSON", field: "", body: undefined, raw: '{"qaas": ', expectation: "invalid" }];
   if (schemaType(chooseBranch(schema)) !== "object" || !validBody || typeof validBody !== "object")
     return mutations;
   const base = validBody as Record<string, unknown>;
   const required = requiredOf(schema);
   if (required.length > 0)
     mutations.push({ label: "empty object", field: "", body: {}, expectation: "invalid" });
-  mutations.push({ label: "array instead of object", field: "", body: [], expectation: "invalid" });
+  if (!text)
+    mutations.push({ label: "array instead of object", field: "", body: [], expectation: "invalid" });
   for (const [name, property] of Object.entries(propertiesOf(schema))) {
     if (required.includes(name)) {
       const { [name]: _removed, ...rest } = base;
       mutations.push({ label: "missing required property", field: name, body: rest, expectation: "invalid" });
     }
-    for (const edge of edgeCases(property, { seed, name })) {
+    for (const edge of edgeCases(property, { seed, name, text })) {
       mutations.push({
         label: edge.label,
         field: name,
@@ -180,7 +189,7 @@ export function bodyMutations(schema: JsonSchema, validBody: unknown, seed: stri
             expectation: "invalid",
           });
         }
-        for (const edge of edgeCases(innerProperty, { seed, name: innerName })) {
+        for (const edge of edgeCases(innerProperty, { seed, name: innerName, text })) {
           mutations.push({
             label: edge.label,
             field,
