@@ -29,11 +29,11 @@ const MONEY_FIELD =
 const MAX_WATCHED_PAGES = 10;
 const SIGN_OUT = /(^|[/_-])(log|sign)[-_]?(out|off)([/_.?-]|$)/i;
 
+/** An operation's request as a probe prepared it, and whom it is sent as. */
 export interface Submission {
   operation: Operation;
   user: string | undefined;
   prepared: PreparedRequest;
-  exchange: HttpExchange;
 }
 
 interface FixedPrice {
@@ -164,6 +164,7 @@ export async function clientPriceStored(run: ProbeRun, submission: Submission): 
     if (!setField(prepared, fixed.control.name, tampered)) continue;
     const exchange = await sendPrepared(run, user, prepared);
     if (!taken(exchange)) continue;
+    // Only pages read before too: a page not read then could have shown the number already.
     const after = await readPages(
       run,
       user,
