@@ -78,6 +78,8 @@ export const CSRF = [
   csrf.v("CSRF-03", PS, {}),
   csrf.s("CSRF-01S", PS, { guard: "token" }),
   csrf.s("CSRF-02S", PS, { guard: "json-only" }),
+  csrf.v("CSRF-04", PS, { via: "get" }),
+  csrf.s("CSRF-04S", PS, { via: "get" }),
 ];
 
 const debug = rowMaker<DebugKnobs>("debug-exposure", "high");

@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 
 // A small server-rendered app with a cookie session and one "rename my newest record" action per guard:
 // none (vulnerable), a session-bound CSRF token, JSON-only (a form cannot send it), and an action that needs
-// no session at all (missing authentication, not CSRF). `cards` is unguarded too but shows no form: a map
+// no session at all (missing authentication, not CSRF). `lists` checks its token on POST but also renames
+// on GET, from the query, where no token is checked. `cards` is unguarded too but shows no form: a map
 // learns it from the source, where its body looks like JSON although the handler reads form fields.
 
 export interface CsrfApp {
@@ -16,7 +17,7 @@ export interface CsrfApp {
   close(): Promise<void>;
 }
 
-const COLLECTIONS = ["notes", "tags", "labels", "boards", "cards"] as const;
+const COLLECTIONS = ["notes", "tags", "labels", "boards", "cards", "lists"] as const;
 type Collection = (typeof COLLECTIONS)[number];
 const GUARD: Record<Collection, "none" | "token" | "json-only" | "anonymous"> = {
   notes: "none",
@@ -24,8 +25,11 @@ const GUARD: Record<Collection, "none" | "token" | "json-only" | "anonymous"> = 
   labels: "json-only",
   boards: "anonymous",
   cards: "none",
+  lists: "token",
 };
-const WITH_FORM: readonly Collection[] = ["notes", "tags", "boards"];
+const WITH_FORM: readonly Collection[] = ["notes", "tags", "boards", "lists"];
+/** Renamed by any method, its fields read from the query on GET, where (as frameworks do) no token is checked. */
+const ANY_METHOD: readonly Collection[] = ["lists"];
 
 export async function startCsrfApp(
   options: { sameSite?: "Strict" | "Lax"; busyWrites?: boolean } = {},
@@ -42,6 +46,7 @@ export async function startCsrfApp(
       { id: 1, title: "Bob's card", owner: "bob" },
       { id: 2, title: "Welcome", owner: "alice" },
     ],
+    lists: [{ id: 1, title: "Chores", owner: "alice" }],
   };
   const profile = { email: "alice@fixture.test", phone: "+44 20 7946 0000" };
   const server = http.createServer(async (request, response) => {
@@ -117,7 +122,8 @@ export async function startCsrfApp(
       if (!session) return json(401, { error: "sign in" });
       return json(200, { items: records[collection].filter((record) => record.owner === session.user) });
     }
-    if (request.method !== "POST" || !match?.[2]) return json(405, { error: "method" });
+    const byLink = request.method === "GET" && Boolean(match?.[2]) && ANY_METHOD.includes(collection);
+    if ((request.method !== "POST" && !byLink) || !match?.[2]) return json(405, { error: "method" });
     const failures = busy.get(collection) ?? 0;
     if (failures > 0) {
       busy.set(collection, failures - 1);
@@ -126,13 +132,16 @@ export async function startCsrfApp(
     if (!session && guard !== "anonymous") return json(401, { error: "sign in" });
     const type = String(request.headers["content-type"] ?? "");
     let fields: Record<string, string>;
-    if (guard === "json-only") {
+    if (byLink) {
+      fields = Object.fromEntries(url.searchParams);
+    } else if (guard === "json-only") {
       if (!type.startsWith("application/json")) return json(415, { error: "JSON only" });
       fields = JSON.parse(body) as Record<string, string>;
     } else {
       fields = Object.fromEntries(new URLSearchParams(body));
     }
-    if (guard === "token" && fields.csrf_token !== session?.csrf) return json(403, { error: "bad token" });
+    if (guard === "token" && !byLink && fields.csrf_token !== session?.csrf)
+      return json(403, { error: "bad token" });
     const owner = session?.user ?? "alice";
     const newest = records[collection].filter((record) => record.owner === owner).at(-1);
     if (!newest || !fields.title) return json(400, { error: "title" });

@@ -29,7 +29,7 @@ function mapFor(baseUrl: string): SystemMap {
     },
   };
   return undocumentedMap("csrf-fixture", baseUrl, [
-    ...["notes", "tags", "labels", "boards", "cards"].map((name) =>
+    ...["notes", "tags", "labels", "boards", "cards", "lists"].map((name) =>
       undocumented("GET", `/api/${name}`, ["link"]),
     ),
     undocumented("GET", "/profile", ["link"]),
@@ -37,6 +37,7 @@ function mapFor(baseUrl: string): SystemMap {
     formAction("/api/notes/rename"),
     formAction("/api/tags/rename"),
     formAction("/api/boards/rename"),
+    formAction("/api/lists/rename"),
     jsonRename,
     {
       ...undocumented("POST", "/api/cards/rename"),
@@ -86,6 +87,7 @@ describe("check_authentication: cross-site request forgery judged by effect", ()
     expect(candidates.map((candidate) => candidate.location.value)).toEqual([
       "POST /profile",
       "POST /api/notes/rename",
+      "GET /api/lists/rename",
       "POST /api/cards/rename",
     ]);
     const [finding] = candidates;
@@ -96,6 +98,10 @@ describe("check_authentication: cross-site request forgery judged by effect", ()
     expect(stats.forged["POST /api/tags/rename"]).toBe("refused or without effect");
     expect(stats.forged["POST /api/labels/rename"]).toBe("refused or without effect");
     expect(stats.forged["POST /api/boards/rename"]).toBe("changes data anonymously");
+    // Its token guards the post; the same fields in a link's query rename it all the same.
+    expect(stats.forged["POST /api/lists/rename"]).toBe("get-link: accepted and applied");
+    const link = candidates.find((candidate) => candidate.location.value === "GET /api/lists/rename");
+    expect(link?.title).toMatch(/cross-site link/);
     // Every record the probe renamed says what it said before.
     expect(app.titles).toEqual({
       notes: ["Groceries"],
@@ -103,18 +109,29 @@ describe("check_authentication: cross-site request forgery judged by effect", ()
       labels: ["Blue"],
       boards: ["Roadmap"],
       cards: ["Bob's card", "Welcome"],
+      lists: ["Chores"],
     });
     // The address the account signs in with was re-sent as it was; the phone number got its value back.
     expect(app.profile).toEqual({ email: "alice@fixture.test", phone: "+44 20 7946 0000" });
   });
 
-  it("leaves a session whose cookie is SameSite=Lax alone: browsers do not send it cross-site", async () => {
+  it("forges only links when the session cookie is SameSite=Lax: browsers send it with a top-level GET alone", async () => {
     const app = await startCsrfApp({ sameSite: "Lax" });
     apps.push(app);
     const { candidates, stats } = await check(app);
-    expect(candidates).toEqual([]);
+    expect(candidates.map((candidate) => candidate.location.value)).toEqual(["GET /api/lists/rename"]);
     expect(stats.same_site).toBe("Lax");
+    expect(stats.forged["POST /api/notes/rename"]).toBe("refused or without effect");
     expect(app.titles.notes).toEqual(["Groceries"]);
+    expect(app.titles.lists).toEqual(["Chores"]);
+  });
+
+  it("leaves a session whose cookie is SameSite=Strict alone", async () => {
+    const app = await startCsrfApp({ sameSite: "Strict" });
+    apps.push(app);
+    const { candidates, stats } = await check(app);
+    expect(candidates).toEqual([]);
+    expect(stats.same_site).toBe("Strict");
   });
 
   it("tries a forgery again when a busy server fails it, and still leaves the guarded actions alone", async () => {

@@ -31,6 +31,12 @@ export type HeadersKnobs = Record<string, never>;
 
 export interface CsrfKnobs {
   guard?: "token" | "json-only";
+  /**
+   * `get`: the rename is also routed for GET (its fields from the query), as `router.all` or
+   * `methods=["GET", "POST"]` do; the POST checks its token, the GET (like every framework's check) does
+   * not. Its safe twin's GET only reads the current name.
+   */
+  via?: "get";
 }
 
 const XSS_PAYLOADS = {
@@ -469,6 +475,7 @@ db.run("UPDATE records SET title = ${ph(1)} WHERE id = ${ph(2)}", (title, row["i
 return jsonify(id=row["id"], title=title)`,
     ),
   };
+  if (row.knobs.via === "get") return csrfByLink(row, ctx, endpoint, list!);
   return {
     endpoint,
     support: [list!],
@@ -496,6 +503,67 @@ return jsonify(id=row["id"], title=title)`,
       });
       const after = await client.ask({ as: "alice", path: list!.path });
       return verdict(after.text.includes(marker), `forged form → ${brief(reply)}`);
+    },
+  };
+}
+
+/** The rename also answers GET: from the query (vulnerable), or only reading the current name (safe). */
+function csrfByLink(row: Row<CsrfKnobs>, ctx: BuildContext, post: Endpoint, list: Endpoint): Built {
+  const vulnerable = row.label === "vulnerable";
+  const { ph, place } = ctx;
+  const kind = JSON.stringify(place.kind);
+  const newest = `row = db.get("SELECT id, title FROM records WHERE kind = ${ph(1)} AND owner_id = ${ph(2)} ORDER BY id DESC LIMIT 1", (${kind}, user["id"]))
+if row is None:
+    return jsonify(error="nothing to rename"), 404`;
+  const handler = vulnerable
+    ? `user = require_user()
+title = request.args.get("title", "")
+if not 0 < len(title) <= 80:
+    return jsonify(error="title must be 1 to 80 characters"), 400
+${newest}
+db.run("UPDATE records SET title = ${ph(1)} WHERE id = ${ph(2)}", (title, row["id"]))
+return jsonify(id=row["id"], title=title)`
+    : `user = require_user()
+${newest}
+return jsonify(id=row["id"], title=row["title"])`;
+  const endpoint: Endpoint = {
+    method: "GET",
+    path: post.path,
+    summary: vulnerable
+      ? `Rename my newest ${place.singular} by a link`
+      : `Show my newest ${place.singular}'s name`,
+    access: "user",
+    parameters: vulnerable ? [{ name: "title", in: "query", required: true, schema: STR }] : [],
+    responses: {
+      "200": json(vulnerable ? "renamed" : "the name", obj({ id: INT, title: STR })),
+      ...(vulnerable ? { "400": err("title missing or too long") } : {}),
+      ...guarded("user"),
+    },
+    node: "",
+    python: pyRoute("GET", post.path, handler),
+  };
+  return {
+    endpoint,
+    support: [list, post],
+    records: [{ kind: place.kind, title: "Nick", owners: ["alice", "bruno", "dana"], count: 1 }],
+    title: vulnerable
+      ? `Cross-site request forgery by a link: renaming a ${place.singular} also works as a GET, which no CSRF token guards`
+      : `Renaming a ${place.singular} is routed beside a GET of the same path`,
+    ...(vulnerable
+      ? {}
+      : {
+          why: "the GET only reads the current name; renaming takes a POST carrying the session's CSRF token",
+        }),
+    oracle: async (client) => {
+      const marker = `linked-${Math.random().toString(36).slice(2, 8)}`;
+      const reply = await client.ask({
+        as: "alice",
+        path: post.path,
+        query: { title: marker },
+        headers: { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" },
+      });
+      const after = await client.ask({ as: "alice", path: list.path });
+      return verdict(after.text.includes(marker), `link → ${brief(reply)}`);
     },
   };
 }

@@ -19,6 +19,7 @@ import {
   forge,
   forgeable,
   forgeryShapes,
+  linkable,
   templateFromBody,
   templateFromForm,
   withMissingFields,
@@ -62,10 +63,14 @@ export async function checkCsrf(
   stats.session = "cookie";
   const guarded = sameSiteGuard(credential, cookies);
   stats.same_site = guarded ?? "not declared (or None)";
-  if (guarded) {
-    run.notes.push(`the session cookie declares SameSite=${guarded}: browsers do not send it cross-site`);
+  if (guarded === "Strict") {
+    run.notes.push("the session cookie declares SameSite=Strict: browsers do not send it cross-site");
     return { candidates: [], stats };
   }
+  if (guarded)
+    run.notes.push(
+      "the session cookie declares SameSite=Lax: only a top-level GET (a link) carries it cross-site, so only links are forged",
+    );
   const candidates: EnvelopeDraft[] = [];
   // A forged sign-in or sign-up is login CSRF, which a marker cannot show; and it would sign the session in
   // as another account.
@@ -73,10 +78,10 @@ export async function checkCsrf(
     (operation) => forgeable(operation) && !isAccountStep(operation.method, operation.path),
   );
   for (const operation of byForgeryValue(forgeables).slice(0, MAX_OPERATIONS)) {
-    const verdict = await probeOperation(run, user.name, operation);
+    const verdict = await probeOperation(run, user.name, operation, guarded);
     stats.forged[operationKey(operation)] = verdict.outcome;
     if (verdict.outcome !== "not judged") stats.operations_tried += 1;
-    if (verdict.finding) candidates.push(verdict.finding);
+    candidates.push(...verdict.findings);
   }
   return { candidates, stats };
 }
@@ -96,50 +101,75 @@ export function byForgeryValue(operations: readonly Operation[]): Operation[] {
 
 interface Verdict {
   outcome: string;
-  finding?: EnvelopeDraft;
+  findings: EnvelopeDraft[];
 }
 
-async function probeOperation(run: ProbeRun, user: string, operation: Operation): Promise<Verdict> {
+async function probeOperation(
+  run: ProbeRun,
+  user: string,
+  operation: Operation,
+  sameSite: string | undefined,
+): Promise<Verdict> {
   const template = await templateFor(run, user, operation);
-  if (!template) return { outcome: "not judged" };
+  if (!template) return { outcome: "not judged", findings: [] };
   const places = readBackPlaces(run.map, operation);
-  // A busy server may fail a read: one more look before the operation counts as unjudgeable.
-  let before = await snapshot(run, user, places);
-  if (before.length === 0) before = await snapshot(run, user, places);
-  if (before.length === 0) return { outcome: "not judged" };
-  for (const shape of forgeryShapes(template)) {
-    const landed = await forgeUntilShown(run, user, template, shape, places);
-    if (!landed) continue;
-    // The control and the restore send what the forgery sent, fields an answer asked for included.
-    const { forged, exchange, shown, template: complete } = landed;
-    const earlier = before.find((item) => item.place === shown.place);
-    const read = priorValues(earlier, shown, forged.marker);
-    const prior: Prior =
-      read.kind === "unknown" && template.current ? { kind: "changed", values: template.current } : read;
-    const anonymous = await anonymousControl(run, user, complete, shape, places);
-    const restored = await restore(run, user, complete, shape, prior, places, [
-      forged.marker,
-      anonymous.marker,
-    ]);
-    if (anonymous.changed) {
+  // A form post goes cross-site only with a cookie that does not say SameSite; a link (a top-level GET)
+  // also with a Lax one.
+  const shapes = [
+    ...(sameSite ? [] : forgeryShapes(template)),
+    ...(sameSite !== "Strict" && linkable(template) ? (["get-link"] as const) : []),
+  ];
+  const outcomes: string[] = [];
+  const findings: EnvelopeDraft[] = [];
+  let posted = false;
+  for (const shape of shapes) {
+    // One post that lands is the finding; a link that lands is another (a GET that changes data), even then.
+    if (posted && shape !== "get-link") continue;
+    // A busy server may fail a read: one more look before the operation counts as unjudgeable.
+    let before = await snapshot(run, user, places);
+    if (before.length === 0) before = await snapshot(run, user, places);
+    if (before.length === 0) return { outcome: "not judged", findings };
+    const judged = await judgeShape(run, user, operation, template, shape, before, places);
+    if (judged === "anonymous") {
       run.notes.push(
         `${operationKey(operation)}: the forged request changed data without any session too (missing authentication, not CSRF)`,
       );
-      return { outcome: "changes data anonymously" };
+      return { outcome: "changes data anonymously", findings };
     }
-    const finding = csrfFinding(run, {
-      user,
-      operation,
-      forged,
-      exchange,
-      shown,
-      earlier,
-      anonymous,
-      restored,
-    });
-    return { outcome: `${forged.shape}: accepted and applied`, finding };
+    if (!judged) continue;
+    findings.push(judged.finding);
+    outcomes.push(`${shape}: accepted and applied`);
+    if (shape !== "get-link") posted = true;
   }
-  return { outcome: "refused or without effect" };
+  return { outcome: outcomes.join("; ") || "refused or without effect", findings };
+}
+
+async function judgeShape(
+  run: ProbeRun,
+  user: string,
+  operation: Operation,
+  template: ForgeryTemplate,
+  shape: ForgeryShape,
+  before: Snapshot[],
+  places: readonly string[],
+): Promise<{ finding: EnvelopeDraft } | "anonymous" | undefined> {
+  const landed = await forgeUntilShown(run, user, template, shape, places);
+  if (!landed) return undefined;
+  // The control and the restore send what the forgery sent, fields an answer asked for included.
+  const { forged, exchange, shown, template: complete } = landed;
+  const earlier = before.find((item) => item.place === shown.place);
+  const read = priorValues(earlier, shown, forged.marker);
+  const prior: Prior =
+    read.kind === "unknown" && template.current ? { kind: "changed", values: template.current } : read;
+  const anonymous = await anonymousControl(run, user, complete, shape, places);
+  const restored = await restore(run, user, complete, shape, prior, places, [
+    forged.marker,
+    anonymous.marker,
+  ]);
+  if (anonymous.changed) return "anonymous";
+  return {
+    finding: csrfFinding(run, { user, operation, forged, exchange, shown, earlier, anonymous, restored }),
+  };
 }
 
 const ATTEMPTS = 3;
@@ -295,12 +325,16 @@ function csrfFinding(
   },
 ): EnvelopeDraft {
   const { operation, forged, exchange, shown, anonymous } = found;
-  const key = operationKey(operation);
   const how = {
     "form-without-token": "a cross-site form post without any CSRF token",
     "form-with-wrong-token": "a cross-site form post carrying a wrong CSRF token",
     "text-plain-json": "a cross-site text/plain form post carrying a JSON body",
+    "get-link": "a cross-site link: a GET carrying the form's fields in its query",
   }[forged.shape];
+  const link = forged.shape === "get-link";
+  // The flaw of a link is the GET that changes data: that is the operation a fix closes.
+  const location = endpointLocation(link ? { method: "GET", path: operation.path } : operation);
+  const key = location.value;
   const anonymousStatus = anonymous.exchange?.response?.status ?? "no answer";
   const exchanges = [
     { label: "forged cross-site request", exchange },
@@ -313,9 +347,9 @@ function csrfFinding(
     domain: "security",
     defectClass: "csrf",
     title: `${key} accepts a forged cross-site request (${how.replace(/^a /, "")})`,
-    summary: `Signed in as ${found.user}, ${how} (Origin ${forged.spec.headers?.origin}, the session cookie sent as a browser sends it) was answered ${exchange.response?.status} and took effect: ${shown.place} then showed the inert marker it carried in ${forged.markedFields.join(", ")}. The same request without the session cookie was answered ${anonymousStatus} and changed nothing, so it is the ambient cookie that authorises it. Any site the user visits can make this change in their name.`,
+    summary: `Signed in as ${found.user}, ${how} (${link ? "Sec-Fetch-Site cross-site, no Origin, as a link sends it" : `Origin ${forged.spec.headers?.origin}`}, the session cookie sent as a browser sends it) was answered ${exchange.response?.status} and took effect: ${shown.place} then showed the inert marker it carried in ${forged.markedFields.join(", ")}. The same request without the session cookie was answered ${anonymousStatus} and changed nothing, so it is the ambient cookie that authorises it. Any site the user visits can make this change in their name${link ? ` by a link, an image or a redirect; SameSite=Lax cookies go with it, and CSRF tokens are not checked on GET by most frameworks. ${operationKey(operation)} should be the only way to make it` : ""}.`,
     impact: "Another site can change the signed-in user's data in their name, without their knowledge.",
-    location: endpointLocation(operation),
+    location,
     severity: "medium",
     confidence: 0.85,
     discriminator: `csrf-${forged.shape}`,

@@ -22,7 +22,12 @@ import { formDefaults, submitButton } from "../session/html-forms.ts";
 /** The origin the forged requests claim to come from: a reserved name nobody can own. */
 export const FOREIGN_ORIGIN = "https://csrf-attacker.invalid";
 
-export type ForgeryShape = "form-without-token" | "form-with-wrong-token" | "text-plain-json";
+/**
+ * `get-link`: the form's fields in the query of a top-level GET (a link, a redirect, `location = …`), which
+ * a handler that reads any method's parameters (`router.all`, `$_REQUEST`, `methods=["GET","POST"]`) acts
+ * on. Browsers send SameSite=Lax cookies with it, and frameworks skip their token check for GET.
+ */
+export type ForgeryShape = "form-without-token" | "form-with-wrong-token" | "text-plain-json" | "get-link";
 
 export interface ForgedRequest {
   shape: ForgeryShape;
@@ -179,6 +184,11 @@ export function forgeryShapes(template: ForgeryTemplate): ForgeryShape[] {
   return shapes;
 }
 
+/** Whether the template's fields fit in a link's query (no file parts). */
+export function linkable(template: ForgeryTemplate): boolean {
+  return !template.enctype.toLowerCase().startsWith("multipart/");
+}
+
 /**
  * The template with `names` added (each with a plausible value), for a handler whose answer said they were
  * missing: a form posted by script may need fields no page or document lists. A field that grants or proves
@@ -217,7 +227,11 @@ export function forge(
           ? marker
           : value;
   let spec: HttpRequestSpec;
-  if (shape === "text-plain-json") {
+  if (shape === "get-link") {
+    const url = new URL(template.url);
+    for (const [name, value] of template.fields) url.searchParams.append(name, String(fill(name, value)));
+    spec = { method: "GET", url: url.toString(), headers: { accept: "text/html,*/*;q=0.8" } };
+  } else if (shape === "text-plain-json") {
     const body = Object.fromEntries(
       Object.entries(template.json ?? {}).map(([name, value]) => [name, fill(name, value)]),
     );
@@ -244,7 +258,12 @@ export function forge(
     });
   }
   const markers = template.textFields.some((name) => !template.phoneFields?.includes(name)) ? marker : phone;
-  return { shape, spec: crossSite(spec), marker: markers, markedFields: [...template.textFields] };
+  return {
+    shape,
+    spec: crossSite(spec, shape !== "get-link"),
+    marker: markers,
+    markedFields: [...template.textFields],
+  };
 }
 
 /** A telephone-shaped marker (a reserved 555 number with random digits), for fields that accept digits only. */
@@ -256,13 +275,16 @@ export function newMarker(): string {
   return `qaascsrf${randomBytes(5).toString("hex")}`;
 }
 
-/** What a browser adds to a form another site submits: that site's origin, and fetch metadata saying so. */
-function crossSite(spec: HttpRequestSpec): HttpRequestSpec {
+/**
+ * What a browser adds to a request another site starts: fetch metadata saying so, and that site's origin
+ * on a form post (a GET navigation carries no Origin).
+ */
+function crossSite(spec: HttpRequestSpec, withOrigin: boolean): HttpRequestSpec {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(spec.headers ?? {})) {
     if (!["origin", "referer"].includes(name.toLowerCase())) headers[name] = value;
   }
-  headers.origin = FOREIGN_ORIGIN;
+  if (withOrigin) headers.origin = FOREIGN_ORIGIN;
   headers["sec-fetch-site"] = "cross-site";
   headers["sec-fetch-mode"] = "navigate";
   headers["sec-fetch-dest"] = "document";
