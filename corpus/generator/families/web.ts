@@ -32,9 +32,9 @@ export type HeadersKnobs = Record<string, never>;
 export interface CsrfKnobs {
   guard?: "token" | "json-only";
   /**
-   * `get`: the rename is also routed for GET (its fields from the query), as `router.all` or
+   * `get`: a quick-add routed for GET too (its fields from the query), as `router.all` or
    * `methods=["GET", "POST"]` do; the POST checks its token, the GET (like every framework's check) does
-   * not. Its safe twin's GET only reads the current name.
+   * not. Its safe twin's GET only previews.
    */
   via?: "get";
 }
@@ -443,6 +443,7 @@ export function buildCsrf(row: Row<CsrfKnobs>, ctx: BuildContext): Built {
   const path = `${place.base}/nickname`;
   const shape = recordShape("sequential");
   const [, list] = ownedCollection(ctx, shape);
+  if (row.knobs.via === "get") return csrfByLink(row, ctx, list!);
   const read = jsonOnly
     ? 'if not request.is_json:\n    return jsonify(error="send JSON"), 415\ntitle = str((request.get_json(silent=True) or {}).get("title", ""))'
     : 'title = request.form.get("title", "")';
@@ -475,7 +476,6 @@ db.run("UPDATE records SET title = ${ph(1)} WHERE id = ${ph(2)}", (title, row["i
 return jsonify(id=row["id"], title=title)`,
     ),
   };
-  if (row.knobs.via === "get") return csrfByLink(row, ctx, endpoint, list!);
   return {
     endpoint,
     support: [list!],
@@ -507,58 +507,80 @@ return jsonify(id=row["id"], title=title)`,
   };
 }
 
-/** The rename also answers GET: from the query (vulnerable), or only reading the current name (safe). */
-function csrfByLink(row: Row<CsrfKnobs>, ctx: BuildContext, post: Endpoint, list: Endpoint): Built {
+/**
+ * A quick-add form whose action is also routed for GET: the POST checks the session's CSRF token, the GET
+ * adds a record from its query (vulnerable) or only previews it (safe). A GET that adds, not one that
+ * renames: other probes' requests to the same GET then add records of their own rather than overwrite the
+ * forged one.
+ */
+function csrfByLink(row: Row<CsrfKnobs>, ctx: BuildContext, list: Endpoint): Built {
   const vulnerable = row.label === "vulnerable";
   const { ph, place } = ctx;
   const kind = JSON.stringify(place.kind);
-  const newest = `row = db.get("SELECT id, title FROM records WHERE kind = ${ph(1)} AND owner_id = ${ph(2)} ORDER BY id DESC LIMIT 1", (${kind}, user["id"]))
-if row is None:
-    return jsonify(error="nothing to rename"), 404`;
-  const handler = vulnerable
-    ? `user = require_user()
-title = request.args.get("title", "")
+  const path = `${place.base}/quick-add`;
+  const insert = `title = {source}.get("title", "")
 if not 0 < len(title) <= 80:
     return jsonify(error="title must be 1 to 80 characters"), 400
-${newest}
-db.run("UPDATE records SET title = ${ph(1)} WHERE id = ${ph(2)}", (title, row["id"]))
-return jsonify(id=row["id"], title=title)`
-    : `user = require_user()
-${newest}
-return jsonify(id=row["id"], title=row["title"])`;
-  const endpoint: Endpoint = {
-    method: "GET",
-    path: post.path,
-    summary: vulnerable
-      ? `Rename my newest ${place.singular} by a link`
-      : `Show my newest ${place.singular}'s name`,
+row = db.get(
+    "INSERT INTO records (uid, kind, owner_id, org_id, title, created_at) VALUES (${ph(1)}, ${ph(2)}, ${ph(3)}, ${ph(4)}, ${ph(5)}, ${ph(6)}) RETURNING id, title",
+    (str(uuid.uuid4()), ${kind}, user["id"], user["org_id"], title, datetime.utcnow().isoformat()),
+)
+return jsonify(row), 201`;
+  const post: Endpoint = {
+    method: "POST",
+    path,
+    summary: `Add a ${place.singular}`,
     access: "user",
-    parameters: vulnerable ? [{ name: "title", in: "query", required: true, schema: STR }] : [],
+    body: { contentType: "application/x-www-form-urlencoded", schema: obj({ title: STR }), required: true },
     responses: {
-      "200": json(vulnerable ? "renamed" : "the name", obj({ id: INT, title: STR })),
-      ...(vulnerable ? { "400": err("title missing or too long") } : {}),
+      "201": json("added", obj({ id: INT, title: STR })),
+      "400": err("title missing or too long"),
+      "403": err("missing CSRF token"),
       ...guarded("user"),
     },
     node: "",
-    python: pyRoute("GET", post.path, handler),
+    python: pyRoute("POST", path, `user = require_user()\n${insert.replace("{source}", "request.form")}`),
+  };
+  const endpoint: Endpoint = {
+    method: "GET",
+    path,
+    summary: vulnerable
+      ? `Add a ${place.singular} by a link`
+      : `Preview a ${place.singular} before adding it`,
+    access: "user",
+    parameters: [{ name: "title", in: "query", required: true, schema: STR }],
+    responses: {
+      [vulnerable ? "201" : "200"]: json(vulnerable ? "added" : "the preview", obj({ title: STR })),
+      "400": err("title missing or too long"),
+      ...guarded("user"),
+    },
+    node: "",
+    python: pyRoute(
+      "GET",
+      path,
+      vulnerable
+        ? `user = require_user()\n${insert.replace("{source}", "request.args")}`
+        : `require_user()
+title = request.args.get("title", "")
+if not 0 < len(title) <= 80:
+    return jsonify(error="title must be 1 to 80 characters"), 400
+return jsonify(title=title, preview=True)`,
+    ),
   };
   return {
     endpoint,
     support: [list, post],
-    records: [{ kind: place.kind, title: "Nick", owners: ["alice", "bruno", "dana"], count: 1 }],
     title: vulnerable
-      ? `Cross-site request forgery by a link: renaming a ${place.singular} also works as a GET, which no CSRF token guards`
-      : `Renaming a ${place.singular} is routed beside a GET of the same path`,
+      ? `Cross-site request forgery by a link: adding a ${place.singular} also works as a GET, which no CSRF token guards`
+      : `Adding a ${place.singular} is routed beside a GET of the same path`,
     ...(vulnerable
       ? {}
-      : {
-          why: "the GET only reads the current name; renaming takes a POST carrying the session's CSRF token",
-        }),
+      : { why: "the GET only previews; adding takes a POST carrying the session's CSRF token" }),
     oracle: async (client) => {
       const marker = `linked-${Math.random().toString(36).slice(2, 8)}`;
       const reply = await client.ask({
         as: "alice",
-        path: post.path,
+        path,
         query: { title: marker },
         headers: { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" },
       });
