@@ -5,14 +5,15 @@ import { slowOperationsFor } from "../../src/probes/http/slow-operations.ts";
 import { probeUnbounded } from "../../src/probes/load/unbounded.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 
-// The shapes an unbounded answer takes besides a list that ignores its limit: a page size applied but
-// never capped, a collection without an item path (created items cannot be addressed), a report and a CSV
+// The shapes an unbounded answer takes besides a list that ignores its limit: a feed that ignores it while
+// others add to it between the reads, a page size applied but never capped, a collection without an item path (created items cannot be addressed), a report and a CSV
 // export beside that collection. Look-alikes: a page size capped at 100, a report capped at 50.
 
 let server: http.Server;
 let baseUrl: string;
 const rows = Array.from({ length: 260 }, (_, index) => ({ id: index + 1, title: `row ${index + 1}` }));
 const notes = Array.from({ length: 120 }, (_, index) => ({ id: index + 1, text: `note ${index + 1}` }));
+const feed = Array.from({ length: 300 }, (_, index) => ({ id: index + 1, title: `entry ${index + 1}` }));
 
 beforeAll(async () => {
   server = http.createServer(async (request, response) => {
@@ -21,6 +22,11 @@ beforeAll(async () => {
       response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     const size = (fallback: number) => Number(url.searchParams.get("limit") ?? fallback) || fallback;
     if (url.pathname === "/api/rows") return json(200, { items: rows.slice(0, size(20)) });
+    if (url.pathname === "/api/feed") {
+      // Everyone's activity: it grows while the probe reads it, and it ignores the limit.
+      feed.push({ id: feed.length + 1, title: "someone did something" });
+      return json(200, { items: feed });
+    }
     if (url.pathname === "/api/pages") return json(200, { items: rows.slice(0, Math.min(size(20), 100)) });
     if (url.pathname === "/api/notes" && request.method === "POST") {
       notes.push({ id: notes.length + 1, text: "added" });
@@ -51,6 +57,7 @@ function shapesContext() {
     info: { title: "shapes", version: "1" },
     paths: {
       "/api/rows": { get: paged },
+      "/api/feed": { get: paged },
       "/api/pages": { get: paged },
       // Documented but never served: skipped, saying how it answered.
       "/api/missing": { get: paged },
@@ -87,6 +94,7 @@ describe("probe_unbounded on answers of other shapes", () => {
     const outcome = await probeUnbounded(shapesContext(), {});
     if (typeof outcome === "string") throw new Error(outcome);
     expect(outcome.candidates.map((draft) => draft.location.value).sort()).toEqual([
+      "GET /api/feed",
       "GET /api/notes",
       "GET /api/notes/export",
       "GET /api/notes/report",
