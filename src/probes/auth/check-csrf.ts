@@ -122,11 +122,13 @@ async function probeOperation(
   const outcomes: string[] = [];
   const findings: EnvelopeDraft[] = [];
   let posted = false;
+  let before: Snapshot[] = [];
   for (const shape of shapes) {
     // One post that lands is the finding; a link that lands is another (a GET that changes data), even then.
     if (posted && shape !== "get-link") continue;
-    // A busy server may fail a read: one more look before the operation counts as unjudgeable.
-    let before = await snapshot(run, user, places);
+    // Read once, and again after a forgery landed (its restore may not have taken). A busy server may
+    // fail a read: one more look before the operation counts as unjudgeable.
+    if (before.length === 0 || findings.length > 0) before = await snapshot(run, user, places);
     if (before.length === 0) before = await snapshot(run, user, places);
     if (before.length === 0) return { outcome: "not judged", findings };
     const judged = await judgeShape(run, user, operation, template, shape, before, places);
