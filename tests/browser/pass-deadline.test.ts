@@ -7,6 +7,9 @@ import { activityOf, othersStillAtWork, RUN_ACTIVITY_KEY } from "../../src/run/r
 
 // A browser pass past its own bound goes on only while the phase waits for other agents anyway.
 
+/** An idle machine, whatever this one's load: the bounds read here are the passes' own. */
+const idle = () => 0;
+
 const invocation = (id: string, agent: string): Invocation => ({
   id,
   agent,
@@ -40,21 +43,26 @@ describe("passDeadline", () => {
   it("keeps the pass's own bound when nobody else works", () => {
     const deadline = passDeadline(
       { shared: runWith(["BROWSER"], []), agent },
-      new BrowsePace(),
+      new BrowsePace(idle),
       1_000,
       90_000,
     );
     expect(deadline()).toBe(91_000);
     expect(deadline.own()).toBe(91_000);
     // Past its bound (started long ago) with nobody else at work: no overtime is counted.
-    const late = passDeadline({ shared: runWith(["BROWSER"], []), agent }, new BrowsePace(), 1_000, 1_000);
+    const late = passDeadline(
+      { shared: runWith(["BROWSER"], []), agent },
+      new BrowsePace(idle),
+      1_000,
+      1_000,
+    );
     expect(late()).toBe(2_000);
     expect(late.overtimeMs()).toBe(0);
   });
 
   it("goes on up to four times its bound while another agent works, and back to its own when it ends", () => {
     const shared = runWith(["BROWSER", "LOAD"], []);
-    const deadline = passDeadline({ shared, agent }, new BrowsePace(), 1_000, 90_000);
+    const deadline = passDeadline({ shared, agent }, new BrowsePace(idle), 1_000, 90_000);
     expect(deadline()).toBe(361_000);
     expect(deadline.own()).toBe(91_000);
     shared.set(RUN_ACTIVITY_KEY, activityOf({ ...initialState(), running: {} }));
@@ -62,7 +70,7 @@ describe("passDeadline", () => {
     // Asked past its hard limit while others worked: overtime up to that limit.
     const started = Date.now() - 5_000;
     const working = runWith(["BROWSER", "LOAD"], []);
-    const late = passDeadline({ shared: working, agent }, new BrowsePace(), started, 1_000);
+    const late = passDeadline({ shared: working, agent }, new BrowsePace(idle), started, 1_000);
     expect(late()).toBe(started + 4_000);
     expect(late.overtimeMs()).toBe(3_000);
   });

@@ -72,6 +72,6 @@ export default definePlaybook(async (session: PlaybookSession) => {
   const stretch = answer.data.stats?.stretch ?? 1;
   const overtime = answer.data.stats?.overtimeSeconds ?? 0;
   session.log(
-    `${answer.data.stats?.templates ?? 0} page template(s) browsed (${roles || "no role"}); ${answer.data.candidates.length} candidate(s), ${emitted} emitted${stretch > 1 ? `; pages loaded slowly, so the time bound was stretched ×${stretch}` : ""}${overtime > 0 ? `; went on ${overtime} s past its bound while other agents worked` : ""}`,
+    `${answer.data.stats?.templates ?? 0} page template(s) browsed (${roles || "no role"}); ${answer.data.candidates.length} candidate(s), ${emitted} emitted${stretch > 1 ? `; pages or the machine were slow, so the time bound was stretched ×${stretch}` : ""}${overtime > 0 ? `; went on ${overtime} s past its bound while other agents worked` : ""}`,
   );
 });

@@ -50,7 +50,7 @@ export interface BrowseStats {
   candidates: number;
   /** Controls left unclicked on pages whose share of the time ran out. */
   controlsUnclicked: number;
-  /** How far the time bound was stretched because pages loaded slowly (1 = not at all). */
+  /** How far the time bound was stretched because pages loaded slowly or the machine was busy (1 = not at all). */
   stretch: number;
   /** Seconds past its own bound the pass went on while other agents were still at work. */
   overtimeSeconds: number;

@@ -83,8 +83,8 @@ export class BrowserSession {
   private openPages = 0;
   private browsingSince = 0;
   private closed = false;
-  /** How long pages take to load now: the passes' time bounds stretch with it. */
-  readonly pace = new BrowsePace();
+  /** How long pages take to load now and how busy the machine is: the passes' time bounds stretch with it. */
+  readonly pace: BrowsePace;
 
   constructor(
     private readonly options: {
@@ -103,8 +103,12 @@ export class BrowserSession {
        * started while another agent times the target (its requests already wait at `gate`).
        */
       beforePage?: () => Promise<void>;
+      /** Runnable processes per core (default: the OS's load average); part of the pace. */
+      machineLoad?: () => number;
     } = {},
-  ) {}
+  ) {
+    this.pace = new BrowsePace(options.machineLoad);
+  }
 
   /** The run's browser, launched on first use; a clear error when Chromium is missing. */
   browser(): Promise<Browser> {
