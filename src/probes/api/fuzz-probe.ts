@@ -1,6 +1,7 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { DefectClass } from "../../envelope/taxonomy.ts";
 import type { Operation } from "../../map/system-map.ts";
+import { withEveryFormField } from "../auditor/form-body.ts";
 import { hasSqlError } from "../auditor/sql-signatures.ts";
 import type { ReproAssertion } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
@@ -226,7 +227,11 @@ async function establish(
       const located = await factory.pathValuesFor(operation, user);
       if (!located || (write && isItemPath(operation.path) && !located.owned)) return undefined;
       resources.set(user, located.resource);
-      return withUiValues(run, buildRequest(operation, { seed: uniqueSeed(), pathValues: located.values }));
+      // A form's baseline is sent as a browser sends it (form-body.ts): a handler that reads every control
+      // refuses a body of the required fields alone, and then every mutation meets the same refusal.
+      return withEveryFormField(
+        withUiValues(run, buildRequest(operation, { seed: uniqueSeed(), pathValues: located.values })),
+      );
     },
   );
   if (!result && !write) return establishFromPages(run, operation, users);

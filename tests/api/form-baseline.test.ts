@@ -1,0 +1,103 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Operation, Page, SystemMap } from "../../src/map/system-map.ts";
+import { contractTools } from "../../src/tools/servers/contract-server.ts";
+import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
+import { summarize } from "../fixtures/targets.ts";
+import { callTool } from "../support/fake-run-context.ts";
+
+// A subscription form handled as many server-rendered apps handle theirs: every control is read, the
+// hidden plan id included though the form does not mark it required, and the address must end in a two
+// or three letter domain. The quantity is parsed without a guard, so letters in it crash the handler.
+// Fuzzing finds that crash only if its baseline is a submission the handler takes.
+
+let server: http.Server;
+let baseUrl: string;
+const bodies: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    let text = "";
+    request.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    request.on("end", () => {
+      if (request.method !== "POST" || request.url !== "/subscribe") {
+        response.writeHead(404);
+        return response.end();
+      }
+      bodies.push(text);
+      const body = new URLSearchParams(text);
+      const refuse = (reason: string) => {
+        response.writeHead(400, { "content-type": "text/html" });
+        response.end(`<p>${reason}</p>`);
+      };
+      if (!/^[^@\s]+@[^@\s]+\.[a-z]{2,3}$/.test(body.get("mail") ?? "")) return refuse("a valid address");
+      if (body.get("plan_id") !== "4") return refuse("choose a plan");
+      const quantity = body.get("quantity") ?? "1";
+      if (!/^\d+$/.test(quantity)) {
+        response.writeHead(500, { "content-type": "text/html" });
+        return response.end(`<pre>TypeError: Cannot read properties of undefined (reading 'seats')</pre>`);
+      }
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end("<p>Subscribed</p>");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function subscribeMap(): SystemMap {
+  const operation = {
+    ...undocumented("POST", "/subscribe"),
+    request_body: {
+      content_type: "application/x-www-form-urlencoded",
+      required: true,
+      schema: {
+        type: "object",
+        properties: {
+          mail: { type: "string", format: "email" },
+          quantity: { type: "integer", minimum: 1 },
+          plan_id: { type: "string", default: "4" },
+        },
+        required: ["mail"],
+      },
+    },
+  } as Operation;
+  const inputs = [
+    { name: "mail", type: "email", required: true },
+    { name: "quantity", type: "number", required: false },
+    { name: "plan_id", type: "hidden", required: false, value: "4" },
+  ];
+  const page: Page = {
+    path: "/plans",
+    status: 200,
+    html: true,
+    links: [],
+    forms: [{ action: "/subscribe", method: "POST", fields: inputs.map((input) => input.name), inputs }],
+  } as Page;
+  return { ...undocumentedMap("plans", baseUrl, [operation]), pages: [page] };
+}
+
+describe("fuzz_operation on a form that reads every control", () => {
+  it("starts from a submission the form's handler takes, so a field's crash is reached", async () => {
+    const profile = profileFor({
+      name: "plans",
+      source: {},
+      environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
+    });
+    const context = probeContext({ profile, map: subscribeMap() });
+    const definition = contractTools.find((candidate) => candidate.name === "fuzz_operation")!;
+    const result = await callTool(definition, { property_runs: 0 }, context);
+    if (!result.ok) throw new Error(result.error);
+    const drafts = (result.data as { candidates: Parameters<typeof summarize>[0] }).candidates;
+    expect(summarize(drafts)).toContain("unhandled-error POST /subscribe [body:quantity]");
+    // The first request is the baseline: every control, the page's hidden value, an address validators take.
+    const baseline = new URLSearchParams(bodies[0]);
+    expect(baseline.get("plan_id")).toBe("4");
+    expect(baseline.get("mail")).toMatch(/@example\.com$/);
+    expect(baseline.get("quantity")).toMatch(/^\d+$/);
+  });
+});
