@@ -8,7 +8,8 @@ import { availableParallelism, loadavg } from "node:os";
 //
 // Document loads alone under-read a busy machine: a small page still arrives within a second or two while
 // the work on it (scripts, an accessibility scan, clicks and their watches) waits for a core. The load
-// average per core says that directly: 1 is every core busy, 3 is three processes for each.
+// average per core says that directly: 1 is every core busy, 3 is three processes for each. A run keeps
+// about two per core busy on its own (qaas, the target, the browser), so stretching starts past that.
 
 /** A page that loads within this is an idle page: no stretch. */
 const IDLE_LOAD_MS = 2000;
@@ -16,6 +17,8 @@ const IDLE_LOAD_MS = 2000;
 export const MAX_STRETCH = 3;
 /** The recent loads the stretch is read from. */
 const WINDOW = 9;
+/** Runnable processes per core a run causes by itself: no stretch up to this. */
+const OWN_LOAD_PER_CORE = 2;
 
 /** Runnable processes per core over the last minute (Linux and macOS; 0 where the OS does not say). */
 export function loadPerCore(): number {
@@ -34,13 +37,13 @@ export class BrowsePace {
   }
 
   /**
-   * 1 while pages load as fast as idle ones on a machine with a core to spare, up to MAX_STRETCH as the
-   * median recent load or the load per core grows.
+   * 1 while pages load as fast as idle ones on a machine no busier than a run makes it, up to MAX_STRETCH
+   * as the median recent load or the load per core grows.
    */
   stretch(): number {
     const sorted = [...this.recent].sort((a, b) => a - b);
     const median = sorted.length === 0 ? 0 : (sorted[Math.floor(sorted.length / 2)] as number);
-    return Math.min(MAX_STRETCH, Math.max(1, median / IDLE_LOAD_MS, this.machineLoad()));
+    return Math.min(MAX_STRETCH, Math.max(1, median / IDLE_LOAD_MS, this.machineLoad() / OWN_LOAD_PER_CORE));
   }
 
   /** When a pass that started at `started` with an idle bound of `boundMs` ends, as of now. */
