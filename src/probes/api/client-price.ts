@@ -24,7 +24,7 @@ import { looksLikeErrorPayload } from "./value-tools.ts";
 
 // Figures a shop works out. Not `amount`: a hidden amount is as often what a donor or a payer chose on the
 // page (a script copies it there), which the server rightly takes as sent.
-const MONEY_FIELD =
+export const MONEY_FIELD =
   /^(price|unit_?price|total|sub_?total|grand_?total|cost|fee|charge|discount)$|[_-](price|total|cost|fee)$|(?<=[a-z])(Price|Total|Cost|Fee)$/;
 const MAX_WATCHED_PAGES = 10;
 const SIGN_OUT = /(^|[/_-])(log|sign)[-_]?(out|off)([/_.?-]|$)/i;
@@ -136,7 +136,7 @@ function asTheFormSends(submission: Submission, fixed: FixedPrice): PreparedRequ
 }
 
 /** An answer that took the submission: 2xx or a redirect, not an error payload. */
-function taken(exchange: HttpExchange | undefined): exchange is HttpExchange {
+export function taken(exchange: HttpExchange | undefined): exchange is HttpExchange {
   const status = exchange ? statusOf(exchange) : 0;
   return status >= 200 && status < 400 && !looksLikeErrorPayload(exchange?.response?.json);
 }

@@ -19,6 +19,7 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import { pastDateAccepted } from "./calendar-validation.ts";
+import { catalogPriceStored } from "./catalog-price.ts";
 import { clientPriceStored } from "./client-price.ts";
 import { enumOutsideStored } from "./enum-validation.ts";
 import { probeMassAssignment } from "./mass-assignment.ts";
@@ -111,7 +112,10 @@ export async function fuzzOperations(
       if (!baseline) return skip("no baseline request");
       if (isServerError(baseline.exchange)) return skip("baseline already fails (check_contract reports it)");
       stats.fuzzed += 1;
-      if (write) candidates.push(...(await clientPriceStored(run, baseline)));
+      if (write) {
+        candidates.push(...(await clientPriceStored(run, baseline)));
+        candidates.push(...(await catalogPriceStored(run, baseline)));
+      }
       const failures = new Map<string, Failure>();
       const note = (failure: Failure) => {
         const key = `${failure.defectClass}|${failure.position}`;

@@ -1,0 +1,138 @@
+import { execFile } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Operation } from "../../src/map/system-map.ts";
+import { contractTools } from "../../src/tools/servers/contract-server.ts";
+import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
+import { summarize } from "../fixtures/targets.ts";
+import { callTool } from "../support/fake-run-context.ts";
+
+// A JSON shop: a catalogue serves each product's price, and orders name a product and carry a price.
+// The careless shop stores the price the request names; the careful one takes the catalogue's; the
+// checking one refuses any other. An offer names a product and a price the buyer chooses (the figure is
+// theirs by design), and an editor creates products with their price: neither is a client-chosen price.
+
+const execute = promisify(execFile);
+const PRICE = 12.5;
+
+let server: http.Server;
+let baseUrl: string;
+let careless = true;
+const orders: Array<{ id: number; shop: string; product_id: number; price: number }> = [];
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    let text = "";
+    request.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    request.on("end", () => {
+      const url = request.url ?? "";
+      const send = (status: number, value: unknown) => {
+        response.writeHead(status, { "content-type": "application/json" });
+        response.end(JSON.stringify(value));
+      };
+      if (request.method === "GET" && url === "/api/products")
+        return send(200, { items: [{ id: 3, name: "Lamp", price: PRICE }] });
+      const read = url.match(/^\/api\/(careless|careful|checking)\/orders\/(\d+)$/);
+      if (request.method === "GET" && read) {
+        const order = orders.find((entry) => entry.shop === read[1] && entry.id === Number(read[2]));
+        return order ? send(200, order) : send(404, { error: "no such order" });
+      }
+      if (request.method !== "POST") return send(404, { error: "not found" });
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(text || "{}");
+      } catch {
+        return send(400, { error: "JSON expected" });
+      }
+      if (url === "/api/products") return send(201, { id: 9, name: body.name, price: body.price });
+      if (url === "/api/offers")
+        return send(201, { id: orders.length + 100, product_id: body.product_id, price: body.price });
+      const create = url.match(/^\/api\/(careless|careful|checking)\/orders$/);
+      if (!create) return send(404, { error: "not found" });
+      if (body.product_id !== 3) return send(400, { error: "unknown product" });
+      const sent = Number(body.price);
+      if (!Number.isFinite(sent)) return send(400, { error: "price must be a number" });
+      const shop = create[1]!;
+      if (shop === "checking" && sent !== PRICE) return send(409, { error: "the price has changed" });
+      const price = shop === "careless" && careless ? sent : PRICE;
+      const order = { id: orders.length + 1, shop, product_id: 3, price };
+      orders.push(order);
+      send(201, { order });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function jsonWrite(pathName: string, properties: Record<string, unknown>, required: string[]): Operation {
+  return {
+    ...undocumented("POST", pathName),
+    request_body: {
+      content_type: "application/json",
+      required: true,
+      schema: { type: "object", properties, required },
+    },
+  } as Operation;
+}
+
+function shopOperations(): Operation[] {
+  const order = { product_id: { type: "integer" }, price: { type: "number" } };
+  return [
+    undocumented("GET", "/api/products"),
+    jsonWrite("/api/products", { name: { type: "string" }, price: { type: "number" } }, ["name", "price"]),
+    jsonWrite("/api/offers", order, ["product_id", "price"]),
+    ...["careless", "careful", "checking"].flatMap((shop) => [
+      // The careless shop's price is optional in its schema: the probe still finds it there.
+      jsonWrite(`/api/${shop}/orders`, order, shop === "careless" ? ["product_id"] : ["product_id", "price"]),
+      undocumented("GET", `/api/${shop}/orders/{id}`),
+    ]),
+  ];
+}
+
+describe("a catalogue price taken from a JSON request", () => {
+  it("fuzz_operation flags the shop storing the client's price, not one taking or checking the catalogue's, nor an offer or a product", async () => {
+    const profile = profileFor({
+      name: "shop",
+      source: {},
+      environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
+    });
+    const context = probeContext({ profile, map: undocumentedMap("shop", baseUrl, shopOperations()) });
+    const definition = contractTools.find((candidate) => candidate.name === "fuzz_operation")!;
+    const result = await callTool(definition, { property_runs: 0 }, context);
+    if (!result.ok) throw new Error(result.error);
+    const drafts = (result.data as { candidates: Parameters<typeof summarize>[0] }).candidates;
+    expect(summarize(drafts).filter((line) => line.includes("client-price"))).toEqual([
+      "validation-missing POST /api/careless/orders [client-price:price]",
+    ]);
+
+    // The generated test reads the order back: it fails while the shop stores the client's price, and
+    // passes once it takes the catalogue's.
+    const finding = (
+      drafts as unknown as Array<{
+        title: string;
+        dedupe?: { discriminator?: string };
+        evidence: Array<{ kind: string; uri?: string }>;
+      }>
+    ).find((draft) => draft.dedupe?.discriminator === "client-price:price")!;
+    expect(finding.title).toMatch(/stored where \/api\/products prices product_id 3 at 12\.5$/);
+    const uri = finding.evidence.find((item) => item.kind === "failing_test")!.uri!;
+    const file = path.join(context.artifactsDir, uri.replace(/^artifact:\/\/[^/]+\//, ""));
+    const run = () =>
+      execute(process.execPath, ["--test", file], {
+        timeout: 20_000,
+        env: { ...process.env, QAAS_BASE_URL: baseUrl },
+      }).then(
+        () => "passed",
+        (error: { stdout?: string }) => `failed: ${error.stdout ?? ""}`,
+      );
+    expect(await run()).toMatch(/^failed: [\s\S]*the stored price must be the catalogue's/);
+    careless = false;
+    expect(await run()).toBe("passed");
+  });
+});
