@@ -123,6 +123,10 @@ export const CLIENT_PRICE = [
   price.s("CPR-04S", NP, { field: "fee", control: "hidden", guard: "computed" }),
   price.v("CPR-05", PS, { field: "price", control: "hidden" }),
   price.s("CPR-05S", PS, { field: "total", control: "readonly", guard: "computed" }),
+  price.v("CPR-06", NP, { field: "price", control: "json" }),
+  price.s("CPR-06S", NP, { field: "price", control: "json", guard: "computed" }),
+  price.v("CPR-07", PP, { field: "unit_price", control: "json" }),
+  price.s("CPR-07S", PP, { field: "unit_price", control: "json", guard: "checked" }),
 ];
 
 const authn = rowMaker<MissingAuthenticationKnobs>("missing-authentication", "high");

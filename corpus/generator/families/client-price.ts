@@ -2,7 +2,8 @@ import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
 import { nodeUserRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint, JsonSchema } from "../endpoint.ts";
-import { err, guarded, htmlAnswer, INT, json, obj, STR } from "../schemas.ts";
+import { err, guarded, htmlAnswer, INT, json, listOf, obj, PRODUCT, STR } from "../schemas.ts";
+import { ID_PATTERN } from "./owned-table.ts";
 import { pageDocument, pageEndpoint, pagePath } from "./ui-page.ts";
 
 // A figure the page fixes and the server takes from the request (CWE-472, CWE-602): an order form shows a
@@ -13,7 +14,8 @@ import { pageDocument, pageEndpoint, pagePath } from "./ui-page.ts";
 
 export interface ClientPriceKnobs {
   field: "price" | "total" | "unit_price" | "fee";
-  control: "readonly" | "hidden";
+  /** How the figure reaches the server: a form control, or a JSON API naming a catalogue product. */
+  control: "readonly" | "hidden" | "json";
   /** Safe rows: the server computes the figure itself, or checks the one sent against its own. */
   guard?: "computed" | "checked";
 }
@@ -23,6 +25,7 @@ const UNIT = "12.50";
 const AMOUNT = { type: "string", pattern: "^[0-9]{1,9}(\\.[0-9]{1,2})?$" };
 
 export function buildClientPrice(row: Row<ClientPriceKnobs>, ctx: BuildContext): Built {
+  if (row.knobs.control === "json") return buildCatalogPrice(row, ctx);
   const { field, control, guard = "computed" } = row.knobs;
   const vulnerable = row.label === "vulnerable";
   const computed = !vulnerable && guard === "computed";
@@ -185,4 +188,170 @@ ${fixed}${csrf}<button type="submit">Place the order</button></form><p><a href="
 
 function label(field: ClientPriceKnobs["field"]): string {
   return { price: "Price", total: "Total", unit_price: "Unit price", fee: "Fee" }[field];
+}
+
+// The JSON side: the catalogue serves each product's price, an order names a product and carries a price,
+// and the order is read back by its id. The vulnerable handler stores the price sent; the safe twins take
+// the catalogue's (the field is accepted and ignored) or refuse one that differs from it.
+function buildCatalogPrice(row: Row<ClientPriceKnobs>, ctx: BuildContext): Built {
+  const { field, guard = "computed" } = row.knobs;
+  const vulnerable = row.label === "vulnerable";
+  const { ph, place } = ctx;
+  const kind = JSON.stringify(place.kind);
+  const key = JSON.stringify(field);
+  const catalogue = `${place.base}/products`;
+  const orders = `${place.base}/orders`;
+  const order = `${orders}/{id}`;
+  const amount = vulnerable
+    ? { node: "sent", python: "sent" }
+    : { node: "Number(product.price)", python: 'float(product["price"])' };
+  const check =
+    !vulnerable && guard === "checked"
+      ? {
+          node: `if (Math.abs(sent - Number(product.price)) > 0.001) return reply.code(409).send({ error: "the ${field} has changed" });\n`,
+          python: `if abs(sent - float(product["price"])) > 0.001:\n    return jsonify(error="the ${field} has changed"), 409\n`,
+        }
+      : { node: "", python: "" };
+  const create: Endpoint = {
+    method: "POST",
+    path: orders,
+    summary: `Order a product as a ${place.singular}`,
+    access: "user",
+    body: {
+      contentType: "application/json",
+      schema: obj({ product_id: INT, [field]: { type: "number", exclusiveMinimum: 0 } }, [
+        "product_id",
+        field,
+      ]),
+      required: true,
+    },
+    responses: {
+      "201": json("the order", obj({ id: INT, product_id: INT, [field]: { type: "number" } })),
+      "400": err("an unknown product or a malformed amount"),
+      ...(guard === "checked" && !vulnerable
+        ? { "409": err(`the ${field} differs from the catalogue's`) }
+        : {}),
+      ...guarded("user"),
+    },
+    node: nodeUserRoute(
+      "POST",
+      orders,
+      `const body = request.body ?? {};
+const productId = Number(body.product_id);
+// An id outside the column's range would be the database's error (a 500), not an unknown product.
+const product = Number.isInteger(productId) && productId > 0 && productId < 2 ** 31
+  ? await db.get("SELECT id, sku, price FROM products WHERE id = ${ph(1)}", [productId])
+  : undefined;
+if (!product) return reply.code(400).send({ error: "unknown product" });
+const sent = Number(body[${key}]);
+if (!Number.isFinite(sent) || sent <= 0) return reply.code(400).send({ error: "${field} must be an amount" });
+${check.node}const amount = ${amount.node};
+const row = await db.get(
+  "INSERT INTO records (uid, kind, owner_id, org_id, title, created_at) VALUES (${ph(1)}, ${ph(2)}, ${ph(3)}, ${ph(4)}, ${ph(5)}, ${ph(6)}) RETURNING id",
+  [crypto.randomUUID(), ${kind}, user.id, user.org_id, product.id + " at " + amount.toFixed(2), new Date().toISOString()],
+);
+return reply.code(201).send({ id: row.id, product_id: product.id, ${key}: amount });`,
+    ),
+    python: pyRoute(
+      "POST",
+      orders,
+      `user = require_user()
+body = request.get_json(silent=True) or {}
+product_id = body.get("product_id")
+in_range = isinstance(product_id, int) and not isinstance(product_id, bool) and 0 < product_id < 2 ** 31
+product = db.get("SELECT id, sku, price FROM products WHERE id = ${ph(1)}", (product_id,)) if in_range else None
+if not product:
+    return jsonify(error="unknown product"), 400
+sent = body.get(${key})
+if isinstance(sent, bool) or not isinstance(sent, (int, float)) or sent <= 0:
+    return jsonify(error="${field} must be an amount"), 400
+${check.python}amount = ${amount.python}
+row = db.get(
+    "INSERT INTO records (uid, kind, owner_id, org_id, title, created_at) VALUES (${ph(1)}, ${ph(2)}, ${ph(3)}, ${ph(4)}, ${ph(5)}, ${ph(6)}) RETURNING id",
+    (str(uuid.uuid4()), ${kind}, user["id"], user["org_id"], f"{product['id']} at {amount:.2f}", datetime.utcnow().isoformat()),
+)
+return jsonify(id=row["id"], product_id=product["id"], ${field}=amount), 201`,
+    ),
+  };
+  const list: Endpoint = {
+    method: "GET",
+    path: catalogue,
+    summary: `The products a ${place.singular} can order, with their prices`,
+    access: "user",
+    responses: { "200": json("the products", listOf(PRODUCT)), ...guarded("user") },
+    node: nodeUserRoute(
+      "GET",
+      catalogue,
+      'return reply.send({ items: await db.all("SELECT id, sku, name, price FROM products ORDER BY id LIMIT 5", []) });',
+    ),
+    python: pyRoute(
+      "GET",
+      catalogue,
+      'require_user()\nreturn jsonify(items=db.all("SELECT id, sku, name, price FROM products ORDER BY id LIMIT 5", ()))',
+    ),
+  };
+  const read: Endpoint = {
+    method: "GET",
+    path: order,
+    summary: `One of my product orders as a ${place.singular}`,
+    access: "user",
+    parameters: [{ name: "id", in: "path", required: true, schema: { type: "string", pattern: ID_PATTERN } }],
+    responses: {
+      "200": json("the order", obj({ id: INT, product_id: INT, [field]: { type: "number" } })),
+      "404": err("no such order of the caller's"),
+      ...guarded("user"),
+    },
+    node: nodeUserRoute(
+      "GET",
+      order,
+      `const row = /^[0-9]{1,9}$/.test(String(request.params["id"]))
+  ? await db.get("SELECT id, title FROM records WHERE id = ${ph(1)} AND kind = ${ph(2)} AND owner_id = ${ph(3)}", [Number(request.params["id"]), ${kind}, user.id])
+  : undefined;
+if (!row) return reply.code(404).send({ error: "no such order" });
+const [productId, amount] = row.title.split(" at ");
+return reply.send({ id: row.id, product_id: Number(productId), ${key}: Number(amount) });`,
+    ),
+    python: pyRoute(
+      "GET",
+      order,
+      `user = require_user()
+row = db.get("SELECT id, title FROM records WHERE id = ${ph(1)} AND kind = ${ph(2)} AND owner_id = ${ph(3)}", (int(id), ${kind}, user["id"])) if re.fullmatch(r"[0-9]{1,9}", id) else None
+if not row:
+    return jsonify(error="no such order"), 404
+product_id, amount = row["title"].split(" at ")
+return jsonify(id=row["id"], product_id=int(product_id), ${field}=float(amount))`,
+    ),
+  };
+  return {
+    endpoint: create,
+    support: [list, read],
+    title: vulnerable
+      ? `Client-controlled ${field}: an order stores the ${field} its JSON body names, not the catalogue's`
+      : `An order's JSON body carries a ${field} beside the product it names`,
+    ...(vulnerable
+      ? {}
+      : {
+          why:
+            guard === "computed"
+              ? `the ${field} is the catalogue's; the one sent is checked for shape and never stored`
+              : `an order whose ${field} differs from the catalogue's is refused (409)`,
+        }),
+    oracle: async (client) => {
+      const marker = 100000 + Math.floor(Math.random() * 900000);
+      const reply = await client.ask({
+        as: "alice",
+        method: "POST",
+        path: orders,
+        json: { product_id: 1, [field]: marker },
+      });
+      const id = (reply.json as { id?: number } | undefined)?.id;
+      if (id === undefined) return verdict(false, `order with ${field} ${marker} → ${brief(reply)}`);
+      const after = await client.ask({ as: "alice", path: `${orders}/${id}` });
+      if (after.status !== 200) throw new Error(`the order answered ${brief(after)}`);
+      return verdict(
+        Number((after.json as Record<string, unknown>)[field]) === marker,
+        `order with ${field} ${marker} → ${brief(reply)}, read back ${brief(after)}`,
+      );
+    },
+  };
 }
