@@ -1,21 +1,16 @@
-import { execFile } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
-import { contractTools } from "../../src/tools/servers/contract-server.ts";
 import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 import { summarize } from "../fixtures/targets.ts";
-import { callTool } from "../support/fake-run-context.ts";
+import { fuzzCandidates, runGeneratedTest } from "../support/fuzz-run.ts";
 
 // A JSON shop: a catalogue serves each product's price, and orders name a product and carry a price.
 // The careless shop stores the price the request names; the careful one takes the catalogue's; the
 // checking one refuses any other. An offer names a product and a price the buyer chooses (the figure is
 // theirs by design), and an editor creates products with their price: neither is a client-chosen price.
 
-const execute = promisify(execFile);
 const PRICE = 12.5;
 
 let server: http.Server;
@@ -103,34 +98,16 @@ describe("a catalogue price taken from a JSON request", () => {
       environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
     });
     const context = probeContext({ profile, map: undocumentedMap("shop", baseUrl, shopOperations()) });
-    const definition = contractTools.find((candidate) => candidate.name === "fuzz_operation")!;
-    const result = await callTool(definition, { property_runs: 0 }, context);
-    if (!result.ok) throw new Error(result.error);
-    const drafts = (result.data as { candidates: Parameters<typeof summarize>[0] }).candidates;
+    const drafts = await fuzzCandidates(context);
     expect(summarize(drafts).filter((line) => line.includes("client-price"))).toEqual([
       "validation-missing POST /api/careless/orders [client-price:price]",
     ]);
 
     // The generated test reads the order back: it fails while the shop stores the client's price, and
     // passes once it takes the catalogue's.
-    const finding = (
-      drafts as unknown as Array<{
-        title: string;
-        dedupe?: { discriminator?: string };
-        evidence: Array<{ kind: string; uri?: string }>;
-      }>
-    ).find((draft) => draft.dedupe?.discriminator === "client-price:price")!;
+    const finding = drafts.find((draft) => draft.dedupe?.discriminator === "client-price:price")!;
     expect(finding.title).toMatch(/stored where \/api\/products prices product_id 3 at 12\.5$/);
-    const uri = finding.evidence.find((item) => item.kind === "failing_test")!.uri!;
-    const file = path.join(context.artifactsDir, uri.replace(/^artifact:\/\/[^/]+\//, ""));
-    const run = () =>
-      execute(process.execPath, ["--test", file], {
-        timeout: 20_000,
-        env: { ...process.env, QAAS_BASE_URL: baseUrl },
-      }).then(
-        () => "passed",
-        (error: { stdout?: string }) => `failed: ${error.stdout ?? ""}`,
-      );
+    const run = () => runGeneratedTest(context, finding, baseUrl);
     expect(await run()).toMatch(/^failed: [\s\S]*the stored price must be the catalogue's/);
     careless = false;
     expect(await run()).toBe("passed");

@@ -1,22 +1,17 @@
-import { execFile } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation, Page, SystemMap } from "../../src/map/system-map.ts";
 import { fixedPrices, numberPattern } from "../../src/probes/api/client-price.ts";
-import { contractTools } from "../../src/tools/servers/contract-server.ts";
 import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 import { summarize } from "../fixtures/targets.ts";
-import { callTool } from "../support/fake-run-context.ts";
+import { fuzzCandidates, runGeneratedTest } from "../support/fuzz-run.ts";
 
 // A shop whose order forms show a price the buyer cannot change. The careless shop stores the price the
 // request names; the careful one works it out from the product; the checking one refuses any other price.
 // Its orders page prints prices grouped by thousands, as a shop formats money. A `/logout` page signs out
 // on GET: a probe reading pages must never visit it.
 
-const execute = promisify(execFile);
 const UNIT_PRICE = 12;
 
 let server: http.Server;
@@ -163,10 +158,7 @@ describe("a price the page fixes, taken from the request", () => {
       environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
     });
     const context = probeContext({ profile, map: shopMap() });
-    const definition = contractTools.find((candidate) => candidate.name === "fuzz_operation")!;
-    const result = await callTool(definition, { property_runs: 0 }, context);
-    if (!result.ok) throw new Error(result.error);
-    const drafts = (result.data as { candidates: Parameters<typeof summarize>[0] }).candidates;
+    const drafts = await fuzzCandidates(context);
     expect(summarize(drafts).filter((line) => line.includes("client-price"))).toEqual([
       "validation-missing POST /api/careless/orders [client-price:price]",
     ]);
@@ -174,22 +166,8 @@ describe("a price the page fixes, taken from the request", () => {
     expect(seen).not.toContain("GET /logout");
 
     // The generated test fails while the shop stores the client's price, and passes once it does not.
-    const finding = (
-      drafts as unknown as Array<{
-        dedupe?: { discriminator?: string };
-        evidence: Array<{ kind: string; uri?: string }>;
-      }>
-    ).find((draft) => draft.dedupe?.discriminator === "client-price:price")!;
-    const uri = finding.evidence.find((item) => item.kind === "failing_test")!.uri!;
-    const file = path.join(context.artifactsDir, uri.replace(/^artifact:\/\/[^/]+\//, ""));
-    const run = () =>
-      execute(process.execPath, ["--test", file], {
-        timeout: 20_000,
-        env: { ...process.env, QAAS_BASE_URL: baseUrl },
-      }).then(
-        () => "passed",
-        (error: { stdout?: string }) => `failed: ${error.stdout ?? ""}`,
-      );
+    const finding = drafts.find((draft) => draft.dedupe?.discriminator === "client-price:price")!;
+    const run = () => runGeneratedTest(context, finding, baseUrl);
     expect(await run()).toMatch(/^failed: [\s\S]*must not show the price the request named/);
     careless = false;
     expect(await run()).toBe("passed");

@@ -2,10 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation, Page, SystemMap } from "../../src/map/system-map.ts";
-import { contractTools } from "../../src/tools/servers/contract-server.ts";
 import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 import { summarize } from "../fixtures/targets.ts";
-import { callTool } from "../support/fake-run-context.ts";
+import { fuzzCandidates } from "../support/fuzz-run.ts";
 
 // A subscription form handled as many server-rendered apps handle theirs: every control is read, the
 // hidden plan id included though the form does not mark it required, and the address must end in a two
@@ -89,11 +88,9 @@ describe("fuzz_operation on a form that reads every control", () => {
       environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
     });
     const context = probeContext({ profile, map: subscribeMap() });
-    const definition = contractTools.find((candidate) => candidate.name === "fuzz_operation")!;
-    const result = await callTool(definition, { property_runs: 0 }, context);
-    if (!result.ok) throw new Error(result.error);
-    const drafts = (result.data as { candidates: Parameters<typeof summarize>[0] }).candidates;
-    expect(summarize(drafts)).toContain("unhandled-error POST /subscribe [body:quantity]");
+    expect(summarize(await fuzzCandidates(context))).toContain(
+      "unhandled-error POST /subscribe [body:quantity]",
+    );
     // The first request is the baseline: every control, the page's hidden value, an address validators take.
     const baseline = new URLSearchParams(bodies[0]);
     expect(baseline.get("plan_id")).toBe("4");
