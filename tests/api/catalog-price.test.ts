@@ -32,6 +32,9 @@ beforeAll(async () => {
       };
       if (request.method === "GET" && url === "/api/products")
         return send(200, { items: [{ id: 3, name: "Lamp", price: PRICE }] });
+      // Another shop's catalogue, farther from the orders: its figures are not this shop's.
+      if (request.method === "GET" && url === "/v2/store/products")
+        return send(200, [{ id: 3, name: "Lamp", price: 99 }]);
       const read = url.match(/^\/api\/(careless|careful|checking)\/orders\/(\d+)$/);
       if (request.method === "GET" && read) {
         const order = orders.find((entry) => entry.shop === read[1] && entry.id === Number(read[2]));
@@ -79,6 +82,7 @@ function jsonWrite(pathName: string, properties: Record<string, unknown>, requir
 function shopOperations(): Operation[] {
   const order = { product_id: { type: "integer" }, price: { type: "number" } };
   return [
+    undocumented("GET", "/v2/store/products"),
     undocumented("GET", "/api/products"),
     jsonWrite("/api/products", { name: { type: "string" }, price: { type: "number" } }, ["name", "price"]),
     jsonWrite("/api/offers", order, ["product_id", "price"]),

@@ -83,12 +83,15 @@ async function catalogueOf(
   for (const reference of fields) {
     const stem = REFERENCE.exec(reference)?.[1]?.toLowerCase();
     if (!stem) continue;
-    const list = run.map.operations.find(
-      (candidate) =>
-        candidate.method.toUpperCase() === "GET" &&
-        namesCollection(candidate.path, stem) &&
-        candidate.path !== operation.path,
-    );
+    // The catalogue nearest the write (`/api/shop/products` for `/api/shop/orders`) when several match.
+    const list = run.map.operations
+      .filter(
+        (candidate) =>
+          candidate.method.toUpperCase() === "GET" &&
+          namesCollection(candidate.path, stem) &&
+          candidate.path !== operation.path,
+      )
+      .sort((a, b) => sharedPrefix(b.path, operation.path) - sharedPrefix(a.path, operation.path))[0];
     if (!list) continue;
     const read = await get(run, user, list.path);
     if (!read || statusOf(read) !== 200) continue;
@@ -111,6 +114,12 @@ function namesCollection(path: string, stem: string): boolean {
   if (!last || PARAMETER.test(last)) return false;
   const plural = stem.endsWith("y") ? `${stem.slice(0, -1)}ies` : `${stem}s`;
   return last === stem || last === plural || last === `${stem}es`;
+}
+
+function sharedPrefix(a: string, b: string): number {
+  let index = 0;
+  while (index < a.length && a[index] === b[index]) index += 1;
+  return index;
 }
 
 function itemsOf(json: unknown): Array<Record<string, unknown>> {
