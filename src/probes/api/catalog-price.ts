@@ -178,26 +178,31 @@ async function readCreated(
   return read && statusOf(read) === 200 ? read : undefined;
 }
 
+/**
+ * Where the written record is read: a POST's new id under the collection's item read, or the very path a
+ * PUT or PATCH wrote, when the map has a GET there.
+ */
 function createdPath(run: ProbeRun, operation: Operation, exchange: HttpExchange): string | undefined {
-  const method = operation.method.toUpperCase();
+  const reads = (pattern: RegExp) =>
+    run.map.operations.some(
+      (candidate) => candidate.method.toUpperCase() === "GET" && pattern.test(candidate.path),
+    );
+  if (operation.method.toUpperCase() !== "POST")
+    return reads(new RegExp(`^${asPattern(operation.path)}$`))
+      ? new URL(exchange.request.url).pathname
+      : undefined;
   const json = exchange.response?.json;
-  const record = json && typeof json === "object" && !Array.isArray(json) ? recordOf(json) : {};
-  const template =
-    method === "POST"
-      ? run.map.operations.find(
-          (candidate) =>
-            candidate.method.toUpperCase() === "GET" &&
-            new RegExp(`^${asPattern(operation.path)}/\\{[^}/]+\\}$`).test(candidate.path),
-        )?.path
-      : operation.path;
-  if (!template) return undefined;
-  const id = method === "POST" ? record.id : undefined;
-  if (method === "POST" && typeof id !== "number" && typeof id !== "string") return undefined;
-  const concrete = new URL(exchange.request.url).pathname;
-  return method === "POST" ? template.replace(/\{[^}/]+\}$/, encodeURIComponent(String(id))) : concrete;
+  const id = json && typeof json === "object" && !Array.isArray(json) ? recordOf(json).id : undefined;
+  if (typeof id !== "number" && typeof id !== "string") return undefined;
+  // The concrete collection the write went to, and the new id under it.
+  return reads(new RegExp(`^${asPattern(operation.path)}/\\{[^}/]+\\}$`))
+    ? `${new URL(exchange.request.url).pathname}/${encodeURIComponent(String(id))}`
+    : undefined;
 }
 
-const asPattern = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}/]+\}/g, "[^/]+");
+/** A path template as a pattern its concrete paths (and other templates of it) match. */
+const asPattern = (text: string) =>
+  text.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}/]+\}/g, "(?:[^/]+)");
 
 function findingOf(
   run: ProbeRun,
@@ -215,10 +220,10 @@ function findingOf(
   let checked = "tampered";
   if (proof.readBack) {
     const readPath = new URL(proof.readBack.request.url).pathname;
-    const createdId = String(recordOf(proof.exchange.response?.json as object).id ?? "");
+    // A POST's record is the one the test's own write creates: its id is captured, not the probe's.
     const path =
-      operation.method.toUpperCase() === "POST" && createdId
-        ? readPath.replace(new RegExp(`/${createdId}$`), "/{{tampered.id}}")
+      operation.method.toUpperCase() === "POST"
+        ? `${readPath.slice(0, readPath.lastIndexOf("/"))}/{{tampered.id}}`
         : readPath;
     steps.push({ name: "read", as: user, method: "GET", path });
     checked = "read";
