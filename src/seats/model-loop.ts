@@ -273,10 +273,26 @@ export function seatFetch(options: SeatFetchOptions): typeof fetch {
     const url = input instanceof Request ? input.url : String(input);
     const refusal = await checkResolvedHost(url, options.isLocal, options.resolve);
     if (refusal !== undefined) throw new QaasError("SEAT_REFUSED", refusal);
-    const timeout = AbortSignal.timeout(Math.max(1, Math.round(options.timeoutSeconds * 1000)));
+    const timeout = timeoutSignal(Math.max(1, Math.round(options.timeoutSeconds * 1000)));
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     return fetch(input, { ...init, signal });
   };
+}
+
+/**
+ * A signal that aborts with a TimeoutError after `ms`. Not `AbortSignal.timeout`: Node 20 holds that
+ * signal only weakly, and inside `AbortSignal.any` it can be collected before it fires (nodejs/node#57736),
+ * so a model that never answers would hold the run. Here the timer owns its controller; it is unref'd so
+ * it keeps no process alive, and firing after the request settled changes nothing.
+ */
+function timeoutSignal(ms: number): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+    ms,
+  );
+  timer.unref();
+  return controller.signal;
 }
 
 /**
