@@ -11,6 +11,7 @@ import {
 } from "ai";
 import type { SeatRef } from "../config/agent-schema.ts";
 import { QaasError } from "../errors.ts";
+import { timeoutSignal } from "../timeout-signal.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS, meteredModel } from "./call-budget.ts";
 import { addUsage, priceUsage, ZERO_USAGE } from "./pricing.ts";
 import {
@@ -277,22 +278,6 @@ export function seatFetch(options: SeatFetchOptions): typeof fetch {
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     return fetch(input, { ...init, signal });
   };
-}
-
-/**
- * A signal that aborts with a TimeoutError after `ms`. Not `AbortSignal.timeout`: Node 20 holds that
- * signal only weakly, and inside `AbortSignal.any` it can be collected before it fires (nodejs/node#57736),
- * so a model that never answers would hold the run. Here the timer owns its controller; it is unref'd so
- * it keeps no process alive, and firing after the request settled changes nothing.
- */
-function timeoutSignal(ms: number): AbortSignal {
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
-    ms,
-  );
-  timer.unref();
-  return controller.signal;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { timeoutSignal } from "../../timeout-signal.ts";
 import type { AccountGuard } from "./account-guard.ts";
 import type { Semaphore } from "./concurrency.ts";
 import { connectionLossOf } from "./connection-loss.ts";
@@ -211,7 +212,7 @@ export class HttpClient {
     const started = performance.now();
     let loss: ReturnType<typeof connectionLossOf>;
     try {
-      const timeout = AbortSignal.timeout(spec.timeoutMs ?? this.timeoutMs);
+      const timeout = timeoutSignal(spec.timeoutMs ?? this.timeoutMs);
       const signal = this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
       const response = await fetch(spec.url, {
         method,

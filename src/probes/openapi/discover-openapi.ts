@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
+import { timeoutSignal } from "../../timeout-signal.ts";
 import type { LoadedTarget } from "../../tools/context.ts";
 import { type FindOpenApiOptions, findOpenApiHints, type OpenApiHints } from "./find-openapi-files.ts";
 import { type LoadedOpenApi, looksLikeOpenApi, openApiFromText, openApiVersion } from "./load-openapi.ts";
@@ -145,7 +146,7 @@ async function getText(
   url: string,
   options: { timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal },
 ): Promise<string | undefined> {
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? 5_000);
+  const timeout = timeoutSignal(options.timeoutMs ?? 5_000);
   try {
     const response = await fetcher(url, {
       method: "GET",

@@ -2,6 +2,8 @@
 // under the run's limits (tools): the agent's request budget, the run's concurrency cap and the profile's
 // excluded operations. Not the run's HttpClient: it keeps 512 KB of a body, and bundles are larger.
 
+import { timeoutSignal } from "../../timeout-signal.ts";
+
 export interface PageRequest {
   url: string;
   headers: Record<string, string>;
@@ -28,7 +30,7 @@ export class CrawlBudgetSpent extends Error {
 const MAX_BODY_CHARS = 4 * 1024 * 1024;
 
 export const fetchPage: PageFetcher = async (request) => {
-  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const timeout = timeoutSignal(request.timeoutMs);
   const response = await fetch(request.url, {
     method: "GET",
     redirect: "manual",

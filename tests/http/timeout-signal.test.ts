@@ -4,10 +4,11 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seatFetch } from "../../src/seats/model-loop.ts";
+import { timeoutSignal } from "../../src/timeout-signal.ts";
 
-// A model seat gives up on a request after its timeout, also while the garbage collector runs: a timeout
-// signal held only weakly (Node 20's AbortSignal.timeout inside AbortSignal.any) is collected and never
-// fires, and a model that never answers then holds the whole run. The collector runs every 20 ms here.
+// Requests to a target or a model give up after their timeout, also while the garbage collector runs: a
+// timeout signal held only weakly (Node 20's AbortSignal.timeout inside AbortSignal.any) is collected and
+// never fires, and a server that never answers then holds the whole run. The collector runs every 20 ms.
 
 setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
@@ -41,6 +42,22 @@ describe("seatFetch's timeout", () => {
         (error: Error) => error.name,
       );
       expect(outcome).toBe("TimeoutError");
+    } finally {
+      clearInterval(collecting);
+    }
+  });
+});
+
+describe("timeoutSignal", () => {
+  it("aborts with a TimeoutError inside AbortSignal.any, with nothing else holding it", async () => {
+    const collecting = setInterval(collectGarbage, 20);
+    try {
+      // The combined signal is held here, as a request holds its signal; its sources are not.
+      const combined = AbortSignal.any([new AbortController().signal, timeoutSignal(150)]);
+      const reason = await new Promise<unknown>((resolve) => {
+        combined.addEventListener("abort", () => resolve(combined.reason), { once: true });
+      });
+      expect((reason as Error).name).toBe("TimeoutError");
     } finally {
       clearInterval(collecting);
     }
