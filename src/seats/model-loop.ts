@@ -274,9 +274,8 @@ export function seatFetch(options: SeatFetchOptions): typeof fetch {
     const url = input instanceof Request ? input.url : String(input);
     const refusal = await checkResolvedHost(url, options.isLocal, options.resolve);
     if (refusal !== undefined) throw new QaasError("SEAT_REFUSED", refusal);
-    const timeout = timeoutSignal(Math.max(1, Math.round(options.timeoutSeconds * 1000)));
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return fetch(input, { ...init, signal });
+    const timeout = Math.max(1, Math.round(options.timeoutSeconds * 1000));
+    return fetch(input, { ...init, signal: timeoutSignal(timeout, init?.signal ?? undefined) });
   };
 }
 

@@ -49,11 +49,11 @@ describe("seatFetch's timeout", () => {
 });
 
 describe("timeoutSignal", () => {
-  it("aborts with a TimeoutError inside AbortSignal.any, with nothing else holding it", async () => {
+  it("aborts with a TimeoutError while following another signal, with nothing else holding it", async () => {
     const collecting = setInterval(collectGarbage, 20);
     try {
       // The combined signal is held here, as a request holds its signal; its sources are not.
-      const combined = AbortSignal.any([new AbortController().signal, timeoutSignal(150)]);
+      const combined = timeoutSignal(150, new AbortController().signal);
       const reason = await new Promise<unknown>((resolve) => {
         combined.addEventListener("abort", () => resolve(combined.reason), { once: true });
       });
@@ -61,5 +61,16 @@ describe("timeoutSignal", () => {
     } finally {
       clearInterval(collecting);
     }
+  });
+});
+
+describe("timeoutSignal's followed signal", () => {
+  it("aborts with the caller's reason before the timeout", () => {
+    const caller = new AbortController();
+    const signal = timeoutSignal(60_000, caller.signal);
+    expect(signal.aborted).toBe(false);
+    caller.abort(new Error("run stopped"));
+    expect(signal.aborted).toBe(true);
+    expect((signal.reason as Error).message).toBe("run stopped");
   });
 });

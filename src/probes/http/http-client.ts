@@ -212,8 +212,7 @@ export class HttpClient {
     const started = performance.now();
     let loss: ReturnType<typeof connectionLossOf>;
     try {
-      const timeout = timeoutSignal(spec.timeoutMs ?? this.timeoutMs);
-      const signal = this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
+      const signal = timeoutSignal(spec.timeoutMs ?? this.timeoutMs, this.options.signal);
       const response = await fetch(spec.url, {
         method,
         headers: spec.headers,

@@ -146,13 +146,12 @@ async function getText(
   url: string,
   options: { timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal },
 ): Promise<string | undefined> {
-  const timeout = timeoutSignal(options.timeoutMs ?? 5_000);
   try {
     const response = await fetcher(url, {
       method: "GET",
       redirect: "manual",
       headers: { accept: "application/json, application/yaml, text/yaml, */*;q=0.5", ...options.headers },
-      signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+      signal: timeoutSignal(options.timeoutMs ?? 5_000, options.signal),
     });
     if (response.status !== 200) {
       await response.body?.cancel();

@@ -30,12 +30,11 @@ export class CrawlBudgetSpent extends Error {
 const MAX_BODY_CHARS = 4 * 1024 * 1024;
 
 export const fetchPage: PageFetcher = async (request) => {
-  const timeout = timeoutSignal(request.timeoutMs);
   const response = await fetch(request.url, {
     method: "GET",
     redirect: "manual",
     headers: request.headers,
-    signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
+    signal: timeoutSignal(request.timeoutMs, request.signal),
   });
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
