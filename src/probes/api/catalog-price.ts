@@ -8,7 +8,7 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { statusOf } from "../http/http-types.ts";
 import { chooseBranch, propertiesOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
-import { MONEY_FIELD, numberPattern, type Submission, taken } from "./client-price.ts";
+import { freshNumber, MONEY_FIELD, type Submission, taken } from "./client-price.ts";
 import { operationKey } from "./operation-index.ts";
 import { endpointLocation, sendPrepared } from "./probe-support.ts";
 import type { PreparedRequest } from "./request-builder.ts";
@@ -55,14 +55,18 @@ export async function catalogPriceStored(run: ProbeRun, submission: Submission):
   const sent = (body as Record<string, unknown>)[catalogue.field];
   const asText =
     typeof sent === "string" || (sent === undefined && declared[catalogue.field]?.type === "string");
-  const withFields = (figure: number) =>
-    withFigure(submission.prepared, catalogue, asText ? String(figure) : figure);
-  const untouched = withFields(catalogue.figure);
+  const withPrice = (figure: number): PreparedRequest => {
+    const prepared = clonePrepared(submission.prepared);
+    const price = asText ? String(figure) : figure;
+    prepared.body = { ...(body as object), [catalogue.reference]: catalogue.id, [catalogue.field]: price };
+    return prepared;
+  };
+  const untouched = withPrice(catalogue.figure);
   const first = await sendPrepared(run, user, untouched);
   // The write as the catalogue prices it must be taken: a refusal of both says nothing of the price.
   if (!taken(first) || holds(first, catalogue.field, catalogue.figure) === false) return [];
-  const digits = freshNumber(catalogue);
-  const prepared = withFields(Number(digits));
+  const digits = freshNumber([catalogue.read]);
+  const prepared = withPrice(Number(digits));
   const exchange = await sendPrepared(run, user, prepared);
   if (!taken(exchange)) return [];
   const readBack = await readCreated(run, user, operation, exchange);
@@ -133,13 +137,6 @@ function itemsOf(json: unknown): Array<Record<string, unknown>> {
   );
 }
 
-function withFigure(base: PreparedRequest, catalogue: Catalogue, figure: number | string): PreparedRequest {
-  const prepared = clonePrepared(base);
-  const body = prepared.body as Record<string, unknown>;
-  prepared.body = { ...body, [catalogue.reference]: catalogue.id, [catalogue.field]: figure };
-  return prepared;
-}
-
 /** Whether the record in an answer holds `figure` in `field`; undefined when it has no such field. */
 function holds(exchange: HttpExchange | undefined, field: string, figure: number): boolean | undefined {
   const json = exchange?.response?.json;
@@ -155,14 +152,6 @@ function recordOf(json: object): Record<string, unknown> {
   return values.length <= 2 && wrapped.length === 1
     ? (wrapped[0] as Record<string, unknown>)
     : (json as Record<string, unknown>);
-}
-
-/** A six-digit number no catalogue answer showed. */
-function freshNumber(catalogue: Catalogue): string {
-  for (;;) {
-    const digits = String(100000 + Math.floor(Math.random() * 900000));
-    if (!numberPattern(digits).test(catalogue.read.response?.body ?? "")) return digits;
-  }
 }
 
 /** The created (or updated) record read through the write's own collection, when the map has that read. */

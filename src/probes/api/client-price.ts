@@ -97,11 +97,11 @@ function shows(exchange: HttpExchange | undefined, digits: string): boolean {
   return numberPattern(digits).test(exchange?.response?.body ?? "");
 }
 
-/** A six-digit number none of the pages shows. */
-function freshNumber(pages: Array<{ exchange: HttpExchange }>): string {
+/** A six-digit number none of these answers shows. */
+export function freshNumber(answers: Array<HttpExchange | undefined>): string {
   for (;;) {
     const digits = String(100000 + Math.floor(Math.random() * 900000));
-    if (!pages.some((page) => shows(page.exchange, digits))) return digits;
+    if (!answers.some((answer) => shows(answer, digits))) return digits;
   }
 }
 
@@ -158,7 +158,7 @@ export async function clientPriceStored(run: ProbeRun, submission: Submission): 
     // The form as the page fills it must be taken first: a refusal of both says nothing of the price.
     const untouched = asTheFormSends(submission, fixed);
     if (!taken(await sendPrepared(run, user, untouched))) continue;
-    const digits = freshNumber(before);
+    const digits = freshNumber(before.map((page) => page.exchange));
     const tampered = fixed.control.value.replace(/\d+(?:[.,]\d+)?/, digits);
     const prepared = clonePrepared(untouched);
     if (!setField(prepared, fixed.control.name, tampered)) continue;
