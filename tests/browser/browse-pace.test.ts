@@ -55,5 +55,8 @@ describe("BrowsePace", () => {
   it("reads this machine's load as a non-negative number of processes per core", () => {
     expect(loadPerCore()).toBeGreaterThanOrEqual(0);
     expect(Number.isFinite(loadPerCore())).toBe(true);
+    // Runnable processes shared out over the cores; a machine that reports no core counts as one.
+    expect(loadPerCore(6, 2)).toBe(3);
+    expect(loadPerCore(1.5, 0)).toBe(1.5);
   });
 });

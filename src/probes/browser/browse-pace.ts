@@ -21,8 +21,8 @@ const WINDOW = 9;
 const OWN_LOAD_PER_CORE = 2;
 
 /** Runnable processes per core over the last minute (Linux and macOS; 0 where the OS does not say). */
-export function loadPerCore(): number {
-  return (loadavg()[0] ?? 0) / Math.max(1, availableParallelism());
+export function loadPerCore(load = loadavg()[0] ?? 0, cores = availableParallelism()): number {
+  return load / Math.max(1, cores);
 }
 
 export class BrowsePace {
