@@ -1,10 +1,9 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
 import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 import { summarize } from "../fixtures/targets.ts";
 import { fuzzCandidates, runGeneratedTest } from "../support/fuzz-run.ts";
+import { startTextServer, type TextServer } from "../support/text-server.ts";
 
 // A JSON shop: a catalogue serves each product's price, and orders name a product and carry a price.
 // The careless shop stores the price the request names; the careful one takes the catalogue's; the
@@ -13,60 +12,53 @@ import { fuzzCandidates, runGeneratedTest } from "../support/fuzz-run.ts";
 
 const PRICE = 12.5;
 
-let server: http.Server;
+let server: TextServer;
 let baseUrl: string;
 let careless = true;
 const orders: Array<{ id: number; shop: string; product_id: number; price: number }> = [];
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
-    let text = "";
-    request.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-    });
-    request.on("end", () => {
-      const url = request.url ?? "";
-      const send = (status: number, value: unknown) => {
-        response.writeHead(status, { "content-type": "application/json" });
-        response.end(JSON.stringify(value));
-      };
-      if (request.method === "GET" && url === "/api/products")
-        return send(200, { items: [{ id: 3, name: "Lamp", price: PRICE }] });
-      // Another shop's catalogue, farther from the orders: its figures are not this shop's.
-      if (request.method === "GET" && url === "/v2/store/products")
-        return send(200, [{ id: 3, name: "Lamp", price: 99 }]);
-      const read = url.match(/^\/api\/(careless|careful|checking)\/orders\/(\d+)$/);
-      if (request.method === "GET" && read) {
-        const order = orders.find((entry) => entry.shop === read[1] && entry.id === Number(read[2]));
-        return order ? send(200, order) : send(404, { error: "no such order" });
-      }
-      if (request.method !== "POST") return send(404, { error: "not found" });
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(text || "{}");
-      } catch {
-        return send(400, { error: "JSON expected" });
-      }
-      if (url === "/api/products") return send(201, { id: 9, name: body.name, price: body.price });
-      if (url === "/api/offers")
-        return send(201, { id: orders.length + 100, product_id: body.product_id, price: body.price });
-      const create = url.match(/^\/api\/(careless|careful|checking)\/orders$/);
-      if (!create) return send(404, { error: "not found" });
-      if (body.product_id !== 3) return send(400, { error: "unknown product" });
-      const sent = Number(body.price);
-      if (!Number.isFinite(sent)) return send(400, { error: "price must be a number" });
-      const shop = create[1]!;
-      if (shop === "checking" && sent !== PRICE) return send(409, { error: "the price has changed" });
-      const price = shop === "careless" && careless ? sent : PRICE;
-      const order = { id: orders.length + 1, shop, product_id: 3, price };
-      orders.push(order);
-      send(201, { order });
-    });
+  server = await startTextServer((request, text, response) => {
+    const url = request.url ?? "";
+    const send = (status: number, value: unknown) => {
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(JSON.stringify(value));
+    };
+    if (request.method === "GET" && url === "/api/products")
+      return send(200, { items: [{ id: 3, name: "Lamp", price: PRICE }] });
+    // Another shop's catalogue, farther from the orders: its figures are not this shop's.
+    if (request.method === "GET" && url === "/v2/store/products")
+      return send(200, [{ id: 3, name: "Lamp", price: 99 }]);
+    const read = url.match(/^\/api\/(careless|careful|checking)\/orders\/(\d+)$/);
+    if (request.method === "GET" && read) {
+      const order = orders.find((entry) => entry.shop === read[1] && entry.id === Number(read[2]));
+      return order ? send(200, order) : send(404, { error: "no such order" });
+    }
+    if (request.method !== "POST") return send(404, { error: "not found" });
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text || "{}");
+    } catch {
+      return send(400, { error: "JSON expected" });
+    }
+    if (url === "/api/products") return send(201, { id: 9, name: body.name, price: body.price });
+    if (url === "/api/offers")
+      return send(201, { id: orders.length + 100, product_id: body.product_id, price: body.price });
+    const create = url.match(/^\/api\/(careless|careful|checking)\/orders$/);
+    if (!create) return send(404, { error: "not found" });
+    if (body.product_id !== 3) return send(400, { error: "unknown product" });
+    const sent = Number(body.price);
+    if (!Number.isFinite(sent)) return send(400, { error: "price must be a number" });
+    const shop = create[1]!;
+    if (shop === "checking" && sent !== PRICE) return send(409, { error: "the price has changed" });
+    const price = shop === "careless" && careless ? sent : PRICE;
+    const order = { id: orders.length + 1, shop, product_id: 3, price };
+    orders.push(order);
+    send(201, { order });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.baseUrl;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 function jsonWrite(pathName: string, properties: Record<string, unknown>, required: string[]): Operation {
   return {

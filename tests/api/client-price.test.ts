@@ -1,11 +1,10 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation, Page, SystemMap } from "../../src/map/system-map.ts";
 import { fixedPrices, numberPattern } from "../../src/probes/api/client-price.ts";
 import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 import { summarize } from "../fixtures/targets.ts";
 import { fuzzCandidates, runGeneratedTest } from "../support/fuzz-run.ts";
+import { startTextServer, type TextServer } from "../support/text-server.ts";
 
 // A shop whose order forms show a price the buyer cannot change. The careless shop stores the price the
 // request names; the careful one works it out from the product; the checking one refuses any other price.
@@ -14,7 +13,7 @@ import { fuzzCandidates, runGeneratedTest } from "../support/fuzz-run.ts";
 
 const UNIT_PRICE = 12;
 
-let server: http.Server;
+let server: TextServer;
 let baseUrl: string;
 let careless = true;
 const seen: string[] = [];
@@ -28,51 +27,44 @@ function form(shop: string, scripted: boolean): string {
 }
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
-    let text = "";
-    request.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-    });
-    request.on("end", () => {
-      const url = request.url ?? "";
-      seen.push(`${request.method} ${url}`);
-      const html = (body: string) => {
-        response.writeHead(200, { "content-type": "text/html" });
-        response.end(`<html><body>${body}</body></html>`);
-      };
-      if (request.method === "GET" && url === "/shop")
-        return html(`${form("careless", true)}${form("careful", false)}${form("checking", false)}
-          <a href="/orders">Your orders</a> <a href="/logout">Sign out</a>`);
-      if (request.method === "GET" && url === "/orders")
-        return html(
-          orders.map((order) => `<p>${order.shop}: ${order.price.toLocaleString("en-US")} €</p>`).join(""),
-        );
-      if (request.method === "GET" && url === "/logout") return html("signed out");
-      const create = url.match(/^\/api\/(careless|careful|checking)\/orders$/);
-      if (request.method !== "POST" || !create) {
-        response.writeHead(404);
-        return response.end();
-      }
-      const body = new URLSearchParams(text);
-      const sent = Number.parseInt(body.get("price") ?? "", 10);
-      if (!body.get("mail") || body.get("product_id") !== "3" || !Number.isFinite(sent)) {
-        response.writeHead(400, { "content-type": "application/json" });
-        return response.end(JSON.stringify({ error: "mail, product_id and price are required" }));
-      }
-      const shop = create[1]!;
-      if (shop === "checking" && sent !== UNIT_PRICE) {
-        response.writeHead(400, { "content-type": "application/json" });
-        return response.end(JSON.stringify({ error: "the price has changed" }));
-      }
-      orders.push({ shop, price: shop === "careless" && careless ? sent : UNIT_PRICE });
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({ message: "Order placed" }));
-    });
+  server = await startTextServer((request, text, response) => {
+    const url = request.url ?? "";
+    seen.push(`${request.method} ${url}`);
+    const html = (body: string) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(`<html><body>${body}</body></html>`);
+    };
+    if (request.method === "GET" && url === "/shop")
+      return html(`${form("careless", true)}${form("careful", false)}${form("checking", false)}
+        <a href="/orders">Your orders</a> <a href="/logout">Sign out</a>`);
+    if (request.method === "GET" && url === "/orders")
+      return html(
+        orders.map((order) => `<p>${order.shop}: ${order.price.toLocaleString("en-US")} €</p>`).join(""),
+      );
+    if (request.method === "GET" && url === "/logout") return html("signed out");
+    const create = url.match(/^\/api\/(careless|careful|checking)\/orders$/);
+    if (request.method !== "POST" || !create) {
+      response.writeHead(404);
+      return response.end();
+    }
+    const body = new URLSearchParams(text);
+    const sent = Number.parseInt(body.get("price") ?? "", 10);
+    if (!body.get("mail") || body.get("product_id") !== "3" || !Number.isFinite(sent)) {
+      response.writeHead(400, { "content-type": "application/json" });
+      return response.end(JSON.stringify({ error: "mail, product_id and price are required" }));
+    }
+    const shop = create[1]!;
+    if (shop === "checking" && sent !== UNIT_PRICE) {
+      response.writeHead(400, { "content-type": "application/json" });
+      return response.end(JSON.stringify({ error: "the price has changed" }));
+    }
+    orders.push({ shop, price: shop === "careless" && careless ? sent : UNIT_PRICE });
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ message: "Order placed" }));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.baseUrl;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 function orderOperation(shop: string): Operation {
   return {

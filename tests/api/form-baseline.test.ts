@@ -1,52 +1,44 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation, Page, SystemMap } from "../../src/map/system-map.ts";
 import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
 import { summarize } from "../fixtures/targets.ts";
 import { fuzzCandidates } from "../support/fuzz-run.ts";
+import { startTextServer, type TextServer } from "../support/text-server.ts";
 
 // A subscription form handled as many server-rendered apps handle theirs: every control is read, the
 // hidden plan id included though the form does not mark it required, and the address must end in a two
 // or three letter domain. The quantity is parsed without a guard, so letters in it crash the handler.
 // Fuzzing finds that crash only if its baseline is a submission the handler takes.
 
-let server: http.Server;
+let server: TextServer;
 let baseUrl: string;
 const bodies: string[] = [];
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
-    let text = "";
-    request.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-    });
-    request.on("end", () => {
-      if (request.method !== "POST" || request.url !== "/subscribe") {
-        response.writeHead(404);
-        return response.end();
-      }
-      bodies.push(text);
-      const body = new URLSearchParams(text);
-      const refuse = (reason: string) => {
-        response.writeHead(400, { "content-type": "text/html" });
-        response.end(`<p>${reason}</p>`);
-      };
-      if (!/^[^@\s]+@[^@\s]+\.[a-z]{2,3}$/.test(body.get("mail") ?? "")) return refuse("a valid address");
-      if (body.get("plan_id") !== "4") return refuse("choose a plan");
-      const quantity = body.get("quantity") ?? "1";
-      if (!/^\d+$/.test(quantity)) {
-        response.writeHead(500, { "content-type": "text/html" });
-        return response.end(`<pre>TypeError: Cannot read properties of undefined (reading 'seats')</pre>`);
-      }
-      response.writeHead(200, { "content-type": "text/html" });
-      response.end("<p>Subscribed</p>");
-    });
+  server = await startTextServer((request, text, response) => {
+    if (request.method !== "POST" || request.url !== "/subscribe") {
+      response.writeHead(404);
+      return response.end();
+    }
+    bodies.push(text);
+    const body = new URLSearchParams(text);
+    const refuse = (reason: string) => {
+      response.writeHead(400, { "content-type": "text/html" });
+      response.end(`<p>${reason}</p>`);
+    };
+    if (!/^[^@\s]+@[^@\s]+\.[a-z]{2,3}$/.test(body.get("mail") ?? "")) return refuse("a valid address");
+    if (body.get("plan_id") !== "4") return refuse("choose a plan");
+    const quantity = body.get("quantity") ?? "1";
+    if (!/^\d+$/.test(quantity)) {
+      response.writeHead(500, { "content-type": "text/html" });
+      return response.end(`<pre>TypeError: Cannot read properties of undefined (reading 'seats')</pre>`);
+    }
+    response.writeHead(200, { "content-type": "text/html" });
+    response.end("<p>Subscribed</p>");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.baseUrl;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 function subscribeMap(): SystemMap {
   const operation = {
