@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
-import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
+import {
+  probeContext,
+  undocumented,
+  undocumentedMap,
+  undocumentedPost,
+  writableProfile,
+} from "../fixtures/probe-harness.ts";
 import { summarize } from "../fixtures/targets.ts";
 import { fuzzCandidates, runGeneratedTest } from "../support/fuzz-run.ts";
 import { startTextServer, type TextServer } from "../support/text-server.ts";
@@ -60,27 +66,26 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function jsonWrite(pathName: string, properties: Record<string, unknown>, required: string[]): Operation {
-  return {
-    ...undocumented("POST", pathName),
-    request_body: {
-      content_type: "application/json",
-      required: true,
-      schema: { type: "object", properties, required },
-    },
-  } as Operation;
-}
-
 function shopOperations(): Operation[] {
   const order = { product_id: { type: "integer" }, price: { type: "number" } };
   return [
     undocumented("GET", "/v2/store/products"),
     undocumented("GET", "/api/products"),
-    jsonWrite("/api/products", { name: { type: "string" }, price: { type: "number" } }, ["name", "price"]),
-    jsonWrite("/api/offers", order, ["product_id", "price"]),
+    undocumentedPost(
+      "/api/products",
+      "application/json",
+      { name: { type: "string" }, price: { type: "number" } },
+      ["name", "price"],
+    ),
+    undocumentedPost("/api/offers", "application/json", order, ["product_id", "price"]),
     ...["careless", "careful", "checking"].flatMap((shop) => [
       // The careless shop's price is optional in its schema: the probe still finds it there.
-      jsonWrite(`/api/${shop}/orders`, order, shop === "careless" ? ["product_id"] : ["product_id", "price"]),
+      undocumentedPost(
+        `/api/${shop}/orders`,
+        "application/json",
+        order,
+        shop === "careless" ? ["product_id"] : ["product_id", "price"],
+      ),
       undocumented("GET", `/api/${shop}/orders/{id}`),
     ]),
   ];
@@ -88,11 +93,7 @@ function shopOperations(): Operation[] {
 
 describe("a catalogue price taken from a JSON request", () => {
   it("fuzz_operation flags the shop storing the client's price, not one taking or checking the catalogue's, nor an offer or a product", async () => {
-    const profile = profileFor({
-      name: "shop",
-      source: {},
-      environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
-    });
+    const profile = writableProfile("shop", baseUrl);
     const context = probeContext({ profile, map: undocumentedMap("shop", baseUrl, shopOperations()) });
     const drafts = await fuzzCandidates(context);
     expect(summarize(drafts).filter((line) => line.includes("client-price"))).toEqual([

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation, Page, SystemMap } from "../../src/map/system-map.ts";
 import { fixedPrices, numberPattern } from "../../src/probes/api/client-price.ts";
-import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
+import {
+  probeContext,
+  undocumentedMap,
+  undocumentedPost,
+  writableProfile,
+} from "../fixtures/probe-harness.ts";
 import { summarize } from "../fixtures/targets.ts";
 import { fuzzCandidates, runGeneratedTest } from "../support/fuzz-run.ts";
 import { startTextServer, type TextServer } from "../support/text-server.ts";
@@ -67,22 +72,16 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function orderOperation(shop: string): Operation {
-  return {
-    ...undocumented("POST", `/api/${shop}/orders`),
-    request_body: {
-      content_type: "application/x-www-form-urlencoded",
-      required: true,
-      schema: {
-        type: "object",
-        properties: {
-          mail: { type: "string", format: "email" },
-          price: { type: "string", default: `${UNIT_PRICE}€` },
-          product_id: { type: "string", default: "3" },
-        },
-        required: ["mail"],
-      },
+  return undocumentedPost(
+    `/api/${shop}/orders`,
+    "application/x-www-form-urlencoded",
+    {
+      mail: { type: "string", format: "email" },
+      price: { type: "string", default: `${UNIT_PRICE}€` },
+      product_id: { type: "string", default: "3" },
     },
-  } as Operation;
+    ["mail"],
+  );
 }
 
 function shopPage(): Page {
@@ -144,11 +143,7 @@ describe("a price the page fixes, taken from the request", () => {
   });
 
   it("fuzz_operation flags the shop storing the client's price, not one computing or checking it", async () => {
-    const profile = profileFor({
-      name: "shop",
-      source: {},
-      environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
-    });
+    const profile = writableProfile("shop", baseUrl);
     const context = probeContext({ profile, map: shopMap() });
     const drafts = await fuzzCandidates(context);
     expect(summarize(drafts).filter((line) => line.includes("client-price"))).toEqual([

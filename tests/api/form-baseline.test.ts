@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Operation, Page, SystemMap } from "../../src/map/system-map.ts";
-import { probeContext, profileFor, undocumented, undocumentedMap } from "../fixtures/probe-harness.ts";
+import type { Page, SystemMap } from "../../src/map/system-map.ts";
+import {
+  probeContext,
+  undocumentedMap,
+  undocumentedPost,
+  writableProfile,
+} from "../fixtures/probe-harness.ts";
 import { summarize } from "../fixtures/targets.ts";
 import { fuzzCandidates } from "../support/fuzz-run.ts";
 import { startTextServer, type TextServer } from "../support/text-server.ts";
@@ -41,22 +46,16 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function subscribeMap(): SystemMap {
-  const operation = {
-    ...undocumented("POST", "/subscribe"),
-    request_body: {
-      content_type: "application/x-www-form-urlencoded",
-      required: true,
-      schema: {
-        type: "object",
-        properties: {
-          mail: { type: "string", format: "email" },
-          quantity: { type: "integer", minimum: 1 },
-          plan_id: { type: "string", default: "4" },
-        },
-        required: ["mail"],
-      },
+  const operation = undocumentedPost(
+    "/subscribe",
+    "application/x-www-form-urlencoded",
+    {
+      mail: { type: "string", format: "email" },
+      quantity: { type: "integer", minimum: 1 },
+      plan_id: { type: "string", default: "4" },
     },
-  } as Operation;
+    ["mail"],
+  );
   const inputs = [
     { name: "mail", type: "email", required: true },
     { name: "quantity", type: "number", required: false },
@@ -74,11 +73,7 @@ function subscribeMap(): SystemMap {
 
 describe("fuzz_operation on a form that reads every control", () => {
   it("starts from a submission the form's handler takes, so a field's crash is reached", async () => {
-    const profile = profileFor({
-      name: "plans",
-      source: {},
-      environment: { mode: "managed", base_url: baseUrl, allow_writes: true },
-    });
+    const profile = writableProfile("plans", baseUrl);
     const context = probeContext({ profile, map: subscribeMap() });
     expect(summarize(await fuzzCandidates(context))).toContain(
       "unhandled-error POST /subscribe [body:quantity]",
