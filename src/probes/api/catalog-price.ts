@@ -139,14 +139,18 @@ function itemsOf(json: unknown): Array<Record<string, unknown>> {
 
 /** Whether the record in an answer holds `figure` in `field`; undefined when it has no such field. */
 function holds(exchange: HttpExchange | undefined, field: string, figure: number): boolean | undefined {
-  const json = exchange?.response?.json;
-  const record = json && typeof json === "object" && !Array.isArray(json) ? recordOf(json) : undefined;
+  const record = recordIn(exchange);
   if (!record || record[field] === undefined || record[field] === null) return undefined;
   return Math.abs(Number(record[field]) - figure) < 0.005;
 }
 
-/** The record itself, or the one object an envelope (`{ "order": {…} }`, `{ "data": {…} }`) wraps. */
-function recordOf(json: object): Record<string, unknown> {
+/**
+ * The record an answer holds: its JSON object, or the one object an envelope (`{ "order": {…} }`,
+ * `{ "data": {…} }`) wraps. Undefined for anything but a JSON object.
+ */
+function recordIn(exchange: HttpExchange | undefined): Record<string, unknown> | undefined {
+  const json = exchange?.response?.json;
+  if (!json || typeof json !== "object" || Array.isArray(json)) return undefined;
   const values = Object.values(json);
   const wrapped = values.filter((value) => value && typeof value === "object" && !Array.isArray(value));
   return values.length <= 2 && wrapped.length === 1
@@ -180,8 +184,7 @@ function createdPath(run: ProbeRun, operation: Operation, exchange: HttpExchange
     return reads(new RegExp(`^${asPattern(operation.path)}$`))
       ? new URL(exchange.request.url).pathname
       : undefined;
-  const json = exchange.response?.json;
-  const id = json && typeof json === "object" && !Array.isArray(json) ? recordOf(json).id : undefined;
+  const id = recordIn(exchange)?.id;
   if (typeof id !== "number" && typeof id !== "string") return undefined;
   // The concrete collection the write went to, and the new id under it.
   return reads(new RegExp(`^${asPattern(operation.path)}/\\{[^}/]+\\}$`))
