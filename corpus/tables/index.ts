@@ -50,6 +50,7 @@ import {
   EXPOSED_FILE,
   OPEN_REDIRECT,
   SECURITY_HEADERS,
+  TECHNOLOGY_HEADER,
   XSS,
 } from "./web.ts";
 
@@ -103,4 +104,5 @@ export const ALL_ROWS: readonly Row[] = [
   ...DATA_CONSTRAINTS,
   ...DATA_INTEGRITY,
   ...UI_AND_USABILITY,
+  ...TECHNOLOGY_HEADER,
 ] as readonly Row[];
