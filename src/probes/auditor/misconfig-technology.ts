@@ -74,7 +74,7 @@ function findingOf(run: ProbeRun, { header, value, places, again, checked }: Dis
   return buildFinding(run, {
     domain: "security",
     defectClass: "misconfiguration",
-    title: `${path}${places.length > 1 ? ` and ${places.length - 1} other place(s)` : ""} name the server's technology in ${header}: ${value}`,
+    title: `${places.length > 1 ? `${path} and ${places.length - 1} other place(s) name` : `${path} names`} the server's technology in ${header}: ${value}`,
     summary: `GET ${path} answers with \`${header}: ${value}\`; ${spread}${others.length > 0 ? ` (also ${others.map((place) => place.target.path).join(", ")})` : ""}. The header is the framework's default and serves no client.`,
     impact:
       "It tells an attacker which framework and often which version runs the application, so known advisories can be tried first.",
