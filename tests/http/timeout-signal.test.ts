@@ -16,9 +16,23 @@ const collectGarbage = runInNewContext("gc") as () => void;
 let server: http.Server;
 let url: string;
 
+/** Keeps the event loop busy for `ms`, as a synchronous step elsewhere in the process does. */
+function holdLoop(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+}
+
 beforeAll(async () => {
-  server = http.createServer((_request, response) => {
-    setTimeout(() => response.end("too late"), 1_500);
+  server = http.createServer((request, response) => {
+    if (request.url === "/held") {
+      // The answer is written at once, but the process is held past the client's timeout first.
+      holdLoop(700);
+      response.end("prompt");
+      return;
+    }
+    setTimeout(() => response.end("too late"), 4_000);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -72,5 +86,25 @@ describe("timeoutSignal's followed signal", () => {
     caller.abort(new Error("run stopped"));
     expect(signal.aborted).toBe(true);
     expect((signal.reason as Error).message).toBe("run stopped");
+  });
+});
+
+describe("timeoutSignal after the event loop was held", () => {
+  it("lets an answer that arrived while the loop was held be read, not called a timeout", async () => {
+    const outcome = await fetch(`${url}held`, { signal: timeoutSignal(200) }).then(
+      (response) => response.text(),
+      (error: Error) => error.name,
+    );
+    expect(outcome).toBe("prompt");
+  });
+
+  it("still gives up on a server that has not answered once the grace is over", async () => {
+    const signal = timeoutSignal(200);
+    const pending = fetch(url, { signal }).then(
+      (response) => response.text(),
+      (error: Error) => error.name,
+    );
+    holdLoop(500);
+    expect(await pending).toBe("TimeoutError");
   });
 });
