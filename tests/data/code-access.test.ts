@@ -76,13 +76,13 @@ def find(conn, session, email):
 
 let root: string;
 let scan: CodeAccessScan;
-beforeAll(() => {
+beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-code-access-"));
   for (const [name, text] of Object.entries(FILES)) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
     fs.writeFileSync(path.join(root, name), text);
   }
-  scan = scanCodeAccess(root);
+  scan = await scanCodeAccess(root);
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 

@@ -159,7 +159,7 @@ describe("conditional and case-insensitive keys", () => {
 });
 
 describe("Python one-row helpers", () => {
-  it("reads db.get(sql, args) and query_db(sql, args, one=True) as single rows, db.all(sql) as many", () => {
+  it("reads db.get(sql, args) and query_db(sql, args, one=True) as single rows, db.all(sql) as many", async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-py-helpers-"));
     try {
       fs.writeFileSync(
@@ -174,7 +174,7 @@ describe("Python one-row helpers", () => {
           "",
         ].join("\n"),
       );
-      const scan = scanCodeAccess(root);
+      const scan = await scanCodeAccess(root);
       const byText = (fragment: string) => scan.accesses.find((access) => access.sql?.includes(fragment));
       expect(byText("code = ?")?.cardinality).toBe("single");
       expect(byText("owner_id = ?")?.cardinality).toBe("many");

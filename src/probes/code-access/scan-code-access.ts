@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { listSourceFiles, readSource, type SourceTreeOptions } from "../routes/source-tree.ts";
+import { runPythonScript } from "../source/python-script.ts";
 import type { CodeAccessScan, DataAccess } from "./data-access-types.ts";
 import { scanJavaScriptFile } from "./javascript-access.ts";
 import { PYTHON_ACCESS_SCRIPT } from "./python-access-script.ts";
@@ -15,7 +15,7 @@ export interface CodeAccessOptions extends SourceTreeOptions {
   timeoutMs?: number;
 }
 
-export function scanCodeAccess(root: string, options: CodeAccessOptions = {}): CodeAccessScan {
+export async function scanCodeAccess(root: string, options: CodeAccessOptions = {}): Promise<CodeAccessScan> {
   const scan: CodeAccessScan = {
     accesses: [],
     comparisons: [],
@@ -47,24 +47,30 @@ export function scanCodeAccess(root: string, options: CodeAccessOptions = {}): C
     }
   }
   const python = listSourceFiles(root, PYTHON_EXTENSIONS, options);
-  if (python.files.length > 0) mergePython(scan, root, python.files, options.timeoutMs ?? 60_000);
+  if (python.files.length > 0) await mergePython(scan, root, python.files, options.timeoutMs ?? 60_000);
   scan.files = javascript.files.length + python.files.length;
   scan.truncated = javascript.truncated || python.truncated;
   scan.accesses = sortByPlace(scan.accesses);
   return scan;
 }
 
-function mergePython(scan: CodeAccessScan, root: string, files: string[], timeoutMs: number): void {
-  const result = spawnSync("python3", ["-c", PYTHON_ACCESS_SCRIPT], {
-    input: JSON.stringify({ root, files }),
-    encoding: "utf8",
-    timeout: timeoutMs,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (result.error || result.status !== 0) {
-    const reason = result.error?.message ?? result.stderr.trim().split("\n").pop() ?? `exit ${result.status}`;
+async function mergePython(
+  scan: CodeAccessScan,
+  root: string,
+  files: string[],
+  timeoutMs: number,
+): Promise<void> {
+  const result = await runPythonScript(
+    PYTHON_ACCESS_SCRIPT,
+    { root, files },
+    {
+      timeoutMs,
+      maxOutputBytes: 64 * 1024 * 1024,
+    },
+  );
+  if (!result.ok) {
     scan.problems.push(
-      `Python sources not read (python3 failed: ${reason}); ${files.length} .py files skipped`,
+      `Python sources not read (python3 failed: ${result.reason}); ${files.length} .py files skipped`,
     );
     return;
   }

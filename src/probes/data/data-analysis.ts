@@ -40,7 +40,7 @@ export async function dataAnalysis(
     return `no schema to compare with: ${loaded.note ?? "the database has no tables"} (and the system map has none)`;
   }
   const map = context.systemMap();
-  const scan = scanCodeAccess(root, {
+  const scan = await scanCodeAccess(root, {
     exclude: context.target?.goldenLedger ? [context.target.goldenLedger] : [],
   });
   const analysis: DataAnalysis = {

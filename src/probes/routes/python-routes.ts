@@ -2,6 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pythonInterpreter } from "../source/python-script.ts";
 import type { ContainerGraph } from "./container-graph.ts";
 import { normalizePathTemplate, type PathStyle } from "./path-template.ts";
 import { PYTHON_ROUTE_SCRIPT } from "./python-route-script.ts";
@@ -138,17 +139,6 @@ function finishScan(failure: string | undefined, stdout: string, files: string[]
     );
   }
   return scan;
-}
-
-/**
- * The interpreter that runs the extractor: `QAAS_PYTHON` when set, else the system's own python3 (version
- * managers' shims on PATH can take seconds to start), else whatever `python3` PATH finds. The script needs
- * only the standard library.
- */
-export function pythonInterpreter(): string {
-  const chosen = process.env.QAAS_PYTHON;
-  if (chosen) return chosen;
-  return fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }
 
 function toGraph(output: PythonOutput, files: ReadonlySet<string>): PythonScan {
