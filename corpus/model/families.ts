@@ -191,13 +191,6 @@ export const FAMILIES = [
     "an HTML answer lacks the usual protective headers",
   ),
   family(
-    "technology-header",
-    "security",
-    "misconfiguration",
-    ["CWE-497", "CWE-200", "OWASP WSTG-INFO-02"],
-    "the framework names itself (and often its version) in a response header",
-  ),
-  family(
     "csrf",
     "security",
     "csrf",

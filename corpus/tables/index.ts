@@ -50,7 +50,6 @@ import {
   EXPOSED_FILE,
   OPEN_REDIRECT,
   SECURITY_HEADERS,
-  TECHNOLOGY_HEADER,
   XSS,
 } from "./web.ts";
 
@@ -104,5 +103,4 @@ export const ALL_ROWS: readonly Row[] = [
   ...DATA_CONSTRAINTS,
   ...DATA_INTEGRITY,
   ...UI_AND_USABILITY,
-  ...TECHNOLOGY_HEADER,
 ] as readonly Row[];

@@ -1,9 +1,4 @@
-import type {
-  DebugKnobs,
-  ExposedFileKnobs,
-  ListingKnobs,
-  TechnologyHeaderKnobs,
-} from "../generator/families/misconfiguration.ts";
+import type { DebugKnobs, ExposedFileKnobs, ListingKnobs } from "../generator/families/misconfiguration.ts";
 import type {
   CorsKnobs,
   CsrfKnobs,
@@ -14,7 +9,7 @@ import type {
 import { rowMaker } from "../model/row.ts";
 import { NP, NS, PK, PP, PS } from "../model/servers.ts";
 
-// What browsers trust and what a site should not serve (OWASP A05, CWE-79/601/942/693/497/352/489/538/548).
+// What browsers trust and what a site should not serve (OWASP A05, CWE-79/601/942/693/352/489/538/548).
 
 const xss = rowMaker<XssKnobs>("xss", "high");
 
@@ -73,16 +68,6 @@ export const SECURITY_HEADERS = [
   headers.v("HDR-02", PS, {}),
   headers.s("HDR-02S", PS, {}),
   headers.v("HDR-03", PP, {}),
-];
-
-const technology = rowMaker<TechnologyHeaderKnobs>("technology-header", "low");
-
-export const TECHNOLOGY_HEADER = [
-  technology.v("TECH-01", NS, { header: "X-Powered-By", value: "Express" }),
-  technology.s("TECH-01S", NP, { header: "X-Served-By", value: "cache-fra-3" }),
-  technology.v("TECH-02", PS, { header: "X-Powered-By", value: "PHP/8.2.7" }),
-  technology.s("TECH-02S", PK, { header: "X-Request-Id", value: "4f1c9a0e" }),
-  technology.v("TECH-03", PP, { header: "X-AspNet-Version", value: "4.0.30319" }),
 ];
 
 const csrf = rowMaker<CsrfKnobs>("csrf", "medium");

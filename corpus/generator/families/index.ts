@@ -24,12 +24,7 @@ import {
 import { buildPathTraversal, buildSsrf, buildXxe } from "./file-and-fetch.ts";
 import { buildFunctionAuthorization } from "./function-authorization.ts";
 import { buildMassAssignment } from "./mass-assignment.ts";
-import {
-  buildDebugExposure,
-  buildDirectoryListing,
-  buildExposedFile,
-  buildTechnologyHeader,
-} from "./misconfiguration.ts";
+import { buildDebugExposure, buildDirectoryListing, buildExposedFile } from "./misconfiguration.ts";
 import { buildMissingAuthentication } from "./missing-authentication.ts";
 import { buildNPlusOne } from "./n-plus-one.ts";
 import { buildObjectAuthorization } from "./object-authorization.ts";
@@ -84,7 +79,6 @@ const BUILDERS: Record<string, Builder> = {
   "directory-listing": buildDirectoryListing,
   cors: buildCors,
   "security-headers": buildSecurityHeaders,
-  "technology-header": buildTechnologyHeader,
   csrf: buildCsrf,
   "wrong-status": buildWrongStatus,
   "undocumented-status": buildUndocumentedStatus,

@@ -6,8 +6,7 @@ import { guarded, htmlAnswer, json, STR } from "../schemas.ts";
 
 // Misconfiguration at fixed, well-known places: a debug page left on (CWE-489/215), files a static folder
 // should never serve (an environment file, VCS metadata, backups; CWE-538/527/530), and a folder index
-// (CWE-548), and a framework naming itself in a header (CWE-497). Their look-alikes are the well-known files
-// a site serves on purpose, status pages, and headers that name a cache node or a request.
+// (CWE-548). Their look-alikes are the well-known files a site serves on purpose and status pages.
 
 export interface DebugKnobs {
   /** Vulnerable: which debug page answers. Safe: a status page, or diagnostics behind the admin role. */
@@ -21,12 +20,6 @@ export interface ExposedFileKnobs {
 
 export interface ListingKnobs {
   folder: "uploads" | "exports" | "downloads";
-}
-
-export interface TechnologyHeaderKnobs {
-  /** Vulnerable: a framework's self-naming header. Safe: an operational header that names no technology. */
-  header: "X-Powered-By" | "X-AspNet-Version" | "X-Served-By" | "X-Request-Id";
-  value: string;
 }
 
 const SECRETISH = /\[core\]|(secret|password|api_key|token)[a-z_]*'?\s*[=:,]|INSERT INTO|"secret_key"/i;
@@ -224,46 +217,6 @@ return html_page(200, "<!doctype html><html><head><title>Index of ${path}</title
     oracle: async (client) => {
       const reply = await client.ask({ path });
       return verdict(reply.status === 200 && /Index of/.test(reply.text), brief(reply));
-    },
-  };
-}
-
-export function buildTechnologyHeader(row: Row<TechnologyHeaderKnobs>, ctx: BuildContext): Built {
-  const vulnerable = row.label === "vulnerable";
-  const { header, value } = row.knobs;
-  const path = `${ctx.place.base}/about`;
-  const page = `"<!doctype html><html lang=\\"en\\"><head><meta charset=\\"utf-8\\"><title>About</title></head><body><main><h1>About our ${ctx.place.plural}</h1><p>Opening hours: 9 to 5.</p></main></body></html>"`;
-  const endpoint: Endpoint = {
-    method: "GET",
-    path,
-    summary: `About the ${ctx.place.plural}`,
-    access: "public",
-    responses: { "200": htmlAnswer("the page") },
-    node: nodeRoute(
-      "GET",
-      path,
-      `reply.header(${JSON.stringify(header)}, ${JSON.stringify(value)});\nreturn html(reply, 200, ${page});`,
-    ),
-    python: pyRoute(
-      "GET",
-      path,
-      `response = html_page(200, ${page})\nresponse.headers[${JSON.stringify(header)}] = ${JSON.stringify(value)}\nreturn response`,
-    ),
-  };
-  return {
-    endpoint,
-    title: vulnerable
-      ? `The ${ctx.place.plural} about page names its framework in ${header}`
-      : `The ${ctx.place.plural} about page sends ${header}`,
-    ...(vulnerable
-      ? {}
-      : { why: `${header} names a cache node or a request, not the software behind the page` }),
-    oracle: async (client) => {
-      const reply = await client.ask({ path });
-      const named = ["x-powered-by", "x-aspnet-version", "x-aspnetmvc-version"].filter((name) =>
-        reply.headers.get(name),
-      );
-      return verdict(named.length > 0, `framework headers: ${named.join(", ") || "none"}`);
     },
   };
 }

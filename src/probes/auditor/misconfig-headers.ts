@@ -7,14 +7,11 @@ import { isSuccess } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { MappedPath } from "./misconfig-support.ts";
 import { getMapped, isHtmlAnswer, locationOf, mappedGetPaths } from "./misconfig-support.ts";
-import type { Answer } from "./misconfig-technology.ts";
-import { technologyDisclosures } from "./misconfig-technology.ts";
 
 // Missing protective headers on HTML pages (low severity): Content-Security-Policy, X-Content-Type-Options:
 // nosniff, frame protection (X-Frame-Options or CSP frame-ancestors), and HSTS when served over HTTPS.
 // Headers are set in one place per page family, so pages that lack the same set are one finding: at the
-// entry page when it is among them, with the others as related places. The same answers, HTML or not, also
-// show whether the framework names itself in a header (misconfig-technology.ts).
+// entry page when it is among them, with the others as related places.
 
 const MAX_PAGES = 80;
 const MAX_RELATED = 10;
@@ -50,14 +47,11 @@ export async function checkSecurityHeaders(
     ...byPageLikelihood(run, mappedGetPaths(run)).filter((target) => target.path !== entry),
   ].slice(0, MAX_PAGES);
   const pages: Page[] = [];
-  const answers: Answer[] = [];
   await mapConcurrent(targets, 6, async (target) => {
     const asUser = target.operation?.security === "public" || target.path === entry ? undefined : user;
     const exchange = await getMapped(run, asUser, target, { accept: "text/html" });
     stats.pages_checked += 1;
-    if (!exchange?.response) return;
-    answers.push({ target, exchange, entry: target.path === entry });
-    if (!isSuccess(exchange) || !isHtmlAnswer(exchange)) return;
+    if (!exchange?.response || !isSuccess(exchange) || !isHtmlAnswer(exchange)) return;
     pages.push({ target, exchange, missing: missingHeaders(exchange, https), entry: target.path === entry });
   });
   const families = new Map<string, Page[]>();
@@ -68,10 +62,7 @@ export async function checkSecurityHeaders(
     const key = page.missing.join(",");
     families.set(key, [...(families.get(key) ?? []), page]);
   }
-  return [
-    ...[...families.values()].map((family) => findingOf(run, family, pages.length)),
-    ...(await technologyDisclosures(run, answers)),
-  ];
+  return [...families.values()].map((family) => findingOf(run, family, pages.length));
 }
 
 /** Paths the crawl saw answer as HTML (a title, a form) first: the headers matter on pages, not on JSON. */

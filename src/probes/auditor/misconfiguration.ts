@@ -17,8 +17,7 @@ export interface MisconfigurationOptions {
  * check_misconfiguration: CORS that grants credentials to an arbitrary origin; debug, console, environment
  * and metrics routes that answer anonymous callers with internals; files a web server should never hand out
  * (VCS metadata, environment files, dumps, backups); directory listings; server errors that show a stack
- * trace or debug page; HTML answers without the basic security headers; and
- * frameworks that name themselves in a header (X-Powered-By). Each check judges content against a control answer, never the status alone.
+ * trace or debug page; and HTML answers without the basic security headers. Each check judges content against a control answer, never the status alone.
  */
 export async function checkMisconfiguration(
   run: ProbeRun,

@@ -66,7 +66,7 @@ export const checkMisconfigurationTool = defineTool({
   name: "check_misconfiguration",
   server: "security",
   description:
-    "CORS reflecting an arbitrary Origin (or `*`) with credentials; debug/env/config/actuator/metrics routes (from the map, plus a few well-known paths) answering anonymously with environment values, secrets or internals; directory listings; server errors provoked with a zero, negative or overflowing count and quotes in text (query parameters of GETs the map lists) whose answer shows a stack trace or debug page that the normal request does not, twice; and, once per target at the entry page, missing security headers (CSP, X-Content-Type-Options, X-Frame-Options/frame-ancestors) and a framework naming itself (X-Powered-By, X-AspNet-Version).",
+    "CORS reflecting an arbitrary Origin (or `*`) with credentials; debug/env/config/actuator/metrics routes (from the map, plus a few well-known paths) answering anonymously with environment values, secrets or internals; directory listings; server errors provoked with a zero, negative or overflowing count and quotes in text (query parameters of GETs the map lists) whose answer shows a stack trace or debug page that the normal request does not, twice; and, once per target at the entry page, missing security headers (CSP, X-Content-Type-Options, X-Frame-Options/frame-ancestors).",
   input: z.strictObject({ max_requests: ProbeFilter.max_requests, guess_paths: z.boolean().optional() }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
