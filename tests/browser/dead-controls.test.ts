@@ -65,8 +65,11 @@ const PAGES: Record<string, string> = {
        });
      </script>`,
   ),
+  // A dead button on a page whose second load fails once, as a busy server's can.
+  "/flaky": page("Export", `<button type="button" id="export-all">Export all</button>`),
 };
 const SLOW_ANSWER_MS = 2500;
+let flakyLoads = 0;
 
 let server: http.Server;
 let baseUrl: string;
@@ -77,6 +80,7 @@ beforeAll(async () => {
   server = http.createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0] as string;
     const body = PAGES[path];
+    if (path === "/flaky" && ++flakyLoads === 2) return void response.writeHead(503).end();
     const answer = () => response.writeHead(200, { "content-type": "text/html" }).end(body);
     if (body) return void setTimeout(answer, path === "/slow" ? SLOW_ANSWER_MS : 0);
     response.writeHead(request.url === "/api/ping" ? 204 : 404).end();
@@ -97,13 +101,13 @@ async function deadOn(path: string): Promise<string[]> {
   return (await controlsOn(path)).deadControls.map(({ control }) => control.name).sort();
 }
 
-function controlsOn(path: string, controlsUntil?: number) {
+function controlsOn(path: string, controlsUntil?: number, judgedControls = new Set<string>()) {
   return checkPage(session, context, {
     url: `${baseUrl}${path}`,
     checks: new Set(["controls"]),
     load: { writesAllowed: false },
     workingControls: new Set(),
-    judgedControls: new Set(),
+    judgedControls,
     template: path,
     maxControls: 8,
     ...(controlsUntil === undefined ? {} : { controlsUntil }),
@@ -125,6 +129,15 @@ describe("dead controls", () => {
 
   it("watches a click longer on a page that loaded slowly, so a late answer is not taken for none", async () => {
     expect(await deadOn("/slow")).toEqual([]);
+  }, 90_000);
+
+  it("judges an inert control again on the next visit when its confirming load failed", async () => {
+    const judged = new Set<string>();
+    const first = await controlsOn("/flaky", undefined, judged);
+    expect(first.deadControls).toEqual([]);
+    expect(first.unconfirmed).toEqual(["Export all: the confirming load failed, left for another visit"]);
+    const next = await controlsOn("/flaky", undefined, judged);
+    expect(next.deadControls.map(({ control }) => control.name)).toEqual(["Export all"]);
   }, 90_000);
 
   it("leaves a page's controls unclicked, and counted, once the page's share of the time is spent", async () => {

@@ -50,6 +50,8 @@ export interface BrowseStats {
   candidates: number;
   /** Controls left unclicked on pages whose share of the time ran out. */
   controlsUnclicked: number;
+  /** Controls inert on a first click that the confirming load did not confirm (the first few), with why. */
+  inertUnconfirmed: string[];
   /** How far the time bound was stretched because pages loaded slowly or the machine was busy (1 = not at all). */
   stretch: number;
   /** Seconds past its own bound the pass went on while other agents were still at work. */
@@ -61,6 +63,7 @@ const MAX_CONTROLS_PER_PAGE = 8;
 const MAX_LINK_CHECKS_PER_ROLE = 80;
 const LINKS_FLOOR_MS = 10_000;
 const PAGES_AT_ONCE = 3;
+const MAX_UNCONFIRMED_LISTED = 10;
 
 export async function browsePages(
   context: ToolContext,
@@ -100,6 +103,7 @@ export async function browsePages(
     templates: 0,
     candidates: 0,
     controlsUnclicked: 0,
+    inertUnconfirmed: [],
     stretch: 1,
     overtimeSeconds: 0,
     durationMs: 0,
@@ -166,6 +170,9 @@ export async function browsePages(
       controlsUntil: Date.now() + share,
     });
     stats.controlsUnclicked += page.unclicked;
+    for (const why of page.unconfirmed)
+      if (stats.inertUnconfirmed.length < MAX_UNCONFIRMED_LISTED)
+        stats.inertUnconfirmed.push(`${template} as ${plan.role.role}: ${why}`);
     if (page.skipped && scanAccessibility) scannedTemplates.delete(template);
     let overflow: ConfirmedOverflow | undefined;
     if (!page.skipped && checks.has("layout") && !layoutDone.has(template) && Date.now() < pagesDeadline()) {

@@ -63,6 +63,8 @@ export interface ConfirmedPage {
   notes: string[];
   /** Controls left unclicked because the page's share of the time was spent. */
   unclicked: number;
+  /** Controls inert on the first click that the confirming load did not confirm, with why. */
+  unconfirmed: string[];
 }
 
 const DATA_REQUESTS = new Set(["xhr", "fetch"]);
@@ -81,6 +83,7 @@ export async function checkPage(
     links: [],
     notes: [],
     unclicked: 0,
+    unconfirmed: [],
   };
   const origin = new URL(visit.url).origin;
   let first: LoadedPage | undefined = await loadPage(session, context, visit.url, visit.load);
@@ -174,6 +177,8 @@ async function confirm(
   try {
     if (second.error || (second.status ?? 0) >= 400) {
       result.notes.push(`the confirming load failed (${second.error ?? second.status}): nothing confirmed`);
+      for (const { control } of candidates.inert)
+        undecided(visit, result, control, "the confirming load failed");
       return;
     }
     result.screenshot ??= await screenshotOf(second.page);
@@ -202,10 +207,16 @@ async function confirm(
         const same = present.find(
           (other) => other.selector === control.selector && other.name === control.name,
         );
-        if (!same) continue;
+        if (!same) {
+          result.unconfirmed.push(`${control.name}: not on the confirming load`);
+          continue;
+        }
         const retry = await clickAndWatch(second, same);
-        if (retry.clicked && retry.effects.length === 0)
+        if (!retry.clicked) undecided(visit, result, control, "the confirming click could not happen");
+        else if (retry.effects.length === 0)
           result.deadControls.push({ control, first: outcome, second: retry });
+        else
+          result.unconfirmed.push(`${control.name}: the confirming click showed ${retry.effects.join(", ")}`);
         if (movedAway(second, visit.url)) {
           await closePage(second);
           second = await loadPage(session, context, visit.url, visit.load);
@@ -215,6 +226,15 @@ async function confirm(
   } finally {
     await closePage(second);
   }
+}
+
+/**
+ * A candidate neither confirmed nor cleared (on a busy machine a load or a click can fail): it is judged
+ * again when another role visits the template, instead of being taken as judged.
+ */
+function undecided(visit: PageVisit, result: ConfirmedPage, control: Control, why: string): void {
+  visit.judgedControls.delete(judgedKey(visit.template, control));
+  result.unconfirmed.push(`${control.name}: ${why}, left for another visit`);
 }
 
 function screenshotOf(page: LoadedPage["page"]): Promise<Uint8Array | undefined> {
