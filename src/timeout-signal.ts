@@ -9,9 +9,9 @@
 // would call a prompt answer a timeout; the request gets a short grace in which they are read first.
 
 /** How late a timer must fire to say the loop was held rather than busy. */
-export const LOOP_HELD_MS = 250;
+const LOOP_HELD_MS = 250;
 /** The grace after a held loop: a few turns of the loop to read what arrived. */
-export const HELD_LOOP_GRACE_MS = 1_000;
+const HELD_LOOP_GRACE_MS = 1_000;
 
 export function timeoutSignal(ms: number, follow?: AbortSignal): AbortSignal {
   const controller = new AbortController();
