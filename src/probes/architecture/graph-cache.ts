@@ -16,7 +16,10 @@ export interface GraphHandle {
 }
 
 /** The graph of the target's source, or why there is none. */
-export function ensureGraph(context: ToolContext, options: { rebuild?: boolean } = {}): GraphHandle | string {
+export async function ensureGraph(
+  context: ToolContext,
+  options: { rebuild?: boolean } = {},
+): Promise<GraphHandle | string> {
   const root = context.target?.root;
   if (root === undefined) {
     return "the target has no source root: set source.path (or source.git_url) in the target profile";
@@ -25,7 +28,7 @@ export function ensureGraph(context: ToolContext, options: { rebuild?: boolean }
   const cached = context.shared.get(key) as GraphHandle | undefined;
   if (cached && !options.rebuild) return { ...cached, buildMs: 0 };
   const started = performance.now();
-  const graph = buildImportGraph(root, { answerKey: context.target?.goldenLedger });
+  const graph = await buildImportGraph(root, { answerKey: context.target?.goldenLedger });
   const uri = context.putArtifact(
     "architecture/import-graph.json",
     `${JSON.stringify(graphArtifact(graph), null, 2)}\n`,

@@ -56,7 +56,7 @@ export interface BuildOptions {
   maxFiles?: number;
 }
 
-export function buildImportGraph(root: string, options: BuildOptions = {}): ImportGraph {
+export async function buildImportGraph(root: string, options: BuildOptions = {}): Promise<ImportGraph> {
   const tree = listCodeTree(root, { answerKey: options.answerKey, maxFiles: options.maxFiles });
   const fileSet = new Set(tree.code.map((file) => file.file));
   const graph: ImportGraph = {
@@ -122,7 +122,7 @@ export function buildImportGraph(root: string, options: BuildOptions = {}): Impo
     );
   }
 
-  const python = scanPython(
+  const python = await scanPython(
     root,
     tree.code.filter((entry) => entry.language === "python").map((entry) => entry.file),
   );

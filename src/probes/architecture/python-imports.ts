@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
 import path from "node:path";
+import { runPythonScript } from "../source/python-script.ts";
 import type { ImportKind, ModuleFacts } from "./javascript-imports.ts";
 import { PYTHON_IMPORTS_SCRIPT } from "./python-imports-script.ts";
 
@@ -52,19 +52,24 @@ export interface PythonScan {
 const folderOf = (file: string): string => (path.posix.dirname(file) === "." ? "" : path.posix.dirname(file));
 const join = (...parts: string[]): string => parts.filter((part) => part !== "").join("/");
 
-export function scanPython(root: string, files: readonly string[], timeoutMs = 60_000): PythonScan {
+export async function scanPython(
+  root: string,
+  files: readonly string[],
+  timeoutMs = 60_000,
+): Promise<PythonScan> {
   const scan: PythonScan = { files: new Map(), notes: [] };
   if (files.length === 0) return scan;
-  const result = spawnSync("python3", ["-c", PYTHON_IMPORTS_SCRIPT], {
-    input: JSON.stringify({ root, files }),
-    encoding: "utf8",
-    timeout: timeoutMs,
-    maxBuffer: 128 * 1024 * 1024,
-  });
-  if (result.error || result.status !== 0) {
-    const reason = result.error?.message ?? result.stderr.trim().split("\n").pop() ?? `exit ${result.status}`;
+  const result = await runPythonScript(
+    PYTHON_IMPORTS_SCRIPT,
+    { root, files },
+    {
+      timeoutMs,
+      maxOutputBytes: 128 * 1024 * 1024,
+    },
+  );
+  if (!result.ok) {
     scan.notes.push(
-      `Python imports not read (python3 failed: ${reason}); ${files.length} .py files have no edges`,
+      `Python imports not read (python3 failed: ${result.reason}); ${files.length} .py files have no edges`,
     );
     return scan;
   }

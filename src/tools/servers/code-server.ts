@@ -15,8 +15,11 @@ import { defineTool } from "../tool.ts";
 // `{ candidates: EnvelopeDraft[], stats }` with evidence already stored as artifacts), plus bounded search
 // and reading of the source. The answer key is never listed, searched or read.
 
-function withGraph(context: ToolContext, body: (handle: GraphHandle) => ToolResult): ToolResult {
-  const handle = ensureGraph(context);
+async function withGraph(
+  context: ToolContext,
+  body: (handle: GraphHandle) => ToolResult,
+): Promise<ToolResult> {
+  const handle = await ensureGraph(context);
   if (typeof handle === "string") return err(handle);
   try {
     return body(handle);
@@ -35,7 +38,7 @@ const importGraph = defineTool({
     max_modules: z.number().int().min(0).max(2000).optional(),
   }),
   async run(input, context) {
-    const handle = ensureGraph(context, { rebuild: input.rebuild });
+    const handle = await ensureGraph(context, { rebuild: input.rebuild });
     if (typeof handle === "string") return err(handle);
     const { graph } = handle;
     const edgesByKind: Record<string, number> = {};
