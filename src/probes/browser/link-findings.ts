@@ -3,8 +3,9 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { templateOfConcrete } from "../../map/inventory.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
+import { workInOrder } from "../http/concurrency.ts";
 import type { Masker } from "../http/masking.ts";
-import type { RenderedLink } from "./broken-links.ts";
+import type { RenderedLink, TargetCheck } from "./broken-links.ts";
 import { checkTarget, isBrokenStatus } from "./broken-links.ts";
 import { uiFinding } from "./ui-finding.ts";
 
@@ -47,10 +48,14 @@ export interface LinkScope {
   maxChecks: number;
 }
 
+/** Link checks in flight at once: each is one plain GET, and a list of records can link dozens. */
+const CHECKS_AT_ONCE = 4;
+
 /**
  * `request` carries the role's cookies (a browser context's). Targets are requested one per template first,
  * then a second per template, and so on: a list page linking fifty records must not spend the checks
- * before the links of the other pages are reached.
+ * before the links of the other pages are reached. A few are requested at once; the findings follow the
+ * targets' order, whichever answered first.
  */
 export async function brokenLinkDrafts(
   request: APIRequestContext,
@@ -58,50 +63,64 @@ export async function brokenLinkDrafts(
   scope: LinkScope,
 ): Promise<{ drafts: EnvelopeDraft[]; checked: number }> {
   const drafts: EnvelopeDraft[] = [];
-  let checked = 0;
-  for (const { url, from, texts, template } of templatesFirst(book.entries(), scope.operations)) {
-    if (Date.now() > scope.deadline || checked >= scope.maxChecks) break;
-    if (scope.checked.has(url) || scope.refuse?.("GET", url)) continue;
-    scope.checked.add(url);
-    const target = new URL(url);
-    const key = `broken-link|${template}|link`;
-    if (scope.seen.has(key)) continue;
-    checked += 1;
-    const first = await checkTarget(request, url);
-    if (!isBrokenStatus(first.status)) continue;
-    const second = await checkTarget(request, url);
-    if (!isBrokenStatus(second.status)) continue;
-    scope.seen.add(key);
-    const path = `${target.pathname}${target.search}`;
-    const linking = from[0] ?? "/";
-    const text = texts[0] ?? "";
-    drafts.push(
-      uiFinding(scope.context, scope.masker, {
-        defectClass: "broken-link",
-        location: template,
-        role: scope.role,
-        baseUrl: scope.baseUrl,
-        title: `Broken link to ${template} (answers ${first.status})${text ? `: "${text}"` : ""}`,
-        summary: `${from.length} page(s) link to ${path} (${from.slice(0, 5).join(", ")}), which answers ${first.status} to ${scope.role}, and ${second.status} when requested again.`,
-        impact: "A person following the link lands on an error instead of what the link promised.",
-        severity: (first.status ?? 0) >= 500 ? "medium" : "low",
-        confidence: 0.9,
-        discriminator: "link",
-        steps: [
-          `open ${linking} as ${scope.role}`,
-          `follow the link${text ? ` "${text}"` : ""} to ${path}`,
-          `it answers ${first.status}`,
-        ],
-        observed: { target: path, role: scope.role, linkedFrom: from, linkTexts: texts, first, second },
-        notes: [
-          `linked from: ${from.join(", ")}`,
-          `link text: ${texts.map((t) => `"${t}"`).join(", ") || "(none)"}`,
-        ],
-        assertion: { kind: "link", page: linking, target: path },
-      }),
-    );
-  }
+  const keyOf = (template: string) => `broken-link|${template}|link`;
+  const checked = await workInOrder(templatesFirst(book.entries(), scope.operations), {
+    width: CHECKS_AT_ONCE,
+    cap: scope.maxChecks,
+    mayStart: () => Date.now() <= scope.deadline,
+    work: async ({ url, template }) => {
+      if (scope.checked.has(url) || scope.refuse?.("GET", url) || scope.seen.has(keyOf(template)))
+        return undefined;
+      scope.checked.add(url);
+      const first = await checkTarget(request, url);
+      const second = isBrokenStatus(first.status) ? await checkTarget(request, url) : undefined;
+      return { first, second };
+    },
+    decide: async ({ url, from, texts, template }, { first, second }) => {
+      // Another target of the same template may have been found broken first.
+      if (!second || !isBrokenStatus(second.status) || scope.seen.has(keyOf(template))) return false;
+      scope.seen.add(keyOf(template));
+      drafts.push(linkDraft(scope, { url, from, texts, template }, first, second));
+      return false;
+    },
+  });
   return { drafts, checked };
+}
+
+function linkDraft(
+  scope: LinkScope,
+  link: { url: string; from: string[]; texts: string[]; template: string },
+  first: TargetCheck,
+  second: TargetCheck,
+): EnvelopeDraft {
+  const { from, texts, template } = link;
+  const target = new URL(link.url);
+  const path = `${target.pathname}${target.search}`;
+  const linking = from[0] ?? "/";
+  const text = texts[0] ?? "";
+  return uiFinding(scope.context, scope.masker, {
+    defectClass: "broken-link",
+    location: template,
+    role: scope.role,
+    baseUrl: scope.baseUrl,
+    title: `Broken link to ${template} (answers ${first.status})${text ? `: "${text}"` : ""}`,
+    summary: `${from.length} page(s) link to ${path} (${from.slice(0, 5).join(", ")}), which answers ${first.status} to ${scope.role}, and ${second.status} when requested again.`,
+    impact: "A person following the link lands on an error instead of what the link promised.",
+    severity: (first.status ?? 0) >= 500 ? "medium" : "low",
+    confidence: 0.9,
+    discriminator: "link",
+    steps: [
+      `open ${linking} as ${scope.role}`,
+      `follow the link${text ? ` "${text}"` : ""} to ${path}`,
+      `it answers ${first.status}`,
+    ],
+    observed: { target: path, role: scope.role, linkedFrom: from, linkTexts: texts, first, second },
+    notes: [
+      `linked from: ${from.join(", ")}`,
+      `link text: ${texts.map((t) => `"${t}"`).join(", ") || "(none)"}`,
+    ],
+    assertion: { kind: "link", page: linking, target: path },
+  });
 }
 
 /** Link targets ordered by their rank within their template (stable): each template's first, then seconds. */
