@@ -67,7 +67,11 @@ const PAGES: Record<string, string> = {
   ),
   // A dead button on a page whose second load fails once, as a busy server's can.
   "/flaky": page("Export", `<button type="button" id="export-all">Export all</button>`),
+  // A dead button that a passing overlay covers on the second load only: that click cannot happen.
+  "/covered": page("Print", `<button type="button" id="print-all">Print all</button>`),
 };
+const OVERLAY = '<div style="position:fixed;inset:0;z-index:10"></div>';
+let coveredLoads = 0;
 const SLOW_ANSWER_MS = 2500;
 let flakyLoads = 0;
 
@@ -81,7 +85,11 @@ beforeAll(async () => {
     const path = (request.url ?? "/").split("?")[0] as string;
     const body = PAGES[path];
     if (path === "/flaky" && ++flakyLoads === 2) return void response.writeHead(503).end();
-    const answer = () => response.writeHead(200, { "content-type": "text/html" }).end(body);
+    const covered = path === "/covered" && ++coveredLoads === 2;
+    const answer = () =>
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end(covered ? body?.replace("</main>", `</main>${OVERLAY}`) : body);
     if (body) return void setTimeout(answer, path === "/slow" ? SLOW_ANSWER_MS : 0);
     response.writeHead(request.url === "/api/ping" ? 204 : 404).end();
   });
@@ -138,6 +146,12 @@ describe("dead controls", () => {
     expect(first.unconfirmed).toEqual(["Export all: the confirming load failed, left for another visit"]);
     const next = await controlsOn("/flaky", undefined, judged);
     expect(next.deadControls.map(({ control }) => control.name)).toEqual(["Export all"]);
+  }, 90_000);
+
+  it("tries a confirming click that could not happen once more on a fresh load", async () => {
+    const result = await controlsOn("/covered");
+    expect(result.deadControls.map(({ control }) => control.name)).toEqual(["Print all"]);
+    expect(result.unconfirmed).toEqual([]);
   }, 90_000);
 
   it("leaves a page's controls unclicked, and counted, once the page's share of the time is spent", async () => {

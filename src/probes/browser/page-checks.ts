@@ -211,7 +211,14 @@ async function confirm(
           result.unconfirmed.push(`${control.name}: not on the confirming load`);
           continue;
         }
-        const retry = await clickAndWatch(second, same);
+        let retry = await clickAndWatch(second, same);
+        if (!retry.clicked) {
+          // A click can fail to happen on a busy machine (the control not actionable in time): once more,
+          // on a fresh load, before the candidate is left to a visit that may never come.
+          await closePage(second);
+          second = await loadPage(session, context, visit.url, visit.load);
+          if (!second.error && (second.status ?? 0) < 400) retry = await clickAndWatch(second, same);
+        }
         if (!retry.clicked) undecided(visit, result, control, "the confirming click could not happen");
         else if (retry.effects.length === 0)
           result.deadControls.push({ control, first: outcome, second: retry });
