@@ -10,7 +10,8 @@ import { closePage, loadPage } from "../../src/probes/browser/page-load.ts";
 // Dead controls in the forms real pages give them: a `javascript:void(0)` link, a styled div with the
 // pointer cursor (component libraries), an element with an inline handler, and a dead button after a
 // table's worth of working row buttons. Each has a look-alike that acts; only the dead ones are answered,
-// and only when a fresh load's click does nothing again.
+// and only when a fresh load's click does nothing again. A confirmation a busy machine cut short (a failed
+// load, a click that could not happen) is tried again rather than taken as judged.
 
 const page = (title: string, body: string): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>
@@ -71,9 +72,9 @@ const PAGES: Record<string, string> = {
   "/covered": page("Print", `<button type="button" id="print-all">Print all</button>`),
 };
 const OVERLAY = '<div style="position:fixed;inset:0;z-index:10"></div>';
-let coveredLoads = 0;
 const SLOW_ANSWER_MS = 2500;
 let flakyLoads = 0;
+let coveredLoads = 0;
 
 let server: http.Server;
 let baseUrl: string;
