@@ -60,7 +60,9 @@ export interface BrowseStats {
 }
 
 const MAX_CONTROLS_PER_PAGE = 8;
-const MAX_LINK_CHECKS_PER_ROLE = 80;
+// A site without a document can link a few hundred targets from its pages; checked four at once (and
+// still under the pass's deadline), every template's first links and most of its second and third fit.
+const MAX_LINK_CHECKS_PER_ROLE = 200;
 const LINKS_FLOOR_MS = 10_000;
 const PAGES_AT_ONCE = 3;
 const MAX_UNCONFIRMED_LISTED = 10;
