@@ -12,7 +12,7 @@ import type { FakeRunContext } from "../support/fake-run-context.ts";
 // Form journeys over a site where each outcome has a defective form and a safe look-alike: a success
 // message over a failed request, an honest error, a 500 page, a working create, an update of an existing
 // record (refused before it leaves the browser), a sign-in form (never submitted) and a submit that does
-// nothing. A confirming submission that did nothing at all after the first sent a request is run again.
+// nothing.
 
 const page = (title: string, body: string): string =>
   `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
@@ -87,12 +87,6 @@ const PAGES: Record<string, string> = {
     "Slow submit",
     `<form id="s"><label>Topic <input name="topic" required></label><button>Save</button></form><p id="status"></p><script>document.getElementById("s").addEventListener("submit", (event) => { event.preventDefault(); fetch("/api/slow", { method: "POST", body: "topic=1" }).then(() => { document.getElementById("status").textContent = "Saved."; }); const until = Date.now() + 4000; while (Date.now() < until) {} });</script>`,
   ),
-  // The feedback form again, but on its third load (the confirming journey) the submit is lost: the
-  // handler only stops the browser's own submission, as a click that never reached the page would.
-  "/lost": page(
-    "Lost",
-    jsForm("POST", "/api/lost", `status.textContent = "Thanks! Your message was sent.";`),
-  ),
   "/newsletter": page(
     "Newsletter",
     `<form id="n"><label>Email <input name="email" type="email" required></label><button>Subscribe</button></form><script>document.getElementById("n").addEventListener("submit", (event) => event.preventDefault());</script>`,
@@ -117,12 +111,6 @@ const onceForm = (token: string, name: string): string =>
     `Once ${name}`,
     `<form method="post" action="/once-save"><input type="hidden" name="token" value="${token}"><label>Note <input name="note" required></label><button>Save</button></form>`,
   );
-
-const LOST_SUBMIT = `<form id="f"><label for="message">Message</label><textarea id="message" name="message" required></textarea>
-<label for="email">Email</label><input id="email" name="email" type="email" required>
-<button type="submit">Send</button></form><p id="status"></p>
-<script>document.getElementById("f").addEventListener("submit", (event) => event.preventDefault());</script>`;
-let lostLoads = 0;
 
 let server: http.Server;
 let baseUrl: string;
@@ -174,7 +162,6 @@ beforeAll(async () => {
       latestToken = `t${Math.random().toString(36).slice(2)}`;
       return html(200, onceForm(latestToken, url.slice(-1)));
     }
-    if (url === "/lost" && ++lostLoads === 3) return html(200, page("Lost", LOST_SUBMIT));
     const body = url === "/many" ? MANY_FORMS : PAGES[url.split("?")[0] as string];
     return body ? html(200, body) : html(404, page("Not found", ""));
   });
@@ -220,7 +207,6 @@ describe("submit_forms", () => {
       "ui/broken-journey /notes/new",
       "usability/misleading-copy /feedback",
       "usability/misleading-copy /handles",
-      "usability/misleading-copy /lost",
     ]);
   });
 
@@ -231,11 +217,6 @@ describe("submit_forms", () => {
     expect(copy.summary).toContain("404");
     expect(copy.reproduction.test?.command).toMatch(/node --test/);
     expect(copy.evidence.some((item) => item.kind === "exchange")).toBe(true);
-  });
-
-  it("journeys once more when the confirming submission did nothing at all after the first sent a request", () => {
-    expect(lostLoads).toBe(4);
-    expect(writes.filter((write) => write === "POST /api/lost")).toHaveLength(2);
   });
 
   it("submits a form once when its click outlasts the bound after the handler sent the request", () => {

@@ -151,14 +151,8 @@ export async function submitForms(
   for (const { form, first, verdict, entry } of toConfirm) {
     if (context.signal.aborted) break;
     const { role, template, described } = form;
-    let again = await runJourney(session, form.browsing, form.url, described.index, token(), load);
-    let second = judgeJourney(again);
-    if (second.kind !== verdict.kind && first.sent.length > 0 && nothingHappened(again)) {
-      // The first submission sent requests and this one did nothing at all: a submit lost on a busy
-      // machine rather than the page's answer. One more journey decides.
-      again = await runJourney(session, form.browsing, form.url, described.index, token(), load);
-      second = judgeJourney(again);
-    }
+    const again = await runJourney(session, form.browsing, form.url, described.index, token(), load);
+    const second = judgeJourney(again);
     if (second.kind !== verdict.kind) {
       entry.verdict += `; not confirmed: ${describe(second)}`;
       continue;
@@ -328,9 +322,4 @@ function draftFor(
     ...(repro ? { repro } : {}),
     suggestedFixArea: "the form's submit handler and the operation it calls",
   });
-}
-
-/** A journey in which submitting changed nothing: no request, no navigation, no change on the page. */
-function nothingHappened(record: JourneyRecord): boolean {
-  return record.sent.length === 0 && !record.landed && !record.domChanged && !record.skipped;
 }
