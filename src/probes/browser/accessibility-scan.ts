@@ -11,6 +11,7 @@ import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
 export const AXE_TAGS = ["wcag2a", "wcag2aa"];
 const BLOCKING = new Set(["serious", "critical"]);
 const MAX_NODES = 20;
+const MARKUP_CHARS = 200;
 
 export interface AxeViolation {
   rule: string;
@@ -19,6 +20,13 @@ export interface AxeViolation {
   helpUrl: string;
   /** CSS selectors of the offending nodes (first few). */
   nodes: string[];
+  /** The same nodes' markup, whitespace collapsed and cut short. */
+  markup: string[];
+  /**
+   * The same nodes' full paths from the document's root. With the markup, what tells a page's own element
+   * from one of the frame every page shares: the short selectors above depend on the rest of the page.
+   */
+  paths: string[];
   /** How many nodes in all. */
   nodeCount: number;
   /** axe's own explanation of the first node. */
@@ -31,7 +39,7 @@ interface AxeRun {
     impact?: string | null;
     help: string;
     helpUrl: string;
-    nodes: Array<{ target: unknown[]; failureSummary?: string }>;
+    nodes: Array<{ target: unknown[]; ancestry?: unknown[]; html?: string; failureSummary?: string }>;
   }>;
 }
 
@@ -47,7 +55,11 @@ export async function blockingViolations(page: Page): Promise<AxeViolation[] | s
       (tags) =>
         (
           window as unknown as { axe: { run: (context: Document, options: object) => Promise<unknown> } }
-        ).axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] }),
+        ).axe.run(document, {
+          runOnly: { type: "tag", values: tags },
+          resultTypes: ["violations"],
+          ancestry: true,
+        }),
       AXE_TAGS,
     ) as Promise<AxeRun>;
     // A renderer that never answers (a page stuck in a loop) ends the scan instead of the run.
@@ -70,6 +82,12 @@ export async function blockingViolations(page: Page): Promise<AxeViolation[] | s
         help: violation.help,
         helpUrl: violation.helpUrl,
         nodes: violation.nodes.slice(0, MAX_NODES).map((node) => node.target.map(String).join(" ")),
+        markup: violation.nodes
+          .slice(0, MAX_NODES)
+          .map((node) => (node.html ?? "").replace(/\s+/g, " ").trim().slice(0, MARKUP_CHARS)),
+        paths: violation.nodes
+          .slice(0, MAX_NODES)
+          .map((node) => (node.ancestry ?? node.target).map(String).join(" ")),
         nodeCount: violation.nodes.length,
         ...(violation.nodes[0]?.failureSummary ? { failureSummary: violation.nodes[0].failureSummary } : {}),
       }));

@@ -9,6 +9,7 @@ import { probeTargetOf } from "../http/run-http.ts";
 import { mayFollow } from "../pages/urls.ts";
 import { webRoles } from "../pages/web-session.ts";
 import { sessionPoolFor } from "../session/session-pool.ts";
+import { AccessibilityBook } from "./accessibility-findings.ts";
 import type { BrowsingRole } from "./browser-session.ts";
 import { browserSessionFor, DESKTOP, MOBILE } from "./browser-session.ts";
 import { brokenLinkDrafts, LinkBook } from "./link-findings.ts";
@@ -94,6 +95,7 @@ export async function browsePages(
 
   const candidates: EnvelopeDraft[] = [];
   const seen = new Set<string>();
+  const accessibility = new AccessibilityBook();
   const checkedLinks = new Set<string>();
   const layoutDone = new Set<string>();
   const workingControls = new Set<string>();
@@ -194,6 +196,7 @@ export async function browsePages(
     }
     const scope = { context, masker, baseUrl: target.baseUrl, role: plan.role.role, path, template, seen };
     candidates.push(...pageDrafts(scope, page));
+    accessibility.add(scope, page);
     plan.book.add(template, page.links);
     if (overflow) {
       // The page's frame (a header every page shares) overflowing is one defect however many pages
@@ -231,6 +234,7 @@ export async function browsePages(
     plan.roleStats.linksChecked = links.checked;
     candidates.push(...links.drafts);
   }
+  candidates.push(...accessibility.drafts());
   for (const { scope, overflow, related } of chromeOverflows.values()) {
     const draft = overflowDraft(scope, overflow, related);
     if (draft) candidates.push(draft);

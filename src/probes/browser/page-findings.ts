@@ -5,8 +5,9 @@ import type { ConfirmedOverflow } from "./mobile-overflow.ts";
 import type { ConfirmedPage } from "./page-checks.ts";
 import { uiFinding } from "./ui-finding.ts";
 
-// Confirmed page results → envelope drafts, one per page template and signature (console error), rule
-// (accessibility), control (dead control), request (background failure) or asset. Severity follows what a
+// Confirmed page results → envelope drafts, one per page template and signature (console error), control
+// (dead control), request (background failure) or asset; accessibility waits for every page
+// (accessibility-findings.ts). Severity follows what a
 // person loses: an exception or a failing request breaks a journey, a missing image mostly does not.
 
 export interface PageScope {
@@ -101,31 +102,6 @@ export function pageDrafts(scope: PageScope, page: ConfirmedPage): EnvelopeDraft
         observed: { page: path, role, asset, recheck },
         notes: [`referenced by ${template}`],
         assertion: { kind: "asset", page: path, asset: assetPath },
-      }),
-    );
-  }
-
-  for (const { first, second } of page.violations) {
-    add(`accessibility|${template}|${first.rule}`, () =>
-      uiFinding(scope.context, scope.masker, {
-        ...common,
-        defectClass: "accessibility",
-        title: `${template}: ${first.help} (axe ${first.rule}, ${first.impact})`,
-        summary: `An axe scan (WCAG 2 A/AA) of ${path} as ${role} reports ${first.rule} (${first.impact}) on ${first.nodeCount} element(s), again after a reload: ${first.help}.`,
-        impact: `People using assistive technology are blocked or misled here (${first.impact} impact): ${first.help}.`,
-        severity: first.impact === "critical" ? "medium" : "low",
-        confidence: 0.85,
-        discriminator: first.rule,
-        steps: [
-          open,
-          `run axe with tags wcag2a, wcag2aa: rule ${first.rule} fails on ${first.nodes.slice(0, 5).join(", ")}`,
-        ],
-        observed: { page: path, role, first, second },
-        notes: [
-          `nodes: ${first.nodes.join(" | ")}${first.nodeCount > first.nodes.length ? ` (+${first.nodeCount - first.nodes.length} more)` : ""}`,
-          `rule: ${first.helpUrl}`,
-        ],
-        assertion: { kind: "accessibility", page: path, rule: first.rule },
       }),
     );
   }
