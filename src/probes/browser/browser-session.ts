@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page, Request, Response } from "playwright-core";
 import type { ToolContext } from "../../tools/context.ts";
 import { onAgentEnd, onRunEnd } from "../../tools/run-end.ts";
+import { refusedByProfile } from "../http/profile-endpoints.ts";
 import { quietWindowsOf } from "../http/quiet-window.ts";
 import { CHROMIUM_ARGS, findChromium, prepareContext } from "../traffic/chromium.ts";
 import { BrowsePace } from "./browse-pace.ts";
@@ -105,6 +106,12 @@ export class BrowserSession {
       beforePage?: () => Promise<void>;
       /** Runnable processes per core (default: the OS's load average); part of the pace. */
       machineLoad?: () => number;
+      /**
+       * Why a request to the target may never be sent (an operation the profile excludes, the URL its reset
+       * command calls), or undefined. Held for every context: a link a walker follows, a page's own script
+       * and a control clicked all go through it, whichever tool opened the tab.
+       */
+      refuse?: (method: string, url: string) => string | undefined;
     } = {},
   ) {
     this.pace = new BrowsePace(options.machineLoad);
@@ -159,6 +166,16 @@ export class BrowserSession {
         if (cookies.length > 0) await created.addCookies(cookies);
         this.signIns.set(created, signIn);
         if (this.options.gate) await gateTargetRequests(created, origin, this.options.gate);
+        // Registered after the gate so it runs before it: a refused request never waits for a window.
+        const { refuse } = this.options;
+        if (refuse)
+          await created.route(
+            (url) => url.origin === origin,
+            (route) =>
+              refuse(route.request().method(), route.request().url())
+                ? route.abort("blockedbyclient").catch(() => {})
+                : route.fallback().catch(() => {}),
+          );
         return created;
       })();
       this.contexts.set(key, context);
@@ -385,8 +402,10 @@ export function browserSessionFor(context: ToolContext): BrowserSession {
   if (!session) {
     const windows = quietWindowsOf(context);
     const sender = {};
+    const refuse = refusedByProfile(context.target?.profile);
     session = new BrowserSession({
       signal: context.signal,
+      ...(refuse ? { refuse } : {}),
       gate: () => windows.enter(sender),
       beforePage: () => windows.betweenWindows(),
     });
