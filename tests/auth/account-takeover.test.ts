@@ -96,9 +96,29 @@ describe("object authorization by a title key", () => {
 
 describe("routes that reset the application's data", () => {
   it("are recognised whatever their spelling, and ordinary routes are not", () => {
-    for (const path of ["/createdb", "/api/init-db", "/admin/reset_database", "/reseed", "/setup-data"])
+    for (const path of [
+      "/createdb",
+      "/api/init-db",
+      "/admin/reset_database",
+      "/reseed",
+      "/setup-data",
+      "/start_over",
+      "/admin/rollback",
+      "/api/reset-all",
+      "/demo/wipe_everything",
+    ])
       expect(stateResetReason(`http://app.test${path}`)).toBeDefined();
-    for (const path of ["/users", "/books/create", "/databases", "/seed-catalogue/items", "/reset-password"])
+    for (const path of [
+      "/users",
+      "/books/create",
+      "/databases",
+      "/seed-catalogue/items",
+      "/reset-password",
+      "/password/reset",
+      "/start",
+      "/all-items",
+      "/rollback-plans",
+    ])
       expect(stateResetReason(`http://app.test${path}`)).toBeUndefined();
   });
 });

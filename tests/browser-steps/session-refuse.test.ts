@@ -7,18 +7,19 @@ import type { FakeRunContext } from "../support/fake-run-context.ts";
 import type { TextServer } from "../support/text-server.ts";
 import { startTextServer } from "../support/text-server.ts";
 
-// The run's browser never sends what the profile forbids, whichever tool opened the tab: a walker
-// following a "Start over" link (an excluded operation), a page whose own script calls the URL the
-// profile's reset command calls, a control clicked that navigates there. Each would wipe what the run's
-// other agents created and measure.
+// The run's browser never sends what the profile forbids or what looks like a route that rebuilds the
+// app's data, whichever tool opened the tab: a walker following a "Start over" link (an excluded
+// operation) or a "rollback" one, a page whose own script calls the URL the profile's reset command calls
+// or a `createdb` route, a control clicked that navigates there. Each would wipe what the run's other
+// agents created and measure.
 
 let server: TextServer;
 let context: FakeRunContext;
 const received: string[] = [];
 
 const HOME = `<!doctype html><html lang="en"><head><title>Home</title></head><body><main><h1>Home</h1>
-<a id="over" href="/start_over">Start over</a>
-<script>fetch("/wipe-all").catch(() => {}); fetch("/api/ping").catch(() => {});</script></main></body></html>`;
+<a id="over" href="/restart-tour">Start over</a>
+<script>fetch("/wipe").catch(() => {}); fetch("/api/createdb").catch(() => {}); fetch("/api/ping").catch(() => {});</script></main></body></html>`;
 
 beforeAll(async () => {
   server = await startTextServer((request, _text, response) => {
@@ -33,9 +34,9 @@ beforeAll(async () => {
     environment: {
       mode: "external",
       base_url: server.baseUrl,
-      reset: { command: `curl -s ${server.baseUrl}/wipe-all` },
+      reset: { command: `curl -s ${server.baseUrl}/wipe` },
     },
-    api: { exclude: ["GET /start_over"] },
+    api: { exclude: ["GET /restart-tour"] },
   });
   const map = systemMapFor({
     target: "site",
@@ -56,8 +57,11 @@ describe("the run's browser and the profile's forbidden requests", () => {
     const origin = new URL(server.baseUrl).origin;
     const browsing = await session.context({ role: "anonymous", headers: async () => ({}) }, origin);
 
-    const walked = await renderPage(session, browsing, origin, "/start_over");
+    const walked = await renderPage(session, browsing, origin, "/restart-tour");
     expect(walked.page.error).toMatch(/ERR_BLOCKED_BY_CLIENT/);
+    // Named like a route that rebuilds the data: refused without the profile saying so, as the client does.
+    const rollback = await renderPage(session, browsing, origin, "/admin/rollback");
+    expect(rollback.page.error).toMatch(/ERR_BLOCKED_BY_CLIENT/);
 
     const opened = await session.open(browsing, `${server.baseUrl}/home`);
     await expect.poll(() => received.includes("GET /api/ping"), { timeout: 20_000 }).toBe(true);
@@ -66,6 +70,6 @@ describe("the run's browser and the profile's forbidden requests", () => {
     await opened.page.close();
 
     expect(received).toContain("GET /home");
-    expect(received.filter((request) => /start_over|wipe-all/.test(request))).toEqual([]);
+    expect(received.filter((request) => /restart-tour|wipe|createdb|rollback/.test(request))).toEqual([]);
   }, 60_000);
 });

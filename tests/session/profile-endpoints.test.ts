@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   excludedBy,
+  forbiddenRequests,
   profileEndpoints,
-  refusedByProfile,
   resetPaths,
 } from "../../src/probes/http/profile-endpoints.ts";
 import type { TargetProfile } from "../../src/targets/profile-schema.ts";
@@ -44,17 +44,20 @@ describe("profile endpoints", () => {
       }) as unknown as Pick<TargetProfile, "api" | "environment">;
     const urlopen = `python3 -c "import urllib.request; urllib.request.urlopen('http://localhost:5013/start_over')"`;
     expect(resetPaths(profile(urlopen))).toEqual(["/start_over"]);
-    const refuse = refusedByProfile(profile(urlopen, ["POST /logout"]));
-    expect(refuse?.("GET", "http://127.0.0.1:5013/start_over")).toMatch(
+    const refuse = forbiddenRequests(profile(urlopen, ["POST /logout"]));
+    expect(refuse("GET", "http://127.0.0.1:5013/start_over")).toMatch(
       /reset command calls \(environment\.reset\)/,
     );
-    expect(refuse?.("POST", "http://127.0.0.1:5013/start_over/")).toMatch(/reset command/);
-    expect(refuse?.("POST", "http://127.0.0.1:5013/logout")).toMatch(/api\.exclude/);
-    expect(refuse?.("GET", "http://127.0.0.1:5013/pastes")).toBeUndefined();
+    expect(refuse("POST", "http://127.0.0.1:5013/start_over/")).toMatch(/reset command/);
+    expect(refuse("POST", "http://127.0.0.1:5013/logout")).toMatch(/api\.exclude/);
+    expect(refuse("GET", "http://127.0.0.1:5013/pastes")).toBeUndefined();
     // Another service's URL, a command without a URL, and the bare root are not the target's reset.
     expect(resetPaths(profile("curl -X POST http://127.0.0.1:9000/reset"))).toEqual([]);
     expect(resetPaths(profile("sqlite3 app.db < seed.sql"))).toEqual([]);
     expect(resetPaths(profile("curl http://127.0.0.1:5013/"))).toEqual([]);
-    expect(refusedByProfile(profile("make reset"))).toBeUndefined();
+    // Without a reset URL or exclusions, only routes named like a rebuild of the data are refused.
+    const bare = forbiddenRequests(profile("make reset"));
+    expect(bare("GET", "http://127.0.0.1:5013/pastes")).toBeUndefined();
+    expect(bare("GET", "http://127.0.0.1:5013/admin/createdb")).toMatch(/resets the application's data/);
   });
 });

@@ -4,7 +4,7 @@ import { templateOfConcrete } from "../../map/inventory.ts";
 import type { SystemMap } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
-import { refusedByProfile } from "../http/profile-endpoints.ts";
+import { forbiddenRequests } from "../http/profile-endpoints.ts";
 import { probeTargetOf } from "../http/run-http.ts";
 import { mayFollow } from "../pages/urls.ts";
 import { webRoles } from "../pages/web-session.ts";
@@ -88,8 +88,8 @@ export async function browsePages(
   // or a slow page set would leave every link unchecked.
   const pagesDeadline = passDeadline(context, session.pace, started, budgetMs * 0.8);
   const masker = sessionPoolFor(context, target.baseUrl).masker;
-  const refuse = refusedByProfile(target.profile);
-  const load = { writesAllowed: target.writesAllowed, ...(refuse ? { refuse } : {}) };
+  const refuse = forbiddenRequests(target.profile);
+  const load = { writesAllowed: target.writesAllowed, refuse };
   const { roles } = webRoles(context, target, options.roles);
   const entry = target.profile?.ui?.entry ?? "/";
 
@@ -227,7 +227,7 @@ export async function browsePages(
       operations: map.operations,
       seen,
       checked: checkedLinks,
-      ...(refuse ? { refuse } : {}),
+      refuse,
       deadline: Math.max(deadline(), linksFloor),
       maxChecks: MAX_LINK_CHECKS_PER_ROLE,
     });

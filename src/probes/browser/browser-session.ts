@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page, Request, Response } from "playwright-core";
 import type { ToolContext } from "../../tools/context.ts";
 import { onAgentEnd, onRunEnd } from "../../tools/run-end.ts";
-import { refusedByProfile } from "../http/profile-endpoints.ts";
+import { forbiddenRequests } from "../http/profile-endpoints.ts";
 import { quietWindowsOf } from "../http/quiet-window.ts";
 import { CHROMIUM_ARGS, findChromium, prepareContext } from "../traffic/chromium.ts";
 import { BrowsePace } from "./browse-pace.ts";
@@ -402,10 +402,10 @@ export function browserSessionFor(context: ToolContext): BrowserSession {
   if (!session) {
     const windows = quietWindowsOf(context);
     const sender = {};
-    const refuse = refusedByProfile(context.target?.profile);
     session = new BrowserSession({
       signal: context.signal,
-      ...(refuse ? { refuse } : {}),
+      // What the HTTP client never sends, the browser does not either, whichever tool drives it.
+      refuse: forbiddenRequests(context.target?.profile),
       gate: () => windows.enter(sender),
       beforePage: () => windows.betweenWindows(),
     });

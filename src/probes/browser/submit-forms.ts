@@ -7,7 +7,7 @@ import { guideFinding } from "../guide/guide-finding.ts";
 import { pathOnly } from "../guide/path-templates.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { refusedByProfile } from "../http/profile-endpoints.ts";
+import { forbiddenRequests } from "../http/profile-endpoints.ts";
 import { webRoles } from "../pages/web-session.ts";
 import { openProbeRun, type ProbeRun } from "../session/probe-run.ts";
 import { pagesFor } from "./browse-pages.ts";
@@ -62,8 +62,8 @@ export async function submitForms(
   const started = Date.now();
   // Stretched while pages load slowly (browse-pace.ts): a busy machine would otherwise try one form.
   const deadline = () => session.pace.deadline(started, (options.max_seconds ?? 45) * 1000);
-  const refuse = refusedByProfile(run.target.profile);
-  const load = { writesAllowed: true, ...(refuse ? { refuse } : {}) };
+  const refuse = forbiddenRequests(run.target.profile);
+  const load = { writesAllowed: true, refuse };
   const { roles, users } = webRoles(context, run.target, options.roles);
   const entry = run.target.profile?.ui?.entry ?? "/";
   const tried: Tried[] = [];

@@ -1,5 +1,6 @@
 import { pathsMatch, splitEndpoint } from "../../score/match-location.ts";
 import type { TargetProfile } from "../../targets/profile-schema.ts";
+import { stateResetReason } from "./state-reset.ts";
 
 // The profile names operations as the ledger does (`GET /reports/{id}`), and a probe sends concrete URLs
 // (`/reports/17`, `/difficulty/hard`). A template segment stands for any one value, numeric or not: an
@@ -34,21 +35,22 @@ export function excludedBy(
 }
 
 /**
- * Why a `METHOD url` may never be sent under this profile: the profile excludes the operation, or the
- * profile's reset command calls it (`curl http://127.0.0.1:5000/reset`) — a probe that sent that would wipe
- * the data every agent of the run created and measures.
+ * Why a `METHOD url` may never be sent to this target: the profile excludes the operation, the profile's
+ * reset command calls it (`curl http://127.0.0.1:5000/reset`), or it is named like a route that rebuilds
+ * the app's data (`/createdb`, a "start over" link; see state-reset.ts) — any of them would wipe the data
+ * every agent of the run created and measures. Every sender that is not the run's HTTP client (page
+ * fetchers, the traffic recorder, the browser) asks this before sending.
  */
-export function refusedByProfile(
+export function forbiddenRequests(
   profile: Pick<TargetProfile, "api" | "environment"> | undefined,
-): ((method: string, url: string) => string | undefined) | undefined {
+): (method: string, url: string) => string | undefined {
   const excluded = excludedBy(profile?.api?.exclude);
   const resets = resetPaths(profile);
-  if (resets.length === 0) return excluded;
   return (method, url) => {
     const path = new URL(url, "http://target.invalid").pathname;
     if (resets.some((reset) => pathsMatch(path, reset)))
       return `${method.toUpperCase()} ${path} is what the profile's reset command calls (environment.reset): no probe may send it`;
-    return excluded?.(method, url);
+    return excluded?.(method, url) ?? stateResetReason(url);
   };
 }
 

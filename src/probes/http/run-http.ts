@@ -5,7 +5,7 @@ import { Semaphore } from "./concurrency.ts";
 import { reportTargetDeath } from "./crash-finding.ts";
 import { HttpClient, RequestBudget } from "./http-client.ts";
 import { TargetLiveness } from "./liveness.ts";
-import { profileEndpoints, refusedByProfile } from "./profile-endpoints.ts";
+import { forbiddenRequests, profileEndpoints } from "./profile-endpoints.ts";
 import { quietWindowsOf } from "./quiet-window.ts";
 
 const DEFAULT_CONCURRENCY = 8;
@@ -103,7 +103,7 @@ export function openHttpClient(
   const parent = agentBudget(context);
   const budget = new RequestBudget(options.maxRequests ?? parent.max, parent);
   return new HttpClient({
-    refuse: refusedByProfile(target.profile),
+    refuse: forbiddenRequests(target.profile),
     guardAccount: accountGuard(target.profile, context.systemMap()?.operations),
     allowSignOut: profileEndpoints(target.profile?.auth?.allow_sign_out),
     limiter: runLimiter(context),

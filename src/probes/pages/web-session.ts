@@ -1,6 +1,6 @@
 import type { ToolContext } from "../../tools/context.ts";
 import { RequestBudget } from "../http/http-client.ts";
-import { refusedByProfile } from "../http/profile-endpoints.ts";
+import { forbiddenRequests } from "../http/profile-endpoints.ts";
 import type { ProbeTarget } from "../http/run-http.ts";
 import { agentBudget, openHttpClient, runLimiter } from "../http/run-http.ts";
 import { byPrivilege } from "../session/roles.ts";
@@ -51,7 +51,7 @@ export function webFetcher(
 ): { fetcher: PageFetcher; budget: RequestBudget } {
   const budget = new RequestBudget(maxRequests, agentBudget(context));
   const limiter = runLimiter(context);
-  const refuse = refusedByProfile(target.profile);
+  const refuse = forbiddenRequests(target.profile);
   const fetcher = limitedFetcher({
     take: () => budget.take(),
     acquire: () => limiter.acquire(),

@@ -3,7 +3,7 @@ import { QaasError } from "../../errors.ts";
 import type { GuardedAction } from "../../guardrails/actions.ts";
 import type { Page } from "../../map/system-map.ts";
 import { readFrontend } from "../../probes/frontend/read-frontend.ts";
-import { refusedByProfile } from "../../probes/http/profile-endpoints.ts";
+import { forbiddenRequests } from "../../probes/http/profile-endpoints.ts";
 import { probeTargetOf } from "../../probes/http/run-http.ts";
 import {
   ANONYMOUS,
@@ -190,7 +190,7 @@ export async function runMapTraffic(
       settleMs: input.settle_ms,
       maxTotalMs: (input.max_seconds ?? 120) * 1000,
       allowWrites: target.writesAllowed,
-      refuse: refusedByProfile(target.profile),
+      refuse: forbiddenRequests(target.profile),
       signal: context.signal,
     });
     const candidates = candidatesFromTraffic(result.requests);
