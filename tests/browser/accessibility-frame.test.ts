@@ -89,6 +89,29 @@ const accessibility = () =>
     }))
     .sort((a, b) => `${a.at} ${a.rule}`.localeCompare(`${b.at} ${b.rule}`));
 
+/** Copies a draft's generated test under node_modules, so it resolves playwright-core and axe as a project would. */
+function generatedTest(draft: EnvelopeDraft | undefined): string {
+  const uri = draft?.evidence.find((item) => item.kind === "failing_test")?.uri;
+  if (!uri) throw new Error("no generated test");
+  const folder = path.join(process.cwd(), "node_modules", ".cache", "qaas-browser-tests");
+  fs.mkdirSync(folder, { recursive: true });
+  const name = uri.replace(/^artifact:\/\/[^/]+\//, "");
+  const file = path.join(folder, `frame-${path.basename(name)}`);
+  fs.copyFileSync(path.join(context.artifactsDir, name), file);
+  return file;
+}
+
+function run(file: string): Promise<number> {
+  return new Promise((resolve) =>
+    execFile(
+      process.execPath,
+      ["--test", file],
+      { env: { ...process.env, QAAS_BASE_URL: server.baseUrl }, timeout: 60_000 },
+      (error) => resolve(error ? (typeof error.code === "number" ? error.code : -1) : 0),
+    ),
+  );
+}
+
 describe("accessibility findings per rule and component", () => {
   it("reports the shared frame's faults once per rule, naming the other pages, and each page's own apart", () => {
     const first = accessibility().find((finding) => finding.rule === "image-alt shared")?.at;
@@ -111,33 +134,22 @@ describe("accessibility findings per rule and component", () => {
   });
 
   it("gives a page's own finding a test that passes once the page is fixed, the frame still broken", async () => {
-    const own = candidates.find(
-      (draft) => draft.location.value === "/catalog" && draft.dedupe?.discriminator === "image-alt",
+    const own = generatedTest(
+      candidates.find(
+        (draft) => draft.location.value === "/catalog" && draft.dedupe?.discriminator === "image-alt",
+      ),
     );
-    const uri = own?.evidence.find((item) => item.kind === "failing_test")?.uri;
-    if (!uri) throw new Error("no generated test");
-    // Written under node_modules so the script resolves playwright-core and axe as inside a project.
-    const folder = path.join(process.cwd(), "node_modules", ".cache", "qaas-browser-tests");
-    fs.mkdirSync(folder, { recursive: true });
-    const name = uri.replace(/^artifact:\/\/[^/]+\//, "");
-    const file = path.join(folder, `frame-${path.basename(name)}`);
-    fs.copyFileSync(path.join(context.artifactsDir, name), file);
-    const run = () =>
-      new Promise<number>((resolve) =>
-        execFile(
-          process.execPath,
-          ["--test", file],
-          { env: { ...process.env, QAAS_BASE_URL: server.baseUrl }, timeout: 60_000 },
-          (error) => resolve(error ? (typeof error.code === "number" ? error.code : -1) : 0),
-        ),
-      );
+    const frame = generatedTest(
+      candidates.find((draft) => draft.dedupe?.discriminator === "image-alt shared"),
+    );
     try {
-      expect(await run()).toBe(1);
+      expect([await run(own), await run(frame)]).toEqual([1, 1]);
       ownFixed = true;
-      expect(await run()).toBe(0);
+      expect([await run(own), await run(frame)]).toEqual([0, 1]);
     } finally {
       ownFixed = false;
-      fs.rmSync(file, { force: true });
+      fs.rmSync(own, { force: true });
+      fs.rmSync(frame, { force: true });
     }
   }, 120_000);
 });

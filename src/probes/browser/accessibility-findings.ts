@@ -49,7 +49,8 @@ export class AccessibilityBook {
           templatesOf.set(keyOf(node), (templatesOf.get(keyOf(node)) ?? new Set()).add(scope.template));
       const isShared = (node: FailingNode) => (templatesOf.get(keyOf(node))?.size ?? 0) > 1;
 
-      let frame: { at: Scanned; nodes: FailingNode[]; related: string[] } | undefined;
+      // `tested`: the frame's elements as the first page names them, the page its generated test opens.
+      let frame: { at: Scanned; nodes: FailingNode[]; related: string[]; tested: string[] } | undefined;
       for (const scan of scans) {
         const nodes = failingNodes(scan.violation.first);
         const shared = nodes.filter(isShared);
@@ -58,14 +59,15 @@ export class AccessibilityBook {
         const unlisted = scan.violation.first.nodeCount - nodes.length;
         if (own.length > 0 || unlisted > 0) drafts.push(pageDraft(scan, own, unlisted, shared.length > 0));
         if (shared.length === 0) continue;
-        if (!frame) frame = { at: scan, nodes: shared, related: [] };
+        if (!frame)
+          frame = { at: scan, nodes: shared, related: [], tested: shared.map((node) => node.selector) };
         else {
           frame.related.push(scan.scope.template);
           for (const node of shared)
             if (!frame.nodes.some((known) => keyOf(known) === keyOf(node))) frame.nodes.push(node);
         }
       }
-      if (frame) drafts.push(frameDraft(frame.at, frame.nodes, frame.related));
+      if (frame) drafts.push(frameDraft(frame.at, frame.nodes, frame.related, frame.tested));
     }
     return drafts;
   }
@@ -99,7 +101,7 @@ function pageDraft(scan: Scanned, own: FailingNode[], unlisted: number, split: b
   });
 }
 
-function frameDraft(scan: Scanned, nodes: FailingNode[], related: string[]) {
+function frameDraft(scan: Scanned, nodes: FailingNode[], related: string[], tested: string[]) {
   const { first } = scan.violation;
   const { scope } = scan;
   return draft(scan, {
@@ -108,7 +110,7 @@ function frameDraft(scan: Scanned, nodes: FailingNode[], related: string[]) {
     discriminator: `${first.rule} shared`,
     nodes,
     unlisted: 0,
-    selectors: nodes.map((node) => node.selector),
+    selectors: tested,
     related,
   });
 }
