@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { browsePages } from "../../src/probes/browser/browse-pages.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
-import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
 import type { TextServer } from "../support/text-server.ts";
 import { startTextServer } from "../support/text-server.ts";
+import { anonymousPagesContext } from "./fixture-site.ts";
 
 // Accessibility faults of the frame every page shares (a logo without a text alternative, an icon link
 // with no name) and of one page's own content (a picture without one, an unlabelled input). The frame's
@@ -51,24 +51,7 @@ beforeAll(async () => {
     const body = PAGES[pathname]?.();
     response.writeHead(body ? 200 : 404, { "content-type": "text/html" }).end(body ?? "");
   });
-  const map = systemMapFor({
-    target: "frame",
-    baseUrl: server.baseUrl,
-    document: { openapi: "3.0.0", paths: {} },
-    pages: Object.keys(PAGES).map((path) => ({
-      path,
-      status: 200,
-      links: [],
-      forms: [],
-      roles: ["anonymous"],
-    })),
-  });
-  const profile = profileFor({
-    name: "frame",
-    source: {},
-    environment: { mode: "external", base_url: server.baseUrl },
-  });
-  context = probeContext({ profile, map, agent: "BROWSER" });
+  context = anonymousPagesContext("frame", server.baseUrl, Object.keys(PAGES));
   const answer = await browsePages(context, { max_seconds: 150, checks: ["accessibility"] });
   if (typeof answer === "string") throw new Error(answer);
   candidates = answer.candidates;

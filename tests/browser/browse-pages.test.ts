@@ -11,7 +11,7 @@ import { parseTap } from "../../src/tools/testing/test-results.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
 import type { FixtureSite } from "./fixture-site.ts";
-import { PAGES, startFixtureSite } from "./fixture-site.ts";
+import { anonymousPagesContext, PAGES, startFixtureSite } from "./fixture-site.ts";
 
 // browse_pages over a site where every check has a defective page and a safe look-alike: one pass as
 // anonymous on a target that does not allow writes; the findings must be exactly the defective pages'.
@@ -23,24 +23,7 @@ let stats: BrowseStats;
 
 beforeAll(async () => {
   site = await startFixtureSite();
-  const map = systemMapFor({
-    target: "site",
-    baseUrl: site.baseUrl,
-    document: { openapi: "3.0.0", paths: {} },
-    pages: [...PAGES, "/moved"].map((path) => ({
-      path,
-      status: 200,
-      links: [],
-      forms: [],
-      roles: ["anonymous"],
-    })),
-  });
-  const profile = profileFor({
-    name: "site",
-    source: {},
-    environment: { mode: "external", base_url: site.baseUrl },
-  });
-  context = probeContext({ profile, map, agent: "BROWSER" });
+  context = anonymousPagesContext("site", site.baseUrl, [...PAGES, "/moved"]);
   const answer = await browsePages(context, { max_seconds: 150 });
   if (typeof answer === "string") throw new Error(answer);
   ({ candidates, stats } = answer);

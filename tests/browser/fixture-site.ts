@@ -1,5 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+import type { FakeRunContext } from "../support/fake-run-context.ts";
 
 // A small site with, for every browser check, a page that has the defect and a look-alike that does not:
 // the checks must find the first and stay silent on the second. `fixed` switches the defects off so a
@@ -215,4 +217,32 @@ export async function startFixtureSite(): Promise<FixtureSite> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A BROWSER agent's run context on an external site of plain pages, each mapped as reached by anonymous
+ * visitors; `allowWrites` for checks that submit forms.
+ */
+export function anonymousPagesContext(
+  name: string,
+  baseUrl: string,
+  paths: readonly string[],
+  options: { allowWrites?: boolean } = {},
+): FakeRunContext {
+  const map = systemMapFor({
+    target: name,
+    baseUrl,
+    document: { openapi: "3.0.0", paths: {} },
+    pages: paths.map((path) => ({ path, status: 200, links: [], forms: [], roles: ["anonymous"] })),
+  });
+  const profile = profileFor({
+    name,
+    source: {},
+    environment: {
+      mode: "external",
+      base_url: baseUrl,
+      ...(options.allowWrites ? { allow_writes: true } : {}),
+    },
+  });
+  return probeContext({ profile, map, agent: "BROWSER" });
 }

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { browsePages } from "../../src/probes/browser/browse-pages.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
-import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
+import { anonymousPagesContext } from "./fixture-site.ts";
 
 // Sideways overflow at phone width, caused once by the frame every page shares (a navigation bar that does
 // not wrap) and once by one page's own content. The frame is one defect, reported once with the other
@@ -44,24 +44,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const map = systemMapFor({
-    target: "frame",
-    baseUrl,
-    document: { openapi: "3.0.0", paths: {} },
-    pages: Object.keys(PAGES).map((path) => ({
-      path,
-      status: 200,
-      links: [],
-      forms: [],
-      roles: ["anonymous"],
-    })),
-  });
-  const profile = profileFor({
-    name: "frame",
-    source: {},
-    environment: { mode: "external", base_url: baseUrl },
-  });
-  context = probeContext({ profile, map, agent: "BROWSER" });
+  context = anonymousPagesContext("frame", baseUrl, Object.keys(PAGES));
   const answer = await browsePages(context, { max_seconds: 150, checks: ["layout"] });
   if (typeof answer === "string") throw new Error(answer);
   candidates = answer.candidates;

@@ -8,6 +8,7 @@ import { type SubmitFormsOptions, submitForms } from "../../src/probes/browser/s
 import { closeRunServices } from "../../src/tools/run-end.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
+import { anonymousPagesContext } from "./fixture-site.ts";
 
 // Form journeys over a site where each outcome has a defective form and a safe look-alike: a success
 // message over a failed request, an honest error, a 500 page, a working create, an update of an existing
@@ -167,24 +168,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const map = systemMapFor({
-    target: "forms",
-    baseUrl,
-    document: { openapi: "3.0.0", paths: {} },
-    pages: Object.keys(PAGES).map((path) => ({
-      path,
-      status: 200,
-      links: [],
-      forms: [],
-      roles: ["anonymous"],
-    })),
-  });
-  const profile = profileFor({
-    name: "forms",
-    source: {},
-    environment: { mode: "external", base_url: baseUrl, allow_writes: true },
-  });
-  context = probeContext({ profile, map, agent: "BROWSER" });
+  context = anonymousPagesContext("forms", baseUrl, Object.keys(PAGES), { allowWrites: true });
   const answer = await submitForms(context, { max_seconds: 150 });
   if (typeof answer === "string") throw new Error(answer);
   candidates = answer.candidates;
