@@ -107,9 +107,9 @@ export class BrowserSession {
       /** Runnable processes per core (default: the OS's load average); part of the pace. */
       machineLoad?: () => number;
       /**
-       * Why a request to the target may never be sent (an operation the profile excludes, the URL its reset
-       * command calls), or undefined. Held for every context: a link a walker follows, a page's own script
-       * and a control clicked all go through it, whichever tool opened the tab.
+       * Why a request to the target may never be sent (see forbiddenRequests), or undefined. Held for every
+       * context: a link a walker follows, a page's own script and a control clicked all go through it,
+       * whichever tool opened the tab.
        */
       refuse?: (method: string, url: string) => string | undefined;
     } = {},

@@ -7,8 +7,8 @@ import { uiFinding } from "./ui-finding.ts";
 
 // Confirmed page results → envelope drafts, one per page template and signature (console error), control
 // (dead control), request (background failure) or asset; accessibility waits for every page
-// (accessibility-findings.ts). Severity follows what a
-// person loses: an exception or a failing request breaks a journey, a missing image mostly does not.
+// (accessibility-findings.ts). Severity follows what a person loses: an exception or a failing request
+// breaks a journey, a missing image mostly does not.
 
 export interface PageScope {
   context: ToolContext;
