@@ -194,12 +194,13 @@ export const SystemMapSchema = z.object({
       events: z.array(z.string()).optional(),
     }),
   ),
-  /** GraphQL endpoints and the schema read from each (introspection `__schema`, or built from SDL files). */
+  /** GraphQL endpoints and the schema read from each (introspection `__schema`, SDL files, or client operations). */
   graphql: z
     .array(
       z.object({
         path: z.string(),
-        source: z.enum(["introspection", "sdl"]),
+        /** `operations`: sketched from the client operations the application sends, introspection refused. */
+        source: z.enum(["introspection", "sdl", "operations"]),
         schema: z.record(z.string(), z.unknown()),
       }),
     )

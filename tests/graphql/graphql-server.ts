@@ -111,6 +111,8 @@ export interface GraphqlServerOptions {
   debugErrors?: boolean;
   /** Other routes: path → [content type, body]. */
   files?: Record<string, [string, string]>;
+  /** A second path serving the same schema with introspection refused (an IDE route, a gateway). */
+  closedPath?: string;
 }
 
 export interface GraphqlServer {
@@ -217,7 +219,9 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
   if (options.maxFields !== undefined) rules.push(selectionLimit("fields", options.maxFields));
   if (options.refuseOperationNames) rules.push(noOperationNames);
 
-  const run = (payload: unknown, method: string): Record<string, unknown> => {
+  const closedRules = [...rules, NoSchemaIntrospectionCustomRule];
+
+  const run = (payload: unknown, method: string, closed = false): Record<string, unknown> => {
     const { query, variables, operationName } = (payload ?? {}) as {
       query?: string;
       variables?: Record<string, unknown>;
@@ -230,7 +234,7 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
     } catch (error) {
       return { errors: [format(error as GraphQLError, options)] };
     }
-    const errors = validate(schema, document, rules);
+    const errors = validate(schema, document, closed ? closedRules : rules);
     if (errors.length > 0) return { errors: errors.map((error) => format(error, options)) };
     const operation = document.definitions.find(
       (definition) => definition.kind === Kind.OPERATION_DEFINITION,
@@ -254,7 +258,8 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
         response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
       const file = options.files?.[url.pathname];
       if (file) return response.writeHead(200, { "content-type": file[0] }).end(file[1]);
-      if (url.pathname !== path)
+      const closed = url.pathname === options.closedPath;
+      if (url.pathname !== path && !closed)
         return response.writeHead(404, { "content-type": "text/html" }).end("<h1>Not found</h1>");
       if (options.token && request.headers.authorization !== `Bearer ${options.token}`)
         return json(401, { errors: [{ message: "Not authenticated" }] });
@@ -269,6 +274,7 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
               operationName: url.searchParams.get("operationName") ?? undefined,
             },
             "GET",
+            closed,
           ),
         );
       }
@@ -289,7 +295,7 @@ export async function startGraphqlServer(options: GraphqlServerOptions = {}): Pr
           payload.map((item) => run(item, "POST")),
         );
       }
-      return json(200, run(payload, "POST"));
+      return json(200, run(payload, "POST", closed));
     });
   });
   // Generated `node --test` files exit once the server lets their idle keep-alive sockets go.

@@ -41,14 +41,3 @@ export function graphqlPathsInMap(paths: Iterable<string>, pages: readonly Page[
   }
   return [...found];
 }
-
-/** Same-origin scripts the crawled pages load, most shared first (a bundle every page loads). */
-export function pageScripts(pages: readonly Page[], limit: number): string[] {
-  const counts = new Map<string, number>();
-  for (const page of pages)
-    for (const script of page.scripts ?? []) counts.set(script, (counts.get(script) ?? 0) + 1);
-  return [...counts]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .slice(0, limit)
-    .map(([script]) => script);
-}

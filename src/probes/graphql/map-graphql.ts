@@ -1,4 +1,4 @@
-import type { IntrospectionSchema } from "graphql";
+import type { DocumentNode, IntrospectionSchema } from "graphql";
 import type { OperationCandidate } from "../../map/inventory.ts";
 import type { Page, SystemMap } from "../../map/system-map.ts";
 import { joinUrl } from "../http/target-url.ts";
@@ -8,16 +8,23 @@ import {
   type EndpointProbe,
   isEndpoint,
 } from "./discover-endpoints.ts";
-import { graphqlPathsInMap, graphqlPathsInText, pageScripts } from "./frontend-endpoints.ts";
+import { rootFields, sdlOfShapes, shapesFromDocuments } from "./document-shapes.ts";
+import { graphqlDocumentsInText } from "./documents-in-text.ts";
+import { graphqlPathsInMap, graphqlPathsInText } from "./frontend-endpoints.ts";
+import { FrontendTexts, htmlPages, pageScripts } from "./frontend-texts.ts";
 import type { GraphqlMethod, GraphqlSend } from "./graphql-transport.ts";
 import { introspect } from "./introspect.ts";
+import { probeShapes } from "./probe-shapes.ts";
 import { type GraphqlSourceScan, scanGraphqlSource } from "./scan-graphql-source.ts";
 import { operationsFromSchema } from "./schema-operations.ts";
+import { schemaFromSdl } from "./sdl-schema.ts";
 import type { SourceEndpoint } from "./source-endpoints.ts";
 import { fieldsOf, rootTypeNames, typeIndex } from "./type-refs.ts";
 
 // MAPPER's GraphQL reader: endpoints from the source, the frontend and the usual paths; each endpoint's
-// schema by introspection, else from the SDL in the source; every root field one operation.
+// schema by introspection, else from the SDL in the source, else from the operations the frontend (or
+// client code in the source) sends, shaped by the server's validation errors; every root field one
+// operation.
 
 export interface GraphqlLive {
   baseUrl: string;
@@ -39,14 +46,18 @@ export interface GraphqlMappingInput {
   /** Paths the caller asks to try first. */
   givenPaths?: readonly string[];
   maxScripts?: number;
+  /** HTML pages read for the frontend's operations when no schema can be read otherwise. */
+  maxPages?: number;
 }
+
+type SchemaSource = "introspection" | "sdl" | "operations" | "none";
 
 export interface GraphqlEndpointSummary {
   path: string;
   found_by: string;
   answered_as?: string;
   method?: GraphqlMethod;
-  schema_from: "introspection" | "sdl" | "none";
+  schema_from: SchemaSource;
   introspection?: string;
   operations: number;
   /** Another endpoint serves the same schema: its operations are not repeated here. */
@@ -63,6 +74,7 @@ export interface GraphqlMapping {
 }
 
 const DEFAULT_MAX_SCRIPTS = 8;
+const DEFAULT_MAX_PAGES = 15;
 
 export async function mapGraphql(input: GraphqlMappingInput): Promise<GraphqlMapping> {
   const notes: string[] = [];
@@ -81,7 +93,7 @@ export async function mapGraphql(input: GraphqlMappingInput): Promise<GraphqlMap
   const record = (
     path: string,
     schema: IntrospectionSchema | undefined,
-    from: "introspection" | "sdl" | "none",
+    from: SchemaSource,
     extra: Omit<GraphqlEndpointSummary, "path" | "schema_from" | "operations">,
     sourceEndpoint: SourceEndpoint | undefined,
     security?: OperationCandidate["security"],
@@ -119,13 +131,16 @@ export async function mapGraphql(input: GraphqlMappingInput): Promise<GraphqlMap
   const sourceEndpointAt = (path: string) => scan?.endpoints.find((endpoint) => endpoint.path === path);
 
   if (input.live) {
-    const candidates = await candidatePaths(input, scan);
+    const frontend = new FrontendTexts(input.live.sendAs(undefined), input.live.baseUrl);
+    const candidates = await candidatePaths(input, scan, frontend);
+    let documents: DocumentNode[] | undefined;
     mapping.probes = await discoverEndpoints(candidates, {
       baseUrl: input.live.baseUrl,
       sendAs: input.live.sendAs,
       users: input.live.users,
       methods: input.live.methods,
     });
+    const answered = [];
     for (const probe of mapping.probes.filter(isEndpoint)) {
       const methods = probe.method
         ? [probe.method, ...input.live.methods.filter((method) => method !== probe.method)]
@@ -136,11 +151,33 @@ export async function mapGraphql(input: GraphqlMappingInput): Promise<GraphqlMap
         methods,
       );
       notes.push(...outcome.notes.map((note) => `${probe.path}: ${note}`));
-      const schema = outcome.schema ?? sdl;
-      const from = outcome.schema ? "introspection" : sdl ? "sdl" : "none";
-      if (from === "none")
+      answered.push({ probe, methods, outcome });
+    }
+    // Endpoints with a schema first: one refusing introspection may be another door to the same API.
+    answered.sort((a, b) => Number(!(a.outcome.schema ?? sdl)) - Number(!(b.outcome.schema ?? sdl)));
+    for (const { probe, methods, outcome } of answered) {
+      let schema = outcome.schema ?? sdl;
+      let from: SchemaSource = outcome.schema ? "introspection" : sdl ? "sdl" : "none";
+      let twin: string | undefined;
+      if (!schema) {
+        documents ??= [...(scan?.documents ?? []), ...(await frontendDocuments(input, frontend))];
+        twin = mappedAlready(documents, mapping.graphql);
+        schema = twin
+          ? undefined
+          : await schemaFromOperations(documents, notes, probe.path, {
+              send: input.live.sendAs(probe.user),
+              url: joinUrl(input.live.baseUrl, probe.path),
+              methods,
+            });
+        if (schema || twin) from = "operations";
+      }
+      if (twin)
         notes.push(
-          `${probe.path} answers GraphQL but its schema could not be read (introspection refused, no SDL in the source)`,
+          `${probe.path} refuses introspection, but the operations the frontend sends are fields of ${twin}'s schema: mapped once, at ${twin}`,
+        );
+      else if (from === "none")
+        notes.push(
+          `${probe.path} answers GraphQL but its schema could not be read (introspection refused, no SDL in the source, no operation in the frontend)`,
         );
       record(
         probe.path,
@@ -156,6 +193,7 @@ export async function mapGraphql(input: GraphqlMappingInput): Promise<GraphqlMap
               : outcome.partial
                 ? `${outcome.how} (partial)`
                 : outcome.how,
+          ...(twin ? { same_as: twin } : {}),
         },
         sourceEndpointAt(probe.path),
         probe.user ? "required" : undefined,
@@ -163,14 +201,33 @@ export async function mapGraphql(input: GraphqlMappingInput): Promise<GraphqlMap
     }
   }
 
-  if (mapping.endpoints.length === 0 && sdl) {
-    const fromSource = scan?.endpoints ?? [];
-    const path = fromSource[0]?.path ?? "/graphql";
+  const fromSource = scan?.endpoints ?? [];
+  const path = fromSource[0]?.path ?? "/graphql";
+  const offline =
+    mapping.endpoints.length > 0
+      ? undefined
+      : sdl
+        ? { schema: sdl, from: "SDL" as const }
+        : !input.live && scan && scan.documents.length > 0
+          ? {
+              schema: await schemaFromOperations(scan.documents, notes, path),
+              from: "client operations" as const,
+            }
+          : undefined;
+  if (offline?.schema) {
     if (fromSource.length === 0)
-      notes.push("GraphQL SDL found in the source but no endpoint mounting it: /graphql assumed");
+      notes.push(`GraphQL ${offline.from} found in the source but no endpoint mounting it: /graphql assumed`);
     else if (input.live)
-      notes.push(`${path} (from the source) did not answer GraphQL live: operations taken from the SDL`);
-    record(path, sdl, "sdl", { found_by: fromSource[0] ? "source" : "assumed" }, fromSource[0]);
+      notes.push(
+        `${path} (from the source) did not answer GraphQL live: operations taken from the ${offline.from}`,
+      );
+    record(
+      path,
+      offline.schema,
+      offline.from === "SDL" ? "sdl" : "operations",
+      { found_by: fromSource[0] ? "source" : "assumed" },
+      fromSource[0],
+    );
   }
   if (mapping.endpoints.length === 0) notes.push("no GraphQL endpoint found (source, frontend, usual paths)");
   return mapping;
@@ -180,6 +237,7 @@ export async function mapGraphql(input: GraphqlMappingInput): Promise<GraphqlMap
 async function candidatePaths(
   input: GraphqlMappingInput,
   scan: GraphqlSourceScan | undefined,
+  frontend: FrontendTexts | undefined,
 ): Promise<CandidatePath[]> {
   const list: CandidatePath[] = [];
   const add = (path: string, origin: CandidatePath["origin"]) => {
@@ -189,22 +247,80 @@ async function candidatePaths(
   for (const endpoint of scan?.endpoints ?? []) add(endpoint.path, "source");
   for (const path of graphqlPathsInMap(input.knownPaths ?? [], input.pages ?? [])) add(path, "frontend");
   const live = input.live;
-  if (!live) return list;
-  const send = live.sendAs(undefined);
-  for (const script of pageScripts(input.pages ?? [], input.maxScripts ?? DEFAULT_MAX_SCRIPTS)) {
-    const url = scriptUrl(script, live.baseUrl);
-    if (!url) continue;
-    const exchange = await send({ method: "GET", url, headers: { accept: "*/*" } });
-    const body = exchange?.response?.status === 200 ? exchange.response.body : "";
-    for (const path of graphqlPathsInText(body, live.baseUrl)) add(path, "frontend");
-  }
+  if (!live || !frontend) return list;
+  for (const script of pageScripts(input.pages ?? [], input.maxScripts ?? DEFAULT_MAX_SCRIPTS))
+    for (const path of graphqlPathsInText(await frontend.read(script), live.baseUrl)) add(path, "frontend");
   return list;
 }
 
-/** A script of the target's origin as an absolute URL; another origin's script is not the target's to read. */
-function scriptUrl(script: string, baseUrl: string): string | undefined {
-  if (!/^https?:\/\//i.test(script)) return joinUrl(baseUrl, script);
-  return new URL(script).origin === new URL(baseUrl).origin ? script : undefined;
+/** The operations the served pages and their scripts send. */
+async function frontendDocuments(
+  input: GraphqlMappingInput,
+  frontend: FrontendTexts,
+): Promise<DocumentNode[]> {
+  const pages = input.pages ?? [];
+  const urls = [
+    ...htmlPages(pages, input.maxPages ?? DEFAULT_MAX_PAGES),
+    ...pageScripts(pages, input.maxScripts ?? DEFAULT_MAX_SCRIPTS),
+  ];
+  const documents: DocumentNode[] = [];
+  for (const url of urls) documents.push(...graphqlDocumentsInText(await frontend.read(url)));
+  return documents;
+}
+
+/**
+ * A schema from client operations: their root fields, arguments and selections, each root field then
+ * described by the live server's validation errors where it is live (nothing runs: see probe-shapes.ts).
+ */
+async function schemaFromOperations(
+  documents: readonly DocumentNode[],
+  notes: string[],
+  path: string,
+  live?: { send: GraphqlSend; url: string; methods: readonly GraphqlMethod[] },
+): Promise<IntrospectionSchema | undefined> {
+  const shapes = shapesFromDocuments(documents);
+  const fields = rootFields(shapes).length;
+  if (fields === 0) return undefined;
+  let described = "";
+  if (live) {
+    const probed = await probeShapes(live.send, live.url, live.methods, shapes);
+    described = `; the server's validation errors described ${probed.described} of ${fields} root fields in ${probed.requests} requests`;
+    if (probed.dropped.length > 0)
+      described += `, and ${probed.dropped.length} it does not have were dropped (${probed.dropped.join(", ")})`;
+    if (probed.executed)
+      described += `; the server ran ${probed.executed} although its document could not be valid, so no more were asked`;
+  }
+  const built = schemaFromSdl([{ origin: "operations", text: sdlOfShapes(shapes) }], notes);
+  if (built)
+    notes.push(
+      `${path}: schema built from ${documents.length} GraphQL documents the application sends (${rootFields(shapes).length} root fields)${described}`,
+    );
+  return built?.schema;
+}
+
+/**
+ * The endpoint whose schema already holds (nearly) every root field the documents use; a few may be gone
+ * from the API (a stale frontend, a page quoting attacks).
+ */
+function mappedAlready(
+  documents: readonly DocumentNode[],
+  mapped: GraphqlMapping["graphql"],
+): string | undefined {
+  const used = rootFields(shapesFromDocuments(documents)).map(({ kind, field }) => `${kind}:${field.name}`);
+  if (used.length === 0) return undefined;
+  for (const entry of mapped) {
+    const schema = entry.schema as unknown as IntrospectionSchema;
+    const types = typeIndex(schema);
+    const roots = rootTypeNames(schema);
+    const held = new Set(
+      (["query", "mutation", "subscription"] as const).flatMap((kind) => {
+        const name = roots[kind];
+        return fieldsOf(name ? types.get(name) : undefined).map((field) => `${kind}:${field.name}`);
+      }),
+    );
+    if (used.filter((field) => held.has(field)).length >= Math.ceil(used.length * 0.8)) return entry.path;
+  }
+  return undefined;
 }
 
 /** Two endpoints serve the same schema when their root fields are the same. */

@@ -1,16 +1,21 @@
 import path from "node:path";
+import type { DocumentNode } from "graphql";
 import { listSourceFiles, readSource, type SourceTreeOptions } from "../routes/source-tree.ts";
+import { graphqlDocumentsInText } from "./documents-in-text.ts";
 import { type SdlFragment, type SdlSchema, schemaFromSdl } from "./sdl-schema.ts";
 import { endpointsInFile, type SourceEndpoint } from "./source-endpoints.ts";
 
 // What a target's source says about GraphQL: the endpoints it mounts and the schema it declares in SDL
 // (`.graphql` files, `gql`/`graphql` tagged templates, `buildSchema(...)`, `typeDefs` strings, Python
 // triple-quoted strings handed to ariadne or graphql-core). Code-first schemas (graphene classes,
-// strawberry decorators, Nexus, TypeGraphQL) leave no SDL: introspection covers them on a live target.
+// strawberry decorators, Nexus, TypeGraphQL) leave no SDL: introspection covers them on a live target,
+// and the client operations a repository's frontend holds (`documents`) sketch them when it is refused.
 
 export interface GraphqlSourceScan {
   endpoints: SourceEndpoint[];
   sdl: SdlSchema | undefined;
+  /** Client operations and fragments (queries a frontend in the same repository sends). */
+  documents: DocumentNode[];
   files: number;
   notes: string[];
 }
@@ -39,12 +44,14 @@ export function scanGraphqlSource(root: string, options: SourceTreeOptions = {})
   const tree = listSourceFiles(root, EXTENSIONS, options);
   const endpoints: SourceEndpoint[] = [];
   const fragments: SdlFragment[] = [];
+  const documents: DocumentNode[] = [];
   const notes: string[] = [];
   for (const relative of tree.files) {
     const text = readSource(root, relative);
     if (text === undefined) continue;
     endpoints.push(...endpointsInFile(relative, text));
     fragments.push(...sdlFragmentsInFile(relative, text));
+    if (SDL_FILE.test(relative) || EMBEDDING_FILE.test(text)) documents.push(...graphqlDocumentsInText(text));
   }
   if (tree.truncated) notes.push(`GraphQL source scan stopped after ${tree.files.length} files`);
   const sdlNotes: string[] = [];
@@ -52,7 +59,7 @@ export function scanGraphqlSource(root: string, options: SourceTreeOptions = {})
   notes.push(...sdlNotes);
   if (fragments.length > 0 && !sdl && sdlNotes.length === 0)
     notes.push("SDL-like strings were found in the source but none defined root fields");
-  return { endpoints: dedupeEndpoints(endpoints), sdl, files: tree.files.length, notes };
+  return { endpoints: dedupeEndpoints(endpoints), sdl, documents, files: tree.files.length, notes };
 }
 
 /** The SDL a file holds: all of a `.graphql` file, else the embedded strings that look like type definitions. */

@@ -13,7 +13,7 @@ import { defineTool, type ToolDefinition } from "../tool.ts";
 import { mapDraft } from "./map-draft.ts";
 
 // MAPPER's GraphQL tool: endpoints from the source, the frontend and the usual paths, each schema by
-// introspection (else SDL in the source), every root field one operation of the inventory. Answers a
+// introspection (else SDL in the source, else the frontend's operations), every root field one operation of the inventory. Answers a
 // summary; the schemas and operations go into the draft map.
 
 const EXAMPLES = 8;
@@ -23,7 +23,7 @@ const mapGraphqlTool = defineTool({
   name: "map_graphql",
   server: "map",
   description:
-    "Find the target's GraphQL endpoints (source: Apollo, express-graphql, graphql-http, yoga, mercurius, graphene/strawberry/ariadne views; the frontend's scripts; the usual paths tried live with `{ __typename }`), read each schema by introspection (else from SDL in the source) and add every root query, mutation and subscription field to the draft map as an operation (POST <endpoint>, its arguments as the JSON body schema). Optional `paths`: endpoint paths to try first.",
+    "Find the target's GraphQL endpoints (source: Apollo, express-graphql, graphql-http, yoga, mercurius, graphene/strawberry/ariadne views; the frontend's scripts; the usual paths tried live with `{ __typename }`), read each schema by introspection (else from SDL in the source, else sketched from the operations the served pages and scripts send, each root field typed by the server's validation errors without running it) and add every root query, mutation and subscription field to the draft map as an operation (POST <endpoint>, its arguments as the JSON body schema). Optional `paths`: endpoint paths to try first.",
   input: z.strictObject({
     paths: z.array(z.string().min(1).max(200)).max(10).optional(),
     max_scripts: z.number().int().min(0).max(30).optional(),

@@ -1,0 +1,196 @@
+import {
+  type DocumentShapes,
+  type FieldShape,
+  namedOf,
+  type RootKind,
+  rootFields,
+} from "./document-shapes.ts";
+import { askGraphql, type GraphqlMethod, type GraphqlSend } from "./graphql-transport.ts";
+
+// Asking the server what the frontend's documents leave out, without running anything. Each root field is
+// sent once in a document that declares one variable it never uses: the spec's "all variables used" rule
+// makes every compliant server refuse it before execution, and the same validation pass names what we
+// need — the type each argument expects, the arguments it requires, whether the field returns an object
+// (and its type's name), the selected fields that do not exist, or that the field itself does not. The
+// documents say the field is there; the server's own errors are the second, independent word on its shape.
+
+export interface ShapeProbeOutcome {
+  /** Root fields the server described (at least one of its validation errors was about them). */
+  described: number;
+  /** `query.oldField`: fields the server says do not exist (a stale frontend, a page about attacks), dropped. */
+  dropped: string[];
+  /** Fields the server would have run: the guard did not hold, so no further field is asked. */
+  executed?: string;
+  requests: number;
+}
+
+const GUARD = "qaasNeverUsed";
+/** A type no argument plausibly has, so every argument's variable is out of place and the server names it. */
+const MISFIT = "[[Boolean!]!]!";
+const MAX_FIELDS = 40;
+const SELECTION_DEPTH = 3;
+
+const Q = `["'\u201c\u201d]`;
+const NAME = "([_A-Za-z][_0-9A-Za-z]*)";
+const TYPE = "([^\"'\u201c\u201d]+)";
+// graphql-core 2 drops the `$` and says "sub selection"; both generations are read.
+const POSITION = new RegExp(
+  `Variable ${Q}\\$?${NAME}${Q} of type ${Q}[^"']+${Q} used in position expecting type ${Q}${TYPE}${Q}`,
+);
+const REQUIRED = [
+  new RegExp(`Field ${Q}${NAME}${Q} argument ${Q}${NAME}${Q} of type ${Q}${TYPE}${Q} is required`),
+  new RegExp(
+    `Argument ${Q}(?:[_A-Za-z]\\w*\\.)?${NAME}\\(${NAME}:\\)${Q} of type ${Q}${TYPE}${Q} is required`,
+  ),
+];
+const SUBFIELDS = new RegExp(
+  `Field ${Q}${NAME}${Q} of type ${Q}${TYPE}${Q} must have a (?:selection of subfields|sub selection)`,
+);
+const LEAF = [
+  new RegExp(`Field ${Q}${NAME}${Q} must not have a selection since type ${Q}${TYPE}${Q} has no subfields`),
+  new RegExp(`Field ${Q}${NAME}${Q} of type ${Q}${TYPE}${Q} must not have a sub selection`),
+];
+const NO_FIELD = new RegExp(`Cannot query field ${Q}${NAME}${Q} on type ${Q}${NAME}${Q}`);
+const UNKNOWN_ARGUMENT = new RegExp(
+  `Unknown argument ${Q}${NAME}${Q} on field ${Q}(?:[_A-Za-z]\\w*\\.)?${NAME}${Q}`,
+);
+
+export async function probeShapes(
+  send: GraphqlSend,
+  url: string,
+  methods: readonly GraphqlMethod[],
+  shapes: DocumentShapes,
+): Promise<ShapeProbeOutcome> {
+  const outcome: ShapeProbeOutcome = { described: 0, dropped: [], requests: 0 };
+  for (const { kind, field } of rootFields(shapes).slice(0, MAX_FIELDS)) {
+    const names = [...field.arguments.keys()];
+    const variables = names.map((_, index) => `, $a${index}: ${MISFIT}`).join("");
+    const call = names.length > 0 ? `(${names.map((name, index) => `${name}: $a${index}`).join(", ")})` : "";
+    const selection = selectionOf(shapes, field.returns, 0);
+    // Bare, the field's type is named (or it is a leaf); with the frontend's selection, the selected
+    // fields that do not exist are.
+    const fields = selection
+      ? `qaasBare: ${field.name}${call} qaasShaped: ${field.name}${call} ${selection}`
+      : `${field.name}${call}`;
+    const query = `${kind} QaasShape($${GUARD}: Boolean${variables}) { ${fields} }`;
+    const asked = await askGraphql(send, url, { query, operationName: "QaasShape" }, methods);
+    outcome.requests += 1;
+    const answer = asked?.answer;
+    if (!answer) continue;
+    if (answer.data !== undefined && answer.data !== null) {
+      outcome.executed = `${kind}.${field.name}`;
+      break;
+    }
+    const messages = answer.errors.map((error) => error.message);
+    if (!messages.some((message) => message.includes(GUARD))) continue;
+    if (apply(shapes, kind, field, names, messages, outcome)) outcome.described += 1;
+  }
+  return outcome;
+}
+
+/** The fields the documents select below a type, as a selection set (arguments left out). */
+function selectionOf(shapes: DocumentShapes, returns: string, depth: number): string {
+  const fields = shapes.types.get(namedOf(returns));
+  if (!fields || fields.size === 0 || depth >= SELECTION_DEPTH) return "";
+  const parts = [...fields.values()].map((field) => {
+    const inner = selectionOf(shapes, field.returns, depth + 1);
+    return inner ? `${field.name} ${inner}` : shapes.types.has(namedOf(field.returns)) ? "" : field.name;
+  });
+  const kept = parts.filter((part) => part !== "");
+  return kept.length > 0 ? `{ ${kept.join(" ")} }` : "";
+}
+
+/** What the errors say about one root field, written into the shapes; true when any error was about it. */
+function apply(
+  shapes: DocumentShapes,
+  kind: RootKind,
+  field: FieldShape,
+  names: readonly string[],
+  messages: readonly string[],
+  outcome: ShapeProbeOutcome,
+): boolean {
+  let described = false;
+  let missing = false;
+  const unknownBelow = new Set<string>();
+  for (const message of messages) {
+    const position = POSITION.exec(message);
+    const argument = position?.[1]?.match(/^a(\d+)$/) ? names[Number(position[1].slice(1))] : undefined;
+    if (argument && position?.[2]) {
+      field.arguments.set(argument, { type: position[2], guessed: false });
+      described = true;
+      continue;
+    }
+    const required = REQUIRED.map((pattern) => pattern.exec(message)).find((match) => match);
+    if (required?.[1] === field.name && required[2] && required[3]) {
+      field.arguments.set(required[2], { type: required[3], guessed: false });
+      described = true;
+      continue;
+    }
+    const unknown = UNKNOWN_ARGUMENT.exec(message);
+    if (unknown?.[2] === field.name && unknown[1]) {
+      field.arguments.delete(unknown[1]);
+      described = true;
+      continue;
+    }
+    const subfields = SUBFIELDS.exec(message);
+    if (subfields?.[1] === field.name && subfields[2]) {
+      renameReturn(shapes, field, subfields[2]);
+      described = true;
+      continue;
+    }
+    const leaf = LEAF.map((pattern) => pattern.exec(message)).find((match) => match);
+    if (leaf?.[1] === field.name && leaf[2]) {
+      field.returns = leaf[2];
+      field.guessedReturn = false;
+      described = true;
+      continue;
+    }
+    const absent = NO_FIELD.exec(message);
+    if (absent?.[1] === field.name) missing = true;
+    else if (absent?.[1]) unknownBelow.add(absent[1]);
+  }
+  // A field of the same name further down may be the one missing: the root is gone only when nothing
+  // else was said about it.
+  if (missing && !described) {
+    shapes.types.get(shapes.roots[kind] ?? "")?.delete(field.name);
+    outcome.dropped.push(`${kind}.${field.name}`);
+    return true;
+  }
+  if (unknownBelow.size > 0) {
+    dropBelow(shapes, field.returns, unknownBelow, new Set());
+    described = true;
+  }
+  return described;
+}
+
+function dropBelow(
+  shapes: DocumentShapes,
+  returns: string,
+  names: ReadonlySet<string>,
+  seen: Set<string>,
+): void {
+  const typeName = namedOf(returns);
+  const fields = shapes.types.get(typeName);
+  if (!fields || seen.has(typeName)) return;
+  seen.add(typeName);
+  for (const name of names) fields.delete(name);
+  for (const field of fields.values()) dropBelow(shapes, field.returns, names, seen);
+}
+
+/** The field returns `typeReference`: its guessed object type takes the server's name (merged if known). */
+function renameReturn(shapes: DocumentShapes, field: FieldShape, typeReference: string): void {
+  const guessed = namedOf(field.returns);
+  const real = namedOf(typeReference);
+  field.returns = typeReference;
+  field.guessedReturn = false;
+  if (guessed === real) return;
+  const fields = shapes.types.get(guessed);
+  if (!fields) return;
+  const merged = shapes.types.get(real) ?? new Map<string, FieldShape>();
+  for (const [name, shape] of fields) if (!merged.has(name)) merged.set(name, shape);
+  shapes.types.set(real, merged);
+  const stillUsed = [...shapes.types.values()].some((type) =>
+    [...type.values()].some((other) => other !== field && namedOf(other.returns) === guessed),
+  );
+  if (!stillUsed) shapes.types.delete(guessed);
+}
