@@ -127,8 +127,13 @@ export function sdlOfShapes(shapes: DocumentShapes): string {
   const blocks: string[] = [];
   const roots = Object.entries(shapes.roots).map(([kind, name]) => `${kind}: ${name}`);
   if (roots.length > 0) blocks.push(`schema { ${roots.join(" ")} }`);
+  const rootNames = new Set(Object.values(shapes.roots));
   for (const [name, fields] of shapes.types) {
-    if (fields.size === 0) continue;
+    if (fields.size === 0) {
+      // An object type whose fields nothing named: `__typename` keeps it an object, selectable as one.
+      if (!rootNames.has(name)) blocks.push(`type ${name} { __typename: String }`);
+      continue;
+    }
     const lines = [...fields.values()].map((field) => {
       const args = [...field.arguments].map(([argument, shape]) => `${argument}: ${shape.type}`);
       return `  ${field.name}${args.length > 0 ? `(${args.join(", ")})` : ""}: ${field.returns}`;

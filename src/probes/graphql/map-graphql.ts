@@ -8,18 +8,20 @@ import {
   type EndpointProbe,
   isEndpoint,
 } from "./discover-endpoints.ts";
-import { rootFields, sdlOfShapes, shapesFromDocuments } from "./document-shapes.ts";
 import { graphqlDocumentsInText } from "./documents-in-text.ts";
 import { graphqlPathsInMap, graphqlPathsInText } from "./frontend-endpoints.ts";
 import { FrontendTexts, htmlPages, pageScripts } from "./frontend-texts.ts";
 import type { GraphqlMethod, GraphqlSend } from "./graphql-transport.ts";
 import { introspect } from "./introspect.ts";
-import { probeShapes } from "./probe-shapes.ts";
+import {
+  documentFieldKeys,
+  mappedAlready,
+  rootFieldKeys,
+  schemaFromOperations,
+} from "./operations-schema.ts";
 import { type GraphqlSourceScan, scanGraphqlSource } from "./scan-graphql-source.ts";
 import { operationsFromSchema } from "./schema-operations.ts";
-import { schemaFromSdl } from "./sdl-schema.ts";
 import type { SourceEndpoint } from "./source-endpoints.ts";
-import { fieldsOf, rootTypeNames, typeIndex } from "./type-refs.ts";
 
 // MAPPER's GraphQL reader: endpoints from the source, the frontend and the usual paths; each endpoint's
 // schema by introspection, else from the SDL in the source, else from the operations the frontend (or
@@ -161,7 +163,7 @@ export async function mapGraphql(input: GraphqlMappingInput): Promise<GraphqlMap
       let twin: string | undefined;
       if (!schema) {
         documents ??= [...(scan?.documents ?? []), ...(await frontendDocuments(input, frontend))];
-        twin = mappedAlready(documents, mapping.graphql);
+        twin = mappedAlready(documentFieldKeys(documents), mapping.graphql);
         schema = twin
           ? undefined
           : await schemaFromOperations(documents, notes, probe.path, {
@@ -169,6 +171,9 @@ export async function mapGraphql(input: GraphqlMappingInput): Promise<GraphqlMap
               url: joinUrl(input.live.baseUrl, probe.path),
               methods,
             });
+        // What the server's suggestions added may show the same API as an endpoint already mapped.
+        twin ??= schema ? mappedAlready(rootFieldKeys(schema), mapping.graphql) : undefined;
+        if (twin) schema = undefined;
         if (schema || twin) from = "operations";
       }
       if (twin)
@@ -268,72 +273,7 @@ async function frontendDocuments(
   return documents;
 }
 
-/**
- * A schema from client operations: their root fields, arguments and selections, each root field then
- * described by the live server's validation errors where it is live (nothing runs: see probe-shapes.ts).
- */
-async function schemaFromOperations(
-  documents: readonly DocumentNode[],
-  notes: string[],
-  path: string,
-  live?: { send: GraphqlSend; url: string; methods: readonly GraphqlMethod[] },
-): Promise<IntrospectionSchema | undefined> {
-  const shapes = shapesFromDocuments(documents);
-  const fields = rootFields(shapes).length;
-  if (fields === 0) return undefined;
-  let described = "";
-  if (live) {
-    const probed = await probeShapes(live.send, live.url, live.methods, shapes);
-    described = `; the server's validation errors described ${probed.described} of ${fields} root fields in ${probed.requests} requests`;
-    if (probed.dropped.length > 0)
-      described += `, and ${probed.dropped.length} it does not have were dropped (${probed.dropped.join(", ")})`;
-    if (probed.executed)
-      described += `; the server ran ${probed.executed} although its document could not be valid, so no more were asked`;
-  }
-  const built = schemaFromSdl([{ origin: "operations", text: sdlOfShapes(shapes) }], notes);
-  if (built)
-    notes.push(
-      `${path}: schema built from ${documents.length} GraphQL documents the application sends (${rootFields(shapes).length} root fields)${described}`,
-    );
-  return built?.schema;
-}
-
-/**
- * The endpoint whose schema already holds (nearly) every root field the documents use; a few may be gone
- * from the API (a stale frontend, a page quoting attacks).
- */
-function mappedAlready(
-  documents: readonly DocumentNode[],
-  mapped: GraphqlMapping["graphql"],
-): string | undefined {
-  const used = rootFields(shapesFromDocuments(documents)).map(({ kind, field }) => `${kind}:${field.name}`);
-  if (used.length === 0) return undefined;
-  for (const entry of mapped) {
-    const schema = entry.schema as unknown as IntrospectionSchema;
-    const types = typeIndex(schema);
-    const roots = rootTypeNames(schema);
-    const held = new Set(
-      (["query", "mutation", "subscription"] as const).flatMap((kind) => {
-        const name = roots[kind];
-        return fieldsOf(name ? types.get(name) : undefined).map((field) => `${kind}:${field.name}`);
-      }),
-    );
-    if (used.filter((field) => held.has(field)).length >= Math.ceil(used.length * 0.8)) return entry.path;
-  }
-  return undefined;
-}
-
 /** Two endpoints serve the same schema when their root fields are the same. */
 function schemaKey(schema: IntrospectionSchema): string {
-  const types = typeIndex(schema);
-  const roots = rootTypeNames(schema);
-  return (["query", "mutation", "subscription"] as const)
-    .map((kind) => {
-      const name = roots[kind];
-      return `${kind}:${fieldsOf(name ? types.get(name) : undefined)
-        .map((field) => field.name)
-        .sort()
-        .join(",")}`;
-    })
-    .join("|");
+  return rootFieldKeys(schema).sort().join("|");
 }

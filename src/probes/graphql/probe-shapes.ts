@@ -6,6 +6,7 @@ import {
   rootFields,
 } from "./document-shapes.ts";
 import { askGraphql, type GraphqlMethod, type GraphqlSend } from "./graphql-transport.ts";
+import { ARGUMENT_WORDS, FIELD_WORDS } from "./likely-names.ts";
 
 // Asking the server what the frontend's documents leave out, without running anything. Each root field is
 // sent once in a document that declares one variable it never uses: the spec's "all variables used" rule
@@ -13,6 +14,8 @@ import { askGraphql, type GraphqlMethod, type GraphqlSend } from "./graphql-tran
 // need — the type each argument expects, the arguments it requires, whether the field returns an object
 // (and its type's name), the selected fields that do not exist, or that the field itself does not. The
 // documents say the field is there; the server's own errors are the second, independent word on its shape.
+// Where the documents pass no argument or select nothing from an object type, likely names are tried
+// (likely-names.ts): the real ones draw a typed complaint or none, the rest "unknown" (with suggestions).
 
 export interface ShapeProbeOutcome {
   /** Root fields the server described (at least one of its validation errors was about them). */
@@ -24,12 +27,11 @@ export interface ShapeProbeOutcome {
   requests: number;
 }
 
-const GUARD = "qaasNeverUsed";
+export const GUARD = "qaasNeverUsed";
 /** A type no argument plausibly has, so every argument's variable is out of place and the server names it. */
 const MISFIT = "[[Boolean!]!]!";
-const MAX_FIELDS = 40;
+const MAX_FIELDS = 60;
 const SELECTION_DEPTH = 3;
-
 const Q = `["'\u201c\u201d]`;
 const NAME = "([_A-Za-z][_0-9A-Za-z]*)";
 const TYPE = "([^\"'\u201c\u201d]+)";
@@ -62,30 +64,100 @@ export async function probeShapes(
   shapes: DocumentShapes,
 ): Promise<ShapeProbeOutcome> {
   const outcome: ShapeProbeOutcome = { described: 0, dropped: [], requests: 0 };
-  for (const { kind, field } of rootFields(shapes).slice(0, MAX_FIELDS)) {
-    const names = [...field.arguments.keys()];
-    const variables = names.map((_, index) => `, $a${index}: ${MISFIT}`).join("");
-    const call = names.length > 0 ? `(${names.map((name, index) => `${name}: $a${index}`).join(", ")})` : "";
-    const selection = selectionOf(shapes, field.returns, 0);
-    // Bare, the field's type is named (or it is a leaf); with the frontend's selection, the selected
-    // fields that do not exist are.
-    const fields = selection
-      ? `qaasBare: ${field.name}${call} qaasShaped: ${field.name}${call} ${selection}`
-      : `${field.name}${call}`;
-    const query = `${kind} QaasShape($${GUARD}: Boolean${variables}) { ${fields} }`;
-    const asked = await askGraphql(send, url, { query, operationName: "QaasShape" }, methods);
+  const described = new Set<FieldShape>();
+  const ask = async (kind: RootKind, field: FieldShape, names: readonly string[]) => {
+    const query = shapeQuery(kind, field, names, selectionOf(shapes, field.returns, 0));
+    const messages = await validationErrors(send, url, methods, query);
     outcome.requests += 1;
-    const answer = asked?.answer;
-    if (!answer) continue;
-    if (answer.data !== undefined && answer.data !== null) {
-      outcome.executed = `${kind}.${field.name}`;
-      break;
-    }
-    const messages = answer.errors.map((error) => error.message);
-    if (!messages.some((message) => message.includes(GUARD))) continue;
-    if (apply(shapes, kind, field, names, messages, outcome)) outcome.described += 1;
+    if (messages === "ran") outcome.executed = `${kind}.${field.name}`;
+    else if (messages && apply(shapes, kind, field, names, messages, outcome)) described.add(field);
+    if (outcome.executed || field.guessedReturn || selectionOf(shapes, field.returns, 0)) return;
+    // An object type nothing selected from: likely field names, asked in a document of their own (servers
+    // stop validating at a hundred errors, and the guard's error comes last).
+    const words = FIELD_WORDS.filter((word) => word !== field.name);
+    const found = await validationErrors(send, url, methods, wordQuery(kind, field, words));
+    outcome.requests += 1;
+    if (found === "ran") outcome.executed = `${kind}.${field.name}`;
+    else if (found) addFoundFields(shapes, field, words, found);
+  };
+  const suggested: Array<{ kind: RootKind; field: FieldShape }> = [];
+  for (const { kind, field } of rootFields(shapes).slice(0, MAX_FIELDS)) {
+    const guessing = field.arguments.size === 0;
+    await ask(kind, field, guessing ? ARGUMENT_WORDS : [...field.arguments.keys()]);
+    if (outcome.executed) break;
+    // An argument the server suggested is asked once more, for its type.
+    if (guessing && [...field.arguments.values()].some((argument) => argument.guessed))
+      suggested.push({ kind, field });
   }
+  for (const { kind, field } of suggested) {
+    if (outcome.executed) break;
+    await ask(kind, field, [...field.arguments.keys()]);
+  }
+  outcome.described = described.size;
   return outcome;
+}
+
+/** The field with each named argument given a misfit variable, bare and (for an object) with a selection. */
+function shapeQuery(kind: RootKind, field: FieldShape, names: readonly string[], selection: string): string {
+  const variables = names.map((_, index) => `, $a${index}: ${MISFIT}`).join("");
+  const call = names.length > 0 ? `(${names.map((name, index) => `${name}: $a${index}`).join(", ")})` : "";
+  // Bare, the field's type is named (or it is a leaf); with the documents' selection, the selected
+  // fields that do not exist are.
+  const fields = selection
+    ? `qaasBare: ${field.name}${call} qaasShaped: ${field.name}${call} ${selection}`
+    : `${field.name}${call}`;
+  return `${kind} QaasShape($${GUARD}: Boolean${variables}) { ${fields} }`;
+}
+
+function wordQuery(kind: RootKind, field: FieldShape, words: readonly string[]): string {
+  return `${kind} QaasShape($${GUARD}: Boolean) { ${field.name} { ${words.join(" ")} } }`;
+}
+
+/**
+ * The words selected on an object type the documents never selected from that raised no error: its
+ * leaves. Only when the server reported (nearly) every missing one; a word that is itself an object or
+ * needs arguments is left out, so the selection stays valid.
+ */
+function addFoundFields(
+  shapes: DocumentShapes,
+  field: FieldShape,
+  words: readonly string[],
+  messages: readonly string[],
+): void {
+  const type = shapes.types.get(namedOf(field.returns));
+  if (!type || field.guessedReturn) return;
+  const raised = new Set<string>();
+  let absent = 0;
+  for (const message of messages) {
+    const named =
+      NO_FIELD.exec(message)?.[1] ??
+      SUBFIELDS.exec(message)?.[1] ??
+      REQUIRED.map((pattern) => pattern.exec(message)).find((match) => match)?.[1];
+    if (named && named !== field.name) raised.add(named);
+    if (NO_FIELD.test(message)) absent += 1;
+  }
+  if (absent < words.length * 0.7) return;
+  for (const word of words)
+    if (!raised.has(word) && !type.has(word))
+      type.set(word, { name: word, arguments: new Map(), returns: "String", guessedReturn: true });
+}
+
+/**
+ * The validation errors a guarded document drew; undefined when the answer is not a full validation (no
+ * GraphQL answer, or no complaint about the guard); "ran" when the server executed it regardless.
+ */
+export async function validationErrors(
+  send: GraphqlSend,
+  url: string,
+  methods: readonly GraphqlMethod[],
+  query: string,
+): Promise<string[] | "ran" | undefined> {
+  const asked = await askGraphql(send, url, { query, operationName: "QaasShape" }, methods);
+  const answer = asked?.answer;
+  if (!answer) return undefined;
+  if (answer.data !== undefined && answer.data !== null) return "ran";
+  const messages = answer.errors.map((error) => error.message);
+  return messages.some((message) => message.includes(GUARD)) ? messages : undefined;
 }
 
 /** The fields the documents select below a type, as a selection set (arguments left out). */
@@ -129,6 +201,9 @@ function apply(
     const unknown = UNKNOWN_ARGUMENT.exec(message);
     if (unknown?.[2] === field.name && unknown[1]) {
       field.arguments.delete(unknown[1]);
+      for (const suggestion of suggestionsIn(message))
+        if (!field.arguments.has(suggestion))
+          field.arguments.set(suggestion, { type: "String", guessed: true });
       described = true;
       continue;
     }
@@ -163,6 +238,15 @@ function apply(
   return described;
 }
 
+/** The quoted names after "Did you mean" (`"a", "b", or "c"?`). */
+export function suggestionsIn(message: string): string[] {
+  const tail = message.split(/Did you mean/i)[1];
+  if (!tail) return [];
+  return [...tail.matchAll(/["'\u201c]([_A-Za-z]\w*)["'\u201d]/g)]
+    .map((match) => match[1] ?? "")
+    .filter(Boolean);
+}
+
 function dropBelow(
   shapes: DocumentShapes,
   returns: string,
@@ -184,9 +268,10 @@ function renameReturn(shapes: DocumentShapes, field: FieldShape, typeReference: 
   field.returns = typeReference;
   field.guessedReturn = false;
   if (guessed === real) return;
+  const merged = shapes.types.get(real) ?? new Map<string, FieldShape>();
+  shapes.types.set(real, merged);
   const fields = shapes.types.get(guessed);
   if (!fields) return;
-  const merged = shapes.types.get(real) ?? new Map<string, FieldShape>();
   for (const [name, shape] of fields) if (!merged.has(name)) merged.set(name, shape);
   shapes.types.set(real, merged);
   const stillUsed = [...shapes.types.values()].some((type) =>
