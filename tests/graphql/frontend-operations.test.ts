@@ -1,11 +1,12 @@
 import path from "node:path";
+import { buildSchema, execute, parse, validate } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
 import { shapesFromDocuments } from "../../src/probes/graphql/document-shapes.ts";
 import { graphqlDocumentsInText } from "../../src/probes/graphql/documents-in-text.ts";
 import { graphqlRequestBody } from "../../src/probes/graphql/graphql-request.ts";
 import type { GraphqlSend } from "../../src/probes/graphql/graphql-transport.ts";
-import { probeShapes } from "../../src/probes/graphql/probe-shapes.ts";
+import { guardedDocument, probeShapes } from "../../src/probes/graphql/probe-shapes.ts";
 import type { HttpExchange, HttpRequestSpec } from "../../src/probes/http/http-types.ts";
 import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
 import type { LoadedTarget } from "../../src/tools/context.ts";
@@ -89,6 +90,8 @@ describe("map_graphql without introspection", () => {
     expect(byField.get("me")?.returns).toBe("User");
     // A field the page selects but the type lacks (an old frontend) is left out of the selection.
     expect(byField.get("pastes")?.selection).not.toMatch(/colour/);
+    // Fields no page selects (`content`, `public`) found by asking the type for likely names.
+    expect(byField.get("pastes")?.selection).toMatch(/\bcontent\b.*\bpublic\b/);
 
     // Mapping ran nothing: every document it sent carried the unused variable that fails validation.
     expect(server.pastes).toHaveLength(pastesBefore);
@@ -214,12 +217,28 @@ describe("probeShapes", () => {
       return exchangeAnswering(spec, { errors });
     };
     const outcome = await probeShapes(send, "http://127.0.0.1:9/graphql", ["POST"], shapes);
-    expect(outcome).toMatchObject({ described: 1, dropped: [], requests: 1 });
-    expect(sent[0]).toMatch(/^query QaasShape\(\$qaasNeverUsed: Boolean, \$a0: \[\[Boolean!\]!\]!\)/);
+    // The second request asks the object type for likely field names; an answer that reports none of them
+    // missing (this scripted one) adds none.
+    expect(outcome).toMatchObject({ described: 1, dropped: [], requests: 2 });
+    expect(sent[1]).toMatch(/^query QaasShape\(\$qaasNeverUsed: Boolean!\) \{ pastes \{ id uuid name /);
+    expect(sent[0]).toMatch(/^query QaasShape\(\$qaasNeverUsed: Boolean!, \$a0: \[\[Boolean!\]!\]!\)/);
     const pastes = shapes.types.get("Query")?.get("pastes");
     expect(pastes?.arguments.get("public")).toEqual({ type: "Boolean", guessed: false });
     expect(pastes?.returns).toBe("[PasteObject]");
-    expect(shapes.types.get("PasteObject")?.has("id")).toBe(true);
+    expect([...(shapes.types.get("PasteObject")?.keys() ?? [])]).toEqual(["id"]);
+  });
+
+  it("writes documents that cannot run even where a server skips validation", () => {
+    const wiped: string[] = [];
+    const schema = buildSchema("type Query { ok: Boolean } type Mutation { wipeEverything: Boolean }");
+    const rootValue = { wipeEverything: () => wiped.push("wiped") > 0 };
+    const document = parse(guardedDocument("mutation", "wipeEverything"));
+    expect(validate(schema, document).map((error) => error.message)).toEqual([
+      'Variable "$qaasNeverUsed" is never used in operation "QaasShape".',
+    ]);
+    const result = execute({ schema, document, rootValue }) as { errors?: Array<{ message: string }> };
+    expect(result.errors?.[0]?.message).toMatch(/\$qaasNeverUsed.*required/);
+    expect(wiped).toEqual([]);
   });
 
   it("stops asking when a server runs a document it should have refused", async () => {

@@ -1,7 +1,7 @@
 import { type DocumentShapes, type RootKind, rootFields } from "./document-shapes.ts";
 import type { GraphqlMethod, GraphqlSend } from "./graphql-transport.ts";
 import { COMMON_ROOT_FIELDS, ROOT_SUFFIXES, ROOT_VERBS } from "./likely-names.ts";
-import { GUARD, suggestionsIn, validationErrors } from "./probe-shapes.ts";
+import { guardedDocument, suggestionsIn, validationErrors } from "./probe-shapes.ts";
 
 // Root fields no page sends, found the way a server with suggestions on gives them away: a guarded document
 // (nothing runs, see probe-shapes.ts) selects a batch of likely names; the server answers "Cannot query
@@ -35,12 +35,7 @@ export async function discoverRootFields(
     const candidates = candidatesFor(everyRootField, known).slice(0, MAX_CANDIDATES);
     for (let start = 0; start < candidates.length; start += BATCH) {
       const batch = candidates.slice(start, start + BATCH);
-      const messages = await validationErrors(
-        send,
-        url,
-        methods,
-        `${kind} QaasShape($${GUARD}: Boolean) { ${batch.join(" ")} }`,
-      );
+      const messages = await validationErrors(send, url, methods, guardedDocument(kind, batch.join(" ")));
       discovery.requests += 1;
       if (!messages || messages === "ran") return discovery;
       const missing = new Set<string>();

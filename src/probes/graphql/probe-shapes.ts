@@ -65,15 +65,19 @@ export async function probeShapes(
 ): Promise<ShapeProbeOutcome> {
   const outcome: ShapeProbeOutcome = { described: 0, dropped: [], requests: 0 };
   const described = new Set<FieldShape>();
+  const wordsAsked = new Set<string>();
   const ask = async (kind: RootKind, field: FieldShape, names: readonly string[]) => {
     const query = shapeQuery(kind, field, names, selectionOf(shapes, field.returns, 0));
     const messages = await validationErrors(send, url, methods, query);
     outcome.requests += 1;
     if (messages === "ran") outcome.executed = `${kind}.${field.name}`;
     else if (messages && apply(shapes, kind, field, names, messages, outcome)) described.add(field);
-    if (outcome.executed || field.guessedReturn || selectionOf(shapes, field.returns, 0)) return;
-    // An object type nothing selected from: likely field names, asked in a document of their own (servers
-    // stop validating at a hundred errors, and the guard's error comes last).
+    const type = namedOf(field.returns);
+    if (outcome.executed || field.guessedReturn || !shapes.types.has(type) || wordsAsked.has(type)) return;
+    wordsAsked.add(type);
+    // Each object type once: likely field names (a frontend selects what it shows, not the `password`
+    // beside it), asked in a document of their own (servers stop validating at a hundred errors, and the
+    // guard's complaint comes last).
     const words = FIELD_WORDS.filter((word) => word !== field.name);
     const found = await validationErrors(send, url, methods, wordQuery(kind, field, words));
     outcome.requests += 1;
@@ -106,17 +110,18 @@ function shapeQuery(kind: RootKind, field: FieldShape, names: readonly string[],
   const fields = selection
     ? `qaasBare: ${field.name}${call} qaasShaped: ${field.name}${call} ${selection}`
     : `${field.name}${call}`;
-  return `${kind} QaasShape($${GUARD}: Boolean${variables}) { ${fields} }`;
+  return guardedDocument(kind, fields, variables);
 }
 
 function wordQuery(kind: RootKind, field: FieldShape, words: readonly string[]): string {
-  return `${kind} QaasShape($${GUARD}: Boolean) { ${field.name} { ${words.join(" ")} } }`;
+  return guardedDocument(kind, `${field.name} { ${words.join(" ")} }`);
 }
 
 /**
- * The words selected on an object type the documents never selected from that raised no error: its
- * leaves. Only when the server reported (nearly) every missing one; a word that is itself an object or
- * needs arguments is left out, so the selection stays valid.
+ * The words selected on an object type that raised no error: its leaves. Only when the server visibly
+ * reported the missing ones (at least half the words are missing from any real type; a server that stops
+ * at its first error reports one); a word that is itself an object or needs arguments is left out, so the
+ * selection stays valid.
  */
 function addFoundFields(
   shapes: DocumentShapes,
@@ -136,10 +141,19 @@ function addFoundFields(
     if (named && named !== field.name) raised.add(named);
     if (NO_FIELD.test(message)) absent += 1;
   }
-  if (absent < words.length * 0.7) return;
+  if (absent < words.length * 0.5) return;
   for (const word of words)
     if (!raised.has(word) && !type.has(word))
       type.set(word, { name: word, arguments: new Map(), returns: "String", guessedReturn: true });
+}
+
+/**
+ * `kind QaasShape($qaasNeverUsed: Boolean!…) { body }`. The guard is never used, so validation fails (the
+ * spec's "all variables used"); and it is required but never given a value, so even a server that skipped
+ * validation would fail coercing variables before running anything.
+ */
+export function guardedDocument(kind: RootKind, body: string, variables = ""): string {
+  return `${kind} QaasShape($${GUARD}: Boolean!${variables}) { ${body} }`;
 }
 
 /**
