@@ -2,6 +2,7 @@ import path from "node:path";
 import { buildSchema, execute, parse, validate } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
+import { discoverRootFields } from "../../src/probes/graphql/discover-fields.ts";
 import { shapesFromDocuments } from "../../src/probes/graphql/document-shapes.ts";
 import { graphqlDocumentsInText } from "../../src/probes/graphql/documents-in-text.ts";
 import { graphqlRequestBody } from "../../src/probes/graphql/graphql-request.ts";
@@ -239,6 +240,27 @@ describe("probeShapes", () => {
     const result = execute({ schema, document, rootValue }) as { errors?: Array<{ message: string }> };
     expect(result.errors?.[0]?.message).toMatch(/\$qaasNeverUsed.*required/);
     expect(wiped).toEqual([]);
+  });
+
+  it("keeps the common names within the cap however many fields the frontend already names", async () => {
+    const nouns =
+      "paste note file team project ticket invoice cart board card label sprint wiki page asset".split(" ");
+    const page = nouns.map((noun) => `gql\`query ${noun}Q { ${noun}s(first: 1) { id } }\``).join(" ");
+    const shapes = shapesFromDocuments(graphqlDocumentsInText(page));
+    const asked: string[] = [];
+    const send: GraphqlSend = async (spec) => {
+      const query = (JSON.parse(spec.body ?? "{}") as { query: string }).query;
+      const names = /\{ (.*) \}$/.exec(query)?.[1]?.split(" ") ?? [];
+      asked.push(...names);
+      const errors = names
+        .filter((name) => name !== "login")
+        .map((name) => ({ message: `Cannot query field "${name}" on type "Query".` }));
+      errors.push({ message: 'Variable "$qaasNeverUsed" is never used in operation "QaasShape".' });
+      return exchangeAnswering(spec, { errors });
+    };
+    const discovery = await discoverRootFields(send, "http://127.0.0.1:9/graphql", ["POST"], shapes);
+    expect(asked.filter((name) => name.startsWith("create")).length).toBeGreaterThan(10);
+    expect(discovery.found).toContain("query.login");
   });
 
   it("stops asking when a server runs a document it should have refused", async () => {

@@ -18,7 +18,10 @@ export interface FieldDiscovery {
 const BATCH = 40;
 const MAX_CANDIDATES = 240;
 
-/** Adds the root fields the server names to `shapes`; none when it gives no suggestions. */
+/**
+ * Adds to `shapes` the root fields the server suggests, and the asked names it raised no error about;
+ * a server that neither suggests nor reports every missing name adds nothing.
+ */
 export async function discoverRootFields(
   send: GraphqlSend,
   url: string,
@@ -26,13 +29,12 @@ export async function discoverRootFields(
   shapes: DocumentShapes,
 ): Promise<FieldDiscovery> {
   const discovery: FieldDiscovery = { found: [], requests: 0 };
-  let suggestionsSeen = false;
   for (const kind of ["query", "mutation"] as const) {
     const rootName = shapes.roots[kind] ?? (kind === "query" ? "Query" : "Mutation");
     const known = new Set(shapes.types.get(rootName)?.keys() ?? []);
     // A query's nouns name the mutations too (`pastes` → `createPaste`).
     const everyRootField = rootFields(shapes).map(({ field }) => field.name);
-    const candidates = candidatesFor(everyRootField, known).slice(0, MAX_CANDIDATES);
+    const candidates = candidatesFor(everyRootField, known);
     for (let start = 0; start < candidates.length; start += BATCH) {
       const batch = candidates.slice(start, start + BATCH);
       const messages = await validationErrors(send, url, methods, guardedDocument(kind, batch.join(" ")));
@@ -46,7 +48,6 @@ export async function discoverRootFields(
         missing.add(absent[1]);
         for (const suggestion of suggestionsIn(message)) named.add(suggestion);
       }
-      if (named.size > 0) suggestionsSeen = true;
       // Every missing name reported: the unreported ones are real fields (a leaf needing nothing raises none).
       const complete = missing.size >= batch.length * 0.7;
       const present = complete ? batch.filter((name) => !missing.has(name)) : [];
@@ -56,9 +57,6 @@ export async function discoverRootFields(
         addRootField(shapes, kind, rootName, name);
         discovery.found.push(`${kind}.${name}`);
       }
-      // A server that never suggests gives only exact names away: its first batch says whether more are
-      // worth asking.
-      if (!suggestionsSeen && start === 0 && present.length === 0) break;
     }
   }
   return discovery;
@@ -82,8 +80,10 @@ function candidatesFor(seen: readonly string[], known: ReadonlySet<string>): str
     const prefix = /^[a-z]+(?=[A-Z])/.exec(field)?.[0];
     if (prefix && prefix.length >= 4) for (const suffix of ROOT_SUFFIXES) names.add(`${prefix}${suffix}`);
   }
-  for (const name of COMMON_ROOT_FIELDS) names.add(name);
-  return [...names].filter((name) => !known.has(name));
+  // Many known fields make many derived names: the common ones keep their place within the cap.
+  const common = COMMON_ROOT_FIELDS.filter((name) => !known.has(name));
+  const derived = [...names].filter((name) => !known.has(name) && !common.includes(name));
+  return [...derived.slice(0, Math.max(0, MAX_CANDIDATES - common.length)), ...common];
 }
 
 function addRootField(shapes: DocumentShapes, kind: RootKind, rootName: string, name: string): void {
