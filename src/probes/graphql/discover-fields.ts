@@ -1,7 +1,7 @@
 import { type DocumentShapes, type RootKind, rootFields } from "./document-shapes.ts";
 import type { GraphqlMethod, GraphqlSend } from "./graphql-transport.ts";
 import { COMMON_ROOT_FIELDS, ROOT_SUFFIXES, ROOT_VERBS } from "./likely-names.ts";
-import { guardedDocument, suggestionsIn, validationErrors } from "./probe-shapes.ts";
+import { guardedDocument, missingFieldIn, suggestionsIn, validationErrors } from "./probe-shapes.ts";
 
 // Root fields no page sends, found the way a server with suggestions on gives them away: a guarded document
 // (nothing runs, see probe-shapes.ts) selects a batch of likely names; the server answers "Cannot query
@@ -43,9 +43,9 @@ export async function discoverRootFields(
       const missing = new Set<string>();
       const named = new Set<string>();
       for (const message of messages) {
-        const absent = /^Cannot query field ["'\u201c]([_A-Za-z]\w*)["'\u201d] on type/.exec(message);
-        if (!absent?.[1]) continue;
-        missing.add(absent[1]);
+        const absent = missingFieldIn(message);
+        if (!absent) continue;
+        missing.add(absent);
         for (const suggestion of suggestionsIn(message)) named.add(suggestion);
       }
       // Every missing name reported: the unreported ones are real fields (a leaf needing nothing raises none).

@@ -53,6 +53,11 @@ const LEAF = [
   new RegExp(`Field ${Q}${NAME}${Q} of type ${Q}${TYPE}${Q} must not have a sub selection`),
 ];
 const NO_FIELD = new RegExp(`Cannot query field ${Q}${NAME}${Q} on type ${Q}${NAME}${Q}`);
+
+/** The field a "Cannot query field" error names, or undefined for any other error. */
+export function missingFieldIn(message: string): string | undefined {
+  return NO_FIELD.exec(message)?.[1];
+}
 const UNKNOWN_ARGUMENT = new RegExp(
   `Unknown argument ${Q}${NAME}${Q} on field ${Q}(?:[_A-Za-z]\\w*\\.)?${NAME}${Q}`,
 );
@@ -134,12 +139,13 @@ function addFoundFields(
   const raised = new Set<string>();
   let absent = 0;
   for (const message of messages) {
+    const missing = missingFieldIn(message);
+    if (missing) absent += 1;
     const named =
-      NO_FIELD.exec(message)?.[1] ??
+      missing ??
       SUBFIELDS.exec(message)?.[1] ??
       REQUIRED.map((pattern) => pattern.exec(message)).find((match) => match)?.[1];
     if (named && named !== field.name) raised.add(named);
-    if (NO_FIELD.test(message)) absent += 1;
   }
   if (absent < words.length * 0.5) return;
   for (const word of words)
