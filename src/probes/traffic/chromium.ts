@@ -8,6 +8,32 @@ import { QaasError } from "../../errors.ts";
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium"];
 const ON_PATH = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
 
+// Chromium keeps only the last --disable-features switch of its command line, so ours carries the list
+// playwright-core passes before it (its chromiumSwitches, as of 1.65; a test compares the two).
+export const PLAYWRIGHT_DISABLED_FEATURES = [
+  "AvoidUnnecessaryBeforeUnloadCheckSync",
+  "DestroyProfileOnBrowserClose",
+  "HttpsUpgrades",
+  "HttpsFirstBalancedModeAutoEnable",
+  "LensOverlay",
+  "MediaRouter",
+  "PaintHolding",
+  "ThirdPartyStoragePartitioning",
+  "AvoidCorsURLLoaderRestartOnRedirect",
+  "TcpPortRandomizationWin",
+  "OptimizationHints",
+  "NetworkTimeServiceQuerying",
+  "AimEnabled",
+  "PreconnectToSearch",
+  "msForceBrowserSignIn",
+  "msEdgeUpdateLaunchServicesPreferredVersion",
+];
+
+// Recent Chromium builds the address bar's popups as WebUI pages preloaded for every window, even headless:
+// a renderer per window that works on every navigation. On the demo's nightly they were a quarter of all
+// the CPU Chromium used, for a window nobody sees.
+const HEADLESS_UNUSED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"];
+
 /** Headless flags that work as root in a container (no sandbox, no GPU, nothing phoning home). */
 export const CHROMIUM_ARGS = [
   "--headless",
@@ -18,6 +44,7 @@ export const CHROMIUM_ARGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...HEADLESS_UNUSED_FEATURES].join(",")}`,
 ];
 
 /** `$QAAS_CHROMIUM`, else the usual install paths, else the first Chromium on PATH. */
