@@ -94,6 +94,25 @@ const PAGES: Record<string, string> = {
   ),
 };
 
+// The same defect as /feedback, but the copy served right after its first submission has a handler that
+// swallows the submit: the confirming journey sees nothing happen, as when its click is lost on a busy
+// machine, and a third journey decides.
+let surveyPosts = 0;
+let surveyLostOnce = false;
+const surveyPage = (): string => {
+  if (surveyPosts === 1 && !surveyLostOnce) {
+    surveyLostOnce = true;
+    return page(
+      "Survey",
+      `<form id="f"><label for="email">Email</label><input id="email" name="email" type="email" required><button type="submit">Send</button></form><script>document.getElementById("f").addEventListener("submit", (event) => event.preventDefault());</script>`,
+    );
+  }
+  return page(
+    "Survey",
+    jsForm("POST", "/api/survey", `status.textContent = "Thanks! Your answers were sent.";`),
+  );
+};
+
 // Served, but only in the maps of the tests with little time.
 const MANY_FORMS = page(
   "Many forms",
@@ -127,6 +146,7 @@ beforeAll(async () => {
     if (request.method !== "GET") {
       writes.push(`${request.method} ${url}`);
       request.resume();
+      if (url === "/api/survey") surveyPosts += 1;
       if (url === "/api/contact")
         return void response
           .writeHead(422, { "content-type": "application/json" })
@@ -163,12 +183,15 @@ beforeAll(async () => {
       latestToken = `t${Math.random().toString(36).slice(2)}`;
       return html(200, onceForm(latestToken, url.slice(-1)));
     }
+    if (url === "/survey") return html(200, surveyPage());
     const body = url === "/many" ? MANY_FORMS : PAGES[url.split("?")[0] as string];
     return body ? html(200, body) : html(404, page("Not found", ""));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  context = anonymousPagesContext("forms", baseUrl, Object.keys(PAGES), { allowWrites: true });
+  context = anonymousPagesContext("forms", baseUrl, [...Object.keys(PAGES), "/survey"], {
+    allowWrites: true,
+  });
   const answer = await submitForms(context, { max_seconds: 150 });
   if (typeof answer === "string") throw new Error(answer);
   candidates = answer.candidates;
@@ -191,7 +214,13 @@ describe("submit_forms", () => {
       "ui/broken-journey /notes/new",
       "usability/misleading-copy /feedback",
       "usability/misleading-copy /handles",
+      "usability/misleading-copy /survey",
     ]);
+  });
+
+  it("asks a third journey when the confirming one saw nothing happen after a first that sent its request", () => {
+    expect(surveyLostOnce).toBe(true);
+    expect(writes.filter((write) => write === "POST /api/survey")).toHaveLength(2);
   });
 
   it("confirms each on a second journey with fresh values, and keeps the request as replayable evidence", () => {

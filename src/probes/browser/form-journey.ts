@@ -125,7 +125,7 @@ export async function runJourney(
     );
     const clicked = await submit
       .first()
-      .click({ timeout: 3000 })
+      .click({ timeout: stretchedWait(loaded, 3000, 10_000) })
       .then(() => true)
       .catch(() => false);
     // A click can time out after it was dispatched (a busy machine): submitting again would send the form

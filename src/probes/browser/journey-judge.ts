@@ -66,12 +66,17 @@ export function judgeJourney(record: JourneyRecord): JourneyVerdict {
       kind: "broken-journey",
       reason: `the browser landed on an error page (${record.landed.status ?? record.landed.title})`,
     };
-  if (record.sent.length === 0 && !record.landed && !record.domChanged)
+  if (showedNothing(record))
     return {
       kind: "broken-journey",
       reason: `submitting did nothing: no request, no navigation, no change on the page${record.exceptions[0] ? ` (the handler threw: ${record.exceptions[0].split("\n")[0]})` : ""}`,
     };
   return { kind: "none", reason: failed ? `the request failed and the page says so` : "the journey worked" };
+}
+
+/** Nothing observable followed the submission: no request, no navigation, no change on the page. */
+export function showedNothing(record: JourneyRecord): boolean {
+  return record.sent.length === 0 && !record.landed && !record.domChanged;
 }
 
 /** Two journeys agree when they reach the same verdict kind (with fresh values each time). */

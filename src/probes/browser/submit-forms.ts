@@ -15,7 +15,7 @@ import { type BrowsingRole, browserSessionFor, DESKTOP } from "./browser-session
 import { RISKY_CONTROL } from "./dead-controls.ts";
 import { describeForms, type FormDescription } from "./form-fill.ts";
 import { type JourneyRecord, runJourney, type SentRequest } from "./form-journey.ts";
-import { type JourneyVerdict, judgeJourney } from "./journey-judge.ts";
+import { type JourneyVerdict, judgeJourney, showedNothing } from "./journey-judge.ts";
 import { closePage, loadPage } from "./page-load.ts";
 
 // submit_forms: the journeys of the pinned map's pages, those the crawl saw a form on first, three at once
@@ -151,8 +151,14 @@ export async function submitForms(
   for (const { form, first, verdict, entry } of toConfirm) {
     if (context.signal.aborted) break;
     const { role, template, described } = form;
-    const again = await runJourney(session, form.browsing, form.url, described.index, token(), load);
-    const second = judgeJourney(again);
+    let again = await runJourney(session, form.browsing, form.url, described.index, token(), load);
+    let second = judgeJourney(again);
+    // A confirming journey in which nothing at all happened, after a first that sent its request, most
+    // likely lost its click to a busy machine rather than meeting another application: a third decides.
+    if (second.kind !== verdict.kind && showedNothing(again) && first.sent.length > 0) {
+      again = await runJourney(session, form.browsing, form.url, described.index, token(), load);
+      second = judgeJourney(again);
+    }
     if (second.kind !== verdict.kind) {
       entry.verdict += `; not confirmed: ${describe(second)}`;
       continue;
