@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classify } from "../../src/agents/playbooks/reproducer.ts";
+import { seriesTimeoutMs } from "../../src/tools/servers/test-runner-server.ts";
 import { isOwnAssertion } from "../../src/tools/testing/finding-test.ts";
 import { parseTap, parseVitestJson, reasonOf } from "../../src/tools/testing/test-results.ts";
 
@@ -110,5 +111,19 @@ describe("REPRODUCER's classification of three runs", () => {
     expect(classify(series({ failed: 0 }), grown).notes).toMatch(/data its probe created/);
     // A test that still fails on the reset target reproduced, grown data or not.
     expect(classify(series({}), grown).status).toBe("reproduced");
+  });
+});
+
+describe("the time a series of runs is given", () => {
+  const httpTest = 'import assert from "node:assert/strict";\nimport { test } from "node:test";\n';
+  const browserTest = `${httpTest}import { chromium } from "playwright-core";\n`;
+
+  it("gives a browser test's runs twice an HTTP test's bound: each launches Chromium first", () => {
+    expect(seriesTimeoutMs(httpTest, 15, 3)).toBe(45_000);
+    expect(seriesTimeoutMs(browserTest, 15, 3)).toBe(90_000);
+  });
+
+  it("adds a wait the test declares once, shared by its runs", () => {
+    expect(seriesTimeoutMs(`// qaas-waits-seconds: 70\n${httpTest}`, 15, 3)).toBe(115_000);
   });
 });

@@ -10,7 +10,7 @@ const ON_PATH = ["chromium", "chromium-browser", "google-chrome", "google-chrome
 
 // Chromium keeps only the last --disable-features switch of its command line, so ours carries the list
 // playwright-core passes before it (its chromiumSwitches, as of 1.65; a test compares the two).
-export const PLAYWRIGHT_DISABLED_FEATURES = [
+const PLAYWRIGHT_DISABLED_FEATURES = [
   "AvoidUnnecessaryBeforeUnloadCheckSync",
   "DestroyProfileOnBrowserClose",
   "HttpsUpgrades",

@@ -8,7 +8,13 @@ import { probeTargetOf } from "../../probes/http/run-http.ts";
 import { webRoles } from "../../probes/pages/web-session.ts";
 import type { ToolContext } from "../context.ts";
 import { err, ok, type ToolResult } from "../result.ts";
-import { findingTestOf, isOwnAssertion, materialiseTest, repeatCommand } from "../testing/finding-test.ts";
+import {
+  drivesBrowser,
+  findingTestOf,
+  isOwnAssertion,
+  materialiseTest,
+  repeatCommand,
+} from "../testing/finding-test.ts";
 import { runTestProcess } from "../testing/test-process.ts";
 import { outcomeOf, parseTap, parseVitestJson, reasonOf, type TestOutcome } from "../testing/test-results.ts";
 import { defineTool } from "../tool.ts";
@@ -52,8 +58,7 @@ export async function runFindingTest(
     runTestProcess(command, {
       cwd: context.target?.root ?? path.dirname(file),
       env,
-      // A test that waits on purpose (a token left to expire) says how long; its runs share that wait.
-      timeoutMs: (options.timeoutSeconds * options.times + declaredWaitSeconds(test.source)) * 1000,
+      timeoutMs: seriesTimeoutMs(test.source, options.timeoutSeconds, options.times),
       signal: context.signal,
     });
   // A test that times the target's answers runs in a measurement window, as timing probes do: another
@@ -109,6 +114,19 @@ async function sessionEnvOf(source: string, context: ToolContext): Promise<Recor
     );
   }
   return roleSessionEnv(webRoles(context, target).roles, role);
+}
+
+// A browser test's run launches Chromium and loads its page before it asserts anything: while the reproduce
+// phase runs several at once on a busy machine, that alone takes what a whole HTTP test is allowed.
+const BROWSER_RUN_FACTOR = 2;
+
+/**
+ * How long `times` runs of a test may take in all: the per-run bound (doubled for a browser test), plus the
+ * wait a test declares on purpose (a token left to expire), which its runs share.
+ */
+export function seriesTimeoutMs(source: string, timeoutSeconds: number, times: number): number {
+  const perRun = drivesBrowser(source) ? timeoutSeconds * BROWSER_RUN_FACTOR : timeoutSeconds;
+  return (perRun * times + declaredWaitSeconds(source)) * 1000;
 }
 
 function declaredWaitSeconds(source: string): number {

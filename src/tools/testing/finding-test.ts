@@ -62,13 +62,18 @@ export function materialiseTest(test: FindingTest, findingId: string, context: R
   return file;
 }
 
+/** Whether a generated test drives a browser: it imports playwright-core. */
+export function drivesBrowser(source: string): boolean {
+  return /from "playwright-core"/.test(source);
+}
+
 /**
  * A generated browser test imports playwright-core, which resolves from the test's folder upwards: a run
  * store outside qaas's own tree (a temp or shared home) would not find it. The scratch folder then gets a
  * link to the node_modules qaas itself uses, so the test runs with the same driver the run browsed with.
  */
 function linkBrowserDriver(workFolder: string, source: string): void {
-  if (!/from "playwright-core"/.test(source)) return;
+  if (!drivesBrowser(source)) return;
   const link = path.join(workFolder, "node_modules");
   if (fs.existsSync(link)) return;
   let modules: string;
