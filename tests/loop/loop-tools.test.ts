@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
+import os, { availableParallelism } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DefectEnvelope } from "../../src/envelope/envelope.ts";
@@ -22,9 +22,20 @@ let fixed = false;
 /** Requests to /timed in flight at once, and the most there ever were. */
 let timedNow = 0;
 let timedMost = 0;
+/** The same for /browser, which the browser tests' stand-ins ask. */
+let browserNow = 0;
+let browserMost = 0;
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
+    if (request.url === "/browser") {
+      browserNow += 1;
+      browserMost = Math.max(browserMost, browserNow);
+      return setTimeout(() => {
+        browserNow -= 1;
+        response.writeHead(200).end("{}");
+      }, 800);
+    }
     if (request.url === "/timed") {
       timedNow += 1;
       timedMost = Math.max(timedMost, timedNow);
@@ -193,6 +204,46 @@ test("answers quickly", async () => {
     expect(timedMost).toBe(1);
     await closeRunServices(run);
   });
+});
+
+describe("generated browser tests", () => {
+  // A stand-in: it imports the browser driver as a generated browser test does, and holds the server for a
+  // while instead of launching Chromium.
+  const BROWSER_SOURCE = `import assert from "node:assert/strict";
+import { test } from "node:test";
+import { chromium } from "playwright-core";
+test("the page works", async () => {
+  assert.equal(typeof chromium.launch, "function");
+  const response = await fetch(process.env.QAAS_BASE_URL + "/browser");
+  assert.equal(response.status, 500, "the page must fail");
+});
+`;
+
+  it("take turns, as many at once as the machine has cores", async () => {
+    const run = context({ tools: ["run_n_times"] });
+    const ids = Array.from({ length: availableParallelism() + 1 }, (_, index) => `env-b${index}`);
+    for (const id of ids) {
+      const uri = run.putArtifact(`browse_pages/${id}/page.test.mjs`, BROWSER_SOURCE);
+      const test = { path: `tests/qaas/${id}.test.mjs`, command: `node --test tests/qaas/${id}.test.mjs` };
+      run.writeEnvelope(
+        loopEnvelope({
+          id,
+          run_id: run.runId,
+          evidence: [{ kind: "failing_test", description: "t", uri, test }],
+          reproduction: { steps: ["GET /browser"], test },
+        }),
+      );
+    }
+    browserMost = 0;
+    const results = await Promise.all(
+      ids.map((id) => invokeTool("run_n_times", { finding_id: id, times: 1 }, run, `reproducer-${id}`)),
+    );
+    expect(results.map((result) => result.ok && result.data)).toEqual(
+      ids.map(() => expect.objectContaining({ failed: 1, own_assertion: true })),
+    );
+    expect(browserMost).toBeLessThanOrEqual(availableParallelism());
+    await closeRunServices(run);
+  }, 60_000);
 });
 
 describe("a generated HTTP test that names the user it sends as", () => {

@@ -1,8 +1,10 @@
 import fs from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { roleOfTest, roleSessionEnv, userOfTest } from "../../probes/browser/role-session-env.ts";
 import { TIMED_MARK, WAITS_MARK } from "../../probes/evidence/failing-test.ts";
+import { Semaphore } from "../../probes/http/concurrency.ts";
 import { quietWindowsOf } from "../../probes/http/quiet-window.ts";
 import { probeTargetOf } from "../../probes/http/run-http.ts";
 import { webRoles } from "../../probes/pages/web-session.ts";
@@ -66,7 +68,9 @@ export async function runFindingTest(
   // single-threaded target would decide the verdict (a slow shorter input hides a ReDoS's growth).
   const result = test.source.includes(`// ${TIMED_MARK}`)
     ? await quietWindowsOf(context).hold({ test: findingId }, runTest)
-    : await runTest();
+    : drivesBrowser(test.source)
+      ? await inBrowserTurn(context, runTest)
+      : await runTest();
   const output_artifact = context.putArtifact(
     `test-runs/${findingId}/${options.label}.tap`,
     `$ ${command}\n${result.stdout}${result.stderr ? `\n--- stderr ---\n${result.stderr}` : ""}`,
@@ -114,6 +118,23 @@ async function sessionEnvOf(source: string, context: ToolContext): Promise<Recor
     );
   }
   return roleSessionEnv(webRoles(context, target).roles, role);
+}
+
+// Each browser test launches a Chromium of its own: several at once on a small machine thrash (five at once
+// took 15-20 s a run on two cores, where one alone takes about 3), so they take turns, one per core.
+async function inBrowserTurn<T>(context: ToolContext, work: () => Promise<T>): Promise<T> {
+  const key = "tests:browser-turns";
+  let turns = context.shared.get(key) as Semaphore | undefined;
+  if (!turns) {
+    turns = new Semaphore(availableParallelism());
+    context.shared.set(key, turns);
+  }
+  const release = await turns.acquire();
+  try {
+    return await work();
+  } finally {
+    release();
+  }
 }
 
 // A browser test's run launches Chromium and loads its page before it asserts anything: while the reproduce
