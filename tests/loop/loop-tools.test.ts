@@ -161,6 +161,29 @@ describe("test_runner and record_reproduction", () => {
   });
 });
 
+/** Findings `ids`, each with `source` stored as its generated failing test. */
+function storeTests(run: FakeRunContext, ids: string[], source: string, step: string): void {
+  for (const id of ids) {
+    const uri = run.putArtifact(`tests/${id}/generated.test.mjs`, source);
+    const test = { path: `tests/qaas/${id}.test.mjs`, command: `node --test tests/qaas/${id}.test.mjs` };
+    run.writeEnvelope(
+      loopEnvelope({
+        id,
+        run_id: run.runId,
+        evidence: [{ kind: "failing_test", description: "t", uri, test }],
+        reproduction: { steps: [step], test },
+      }),
+    );
+  }
+}
+
+/** One run of each finding's test, all asked for at once as REPRODUCER's parallel invocations do. */
+function runEachOnceAtOnce(run: FakeRunContext, ids: string[]) {
+  return Promise.all(
+    ids.map((id) => invokeTool("run_n_times", { finding_id: id, times: 1 }, run, `reproducer-${id}`)),
+  );
+}
+
 describe("generated tests that time the target", () => {
   // Marked as failing-test.ts marks a test with a duration assertion.
   const TIMED_SOURCE = `// ${TIMED_MARK}
@@ -179,24 +202,10 @@ test("answers quickly", async () => {
 
   it("run one at a time, each with the target to itself", async () => {
     const run = context({ tools: ["run_n_times"] });
-    for (const id of ["env-1", "env-2"]) {
-      const uri = run.putArtifact(`api/${id}/timed.test.mjs`, TIMED_SOURCE);
-      const test = { path: `tests/qaas/${id}.test.mjs`, command: `node --test tests/qaas/${id}.test.mjs` };
-      run.writeEnvelope(
-        loopEnvelope({
-          id,
-          run_id: run.runId,
-          evidence: [{ kind: "failing_test", description: "t", uri, test }],
-          reproduction: { steps: ["GET /timed"], test },
-        }),
-      );
-    }
+    const ids = ["env-1", "env-2"];
+    storeTests(run, ids, TIMED_SOURCE, "GET /timed");
     timedMost = 0;
-    const results = await Promise.all(
-      ["env-1", "env-2"].map((id) =>
-        invokeTool("run_n_times", { finding_id: id, times: 1 }, run, `reproducer-${id}`),
-      ),
-    );
+    const results = await runEachOnceAtOnce(run, ids);
     expect(results.map((result) => result.ok && result.data)).toEqual([
       expect.objectContaining({ failed: 0 }),
       expect.objectContaining({ failed: 0 }),
@@ -222,22 +231,9 @@ test("the page works", async () => {
   it("take turns, as many at once as the machine has cores", async () => {
     const run = context({ tools: ["run_n_times"] });
     const ids = Array.from({ length: availableParallelism() + 1 }, (_, index) => `env-b${index}`);
-    for (const id of ids) {
-      const uri = run.putArtifact(`browse_pages/${id}/page.test.mjs`, BROWSER_SOURCE);
-      const test = { path: `tests/qaas/${id}.test.mjs`, command: `node --test tests/qaas/${id}.test.mjs` };
-      run.writeEnvelope(
-        loopEnvelope({
-          id,
-          run_id: run.runId,
-          evidence: [{ kind: "failing_test", description: "t", uri, test }],
-          reproduction: { steps: ["GET /browser"], test },
-        }),
-      );
-    }
+    storeTests(run, ids, BROWSER_SOURCE, "GET /browser");
     browserMost = 0;
-    const results = await Promise.all(
-      ids.map((id) => invokeTool("run_n_times", { finding_id: id, times: 1 }, run, `reproducer-${id}`)),
-    );
+    const results = await runEachOnceAtOnce(run, ids);
     expect(results.map((result) => result.ok && result.data)).toEqual(
       ids.map(() => expect.objectContaining({ failed: 1, own_assertion: true })),
     );

@@ -23,6 +23,16 @@ export class Semaphore {
   }
 }
 
+/** The semaphore kept under `key` in a run's shared map, made with `limit` holders on first use. */
+export function sharedSemaphore(shared: Map<string, unknown>, key: string, limit: number): Semaphore {
+  let semaphore = shared.get(key) as Semaphore | undefined;
+  if (!semaphore) {
+    semaphore = new Semaphore(limit);
+    shared.set(key, semaphore);
+  }
+  return semaphore;
+}
+
 /** Runs `task` over `items` with at most `limit` in flight, keeping the order of results. */
 export async function mapConcurrent<Item, Result>(
   items: readonly Item[],

@@ -1,7 +1,7 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { accountGuard } from "./account-guard.ts";
-import { Semaphore } from "./concurrency.ts";
+import { type Semaphore, sharedSemaphore } from "./concurrency.ts";
 import { reportTargetDeath } from "./crash-finding.ts";
 import { HttpClient, RequestBudget } from "./http-client.ts";
 import { TargetLiveness } from "./liveness.ts";
@@ -35,13 +35,8 @@ export function probeTargetOf(context: ToolContext): ProbeTarget | string {
 
 /** The run-wide concurrency cap: one semaphore shared by every agent and tool of the run. */
 export function runLimiter(context: ToolContext): Semaphore {
-  const key = "http:limiter";
-  let limiter = context.shared.get(key) as Semaphore | undefined;
-  if (!limiter) {
-    limiter = new Semaphore(context.target?.profile.budgets?.concurrency ?? DEFAULT_CONCURRENCY);
-    context.shared.set(key, limiter);
-  }
-  return limiter;
+  const limit = context.target?.profile.budgets?.concurrency ?? DEFAULT_CONCURRENCY;
+  return sharedSemaphore(context.shared, "http:limiter", limit);
 }
 
 /** Where the run keeps what restarts a managed target (set by the run once its environment is up). */

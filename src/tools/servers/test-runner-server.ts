@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { roleOfTest, roleSessionEnv, userOfTest } from "../../probes/browser/role-session-env.ts";
 import { TIMED_MARK, WAITS_MARK } from "../../probes/evidence/failing-test.ts";
-import { Semaphore } from "../../probes/http/concurrency.ts";
+import { sharedSemaphore } from "../../probes/http/concurrency.ts";
 import { quietWindowsOf } from "../../probes/http/quiet-window.ts";
 import { probeTargetOf } from "../../probes/http/run-http.ts";
 import { webRoles } from "../../probes/pages/web-session.ts";
@@ -123,13 +123,11 @@ async function sessionEnvOf(source: string, context: ToolContext): Promise<Recor
 // Each browser test launches a Chromium of its own: several at once on a small machine thrash (five at once
 // took 15-20 s a run on two cores, where one alone takes about 3), so they take turns, one per core.
 async function inBrowserTurn<T>(context: ToolContext, work: () => Promise<T>): Promise<T> {
-  const key = "tests:browser-turns";
-  let turns = context.shared.get(key) as Semaphore | undefined;
-  if (!turns) {
-    turns = new Semaphore(availableParallelism());
-    context.shared.set(key, turns);
-  }
-  const release = await turns.acquire();
+  const release = await sharedSemaphore(
+    context.shared,
+    "tests:browser-turns",
+    availableParallelism(),
+  ).acquire();
   try {
     return await work();
   } finally {
@@ -137,8 +135,8 @@ async function inBrowserTurn<T>(context: ToolContext, work: () => Promise<T>): P
   }
 }
 
-// A browser test's run launches Chromium and loads its page before it asserts anything: while the reproduce
-// phase runs several at once on a busy machine, that alone takes what a whole HTTP test is allowed.
+// A browser test's run launches Chromium and loads its page before it asserts anything: on a machine busy
+// with the rest of the phase, that alone can take what a whole HTTP test is allowed.
 const BROWSER_RUN_FACTOR = 2;
 
 /**
