@@ -87,6 +87,13 @@ export const SystemConfigSchema = z.strictObject({
   }),
   ticket_cap: z.number().int().min(0).default(25),
   concurrency: z.number().int().positive().default(3),
+  /** Queue mode: limits held over every worker together (each target's own cap is its profile's). */
+  queue: z
+    .strictObject({
+      /** Requests in flight to all targets together, over every worker; no cap when absent. */
+      max_requests_in_flight: z.number().int().positive().optional(),
+    })
+    .default({}),
   forbidden_paths: z
     .record(z.string(), z.array(z.string()))
     .describe("path classes (migrations, auth, payment, secrets, infrastructure, ci) → globs"),

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import os from "node:os";
-import { loadConfig } from "../config/load-config.ts";
+import { type LoadedConfig, loadConfig } from "../config/load-config.ts";
 import { DefectMemory } from "../memory/defect-memory.ts";
+import type { Limiter } from "../probes/http/concurrency.ts";
+import { RUN_LIMITER_KEY, targetConcurrency } from "../probes/http/run-http.ts";
 import type { RouterEvent } from "../router/run-state.ts";
 import { createRunContext } from "../run/run-context.ts";
 import { type SeatFactory, seatResolver } from "../run/seat-resolver.ts";
@@ -10,9 +12,11 @@ import { runInvocation } from "../runner/run-agent.ts";
 import { RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import { loadTarget } from "../targets/load-target.ts";
+import type { LoadedTarget } from "../tools/context.ts";
 import { closeRunServices } from "../tools/run-end.ts";
 import { abortablePause } from "./abortable-pause.ts";
 import { bufferRunContext } from "./buffered-context.ts";
+import { FleetHold } from "./fleet-limits.ts";
 import type { InvocationJob, InvocationResult } from "./invocation-job.ts";
 import type { InvocationJobRecord, JobQueue } from "./job-queue.ts";
 
@@ -101,6 +105,28 @@ async function runJob(
 ): Promise<InvocationResult> {
   const config = loadConfig(job.config_dir);
   const target = loadTarget(job.target_file, { configDir: config.dir });
+  // The target's limits hold over every worker: waited for before anything is opened.
+  const hold = await FleetHold.enter({
+    url: options.queue.url,
+    target: targetIdentity(target),
+    exclusive: config.agents.get(job.invocation.agent)?.config.exclusive ?? false,
+    targetCap: targetConcurrency(target.profile),
+    globalCap: config.system.queue.max_requests_in_flight,
+    signal: options.signal,
+  });
+  try {
+    return await runHeld(job, { config, target, limiter: hold.limiter }, options);
+  } finally {
+    await hold.leave();
+  }
+}
+
+async function runHeld(
+  job: InvocationJob,
+  held: { config: LoadedConfig; target: LoadedTarget; limiter: Limiter },
+  options: WorkerOptions & { workerId: string; tryNumber: number },
+): Promise<InvocationResult> {
+  const { config, target } = held;
   const store = RunStore.open(options.home, job.run_id);
   const maps = new SystemMapStore(store.home);
   const memory = DefectMemory.open(store.home);
@@ -112,6 +138,7 @@ async function runJob(
     maps,
     signal: options.signal,
   });
+  base.shared.set(RUN_LIMITER_KEY, held.limiter);
   const buffered = bufferRunContext(base);
   const tickets = {
     filed: store.readLedger().entries.filter((entry) => entry.kind === "ticket_filed").length,
@@ -140,6 +167,12 @@ async function runJob(
     worker: options.workerId,
     try: options.tryNumber,
   };
+}
+
+/** Runs on one service share its limits whatever their profiles are called: the origin, else the name. */
+function targetIdentity(target: LoadedTarget): string {
+  const baseUrl = target.profile.environment.base_url;
+  return baseUrl ? new URL(baseUrl).origin : target.profile.name;
 }
 
 function leaseSecondsOf(job: InvocationJobRecord): number {

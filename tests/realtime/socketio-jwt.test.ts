@@ -2,7 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quietWindowsOf } from "../../src/probes/http/quiet-window.ts";
-import { runLimiter } from "../../src/probes/http/run-http.ts";
+import { runLimiter, targetConcurrency } from "../../src/probes/http/run-http.ts";
 import type { JwtSocketIoApp } from "./apps/socketio-jwt/server.ts";
 import { startJwtSocketIoApp } from "./apps/socketio-jwt/server.ts";
 import { probe, summary } from "./probe-harness.ts";
@@ -103,7 +103,7 @@ describe("socket.io over JWT sessions", () => {
       leave();
     };
     onUpdate = () => {
-      for (let index = 0; index < limiter.limit; index += 1) sending.push(busy());
+      for (let index = 0; index < targetConcurrency(context.target?.profile); index += 1) sending.push(busy());
     };
     try {
       const reversed = await probeOrdering(context, "/batched");

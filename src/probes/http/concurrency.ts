@@ -1,5 +1,10 @@
+/** What caps work in flight: `acquire` resolves once a slot is free and answers how to give it back. */
+export interface Limiter {
+  acquire(): Promise<() => void>;
+}
+
 /** A counting semaphore: at most `limit` holders at once, served in arrival order. */
-export class Semaphore {
+export class Semaphore implements Limiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
 
@@ -23,14 +28,17 @@ export class Semaphore {
   }
 }
 
-/** The semaphore kept under `key` in a run's shared map, made with `limit` holders on first use. */
-export function sharedSemaphore(shared: Map<string, unknown>, key: string, limit: number): Semaphore {
-  let semaphore = shared.get(key) as Semaphore | undefined;
-  if (!semaphore) {
-    semaphore = new Semaphore(limit);
-    shared.set(key, semaphore);
+/**
+ * The limiter kept under `key` in a run's shared map: a semaphore of `limit` holders made on first use,
+ * unless whoever set the run up put another there first (a queue worker puts one that holds across workers).
+ */
+export function sharedLimiter(shared: Map<string, unknown>, key: string, limit: number): Limiter {
+  let limiter = shared.get(key) as Limiter | undefined;
+  if (!limiter) {
+    limiter = new Semaphore(limit);
+    shared.set(key, limiter);
   }
-  return semaphore;
+  return limiter;
 }
 
 /** Runs `task` over `items` with at most `limit` in flight, keeping the order of results. */

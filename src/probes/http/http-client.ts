@@ -1,6 +1,6 @@
 import { timeoutSignal } from "../../timeout-signal.ts";
 import type { AccountGuard } from "./account-guard.ts";
-import type { Semaphore } from "./concurrency.ts";
+import type { Limiter } from "./concurrency.ts";
 import { connectionLossOf } from "./connection-loss.ts";
 import { isGraphqlRead } from "./graphql-read.ts";
 import type { HttpExchange, HttpRequestSpec, HttpResponseRecord } from "./http-types.ts";
@@ -71,7 +71,7 @@ export interface HttpClientOptions {
   refuse?: (method: string, url: string) => string | undefined;
   /** Sign-out-looking operations the profile names as harmless (auth.allow_sign_out); all others are refused. */
   allowSignOut?: (method: string, url: string) => boolean;
-  limiter: Semaphore;
+  limiter: Limiter;
   budget: RequestBudget;
   writesAllowed: boolean;
   timeoutMs?: number;

@@ -1,7 +1,7 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { accountGuard } from "./account-guard.ts";
-import { type Semaphore, sharedSemaphore } from "./concurrency.ts";
+import { type Limiter, sharedLimiter } from "./concurrency.ts";
 import { reportTargetDeath } from "./crash-finding.ts";
 import { HttpClient, RequestBudget } from "./http-client.ts";
 import { TargetLiveness } from "./liveness.ts";
@@ -33,10 +33,17 @@ export function probeTargetOf(context: ToolContext): ProbeTarget | string {
   return { baseUrl, profile, mode, writesAllowed };
 }
 
-/** The run-wide concurrency cap: one semaphore shared by every agent and tool of the run. */
-export function runLimiter(context: ToolContext): Semaphore {
-  const limit = context.target?.profile.budgets?.concurrency ?? DEFAULT_CONCURRENCY;
-  return sharedSemaphore(context.shared, "http:limiter", limit);
+/** Where a run keeps its concurrency cap on the target's requests. */
+export const RUN_LIMITER_KEY = "http:limiter";
+
+/** The run-wide concurrency cap: one limiter shared by every agent and tool of the run. */
+export function runLimiter(context: ToolContext): Limiter {
+  return sharedLimiter(context.shared, RUN_LIMITER_KEY, targetConcurrency(context.target?.profile));
+}
+
+/** Requests in flight to the target at most (profile.budgets.concurrency). */
+export function targetConcurrency(profile: TargetProfile | undefined): number {
+  return profile?.budgets?.concurrency ?? DEFAULT_CONCURRENCY;
 }
 
 /** Where the run keeps what restarts a managed target (set by the run once its environment is up). */

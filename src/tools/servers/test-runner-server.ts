@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { roleOfTest, roleSessionEnv, userOfTest } from "../../probes/browser/role-session-env.ts";
 import { TIMED_MARK, WAITS_MARK } from "../../probes/evidence/failing-test.ts";
-import { sharedSemaphore } from "../../probes/http/concurrency.ts";
+import { sharedLimiter } from "../../probes/http/concurrency.ts";
 import { quietWindowsOf } from "../../probes/http/quiet-window.ts";
 import { probeTargetOf } from "../../probes/http/run-http.ts";
 import { webRoles } from "../../probes/pages/web-session.ts";
@@ -123,7 +123,7 @@ async function sessionEnvOf(source: string, context: ToolContext): Promise<Recor
 // Each browser test launches a Chromium of its own: several at once on a small machine thrash (five at once
 // took 15-20 s a run on two cores, where one alone takes about 3), so they take turns, one per core.
 async function inBrowserTurn<T>(context: ToolContext, work: () => Promise<T>): Promise<T> {
-  const release = await sharedSemaphore(
+  const release = await sharedLimiter(
     context.shared,
     "tests:browser-turns",
     availableParallelism(),
