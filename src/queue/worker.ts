@@ -12,6 +12,7 @@ import { runInvocation } from "../runner/run-agent.ts";
 import { RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import { loadTarget } from "../targets/load-target.ts";
+import { loadProfileSecrets } from "../targets/secrets.ts";
 import type { LoadedTarget } from "../tools/context.ts";
 import { closeRunServices } from "../tools/run-end.ts";
 import { abortablePause } from "./abortable-pause.ts";
@@ -105,6 +106,8 @@ async function runJob(
 ): Promise<InvocationResult> {
   const config = loadConfig(job.config_dir);
   const target = loadTarget(job.target_file, { configDir: config.dir });
+  // The coordinator that started the run loaded these on its own machine; this worker signs in too.
+  loadProfileSecrets(target);
   // The target's limits hold over every worker: waited for before anything is opened.
   const hold = await FleetHold.enter({
     url: options.queue.url,

@@ -4,7 +4,7 @@ import path from "node:path";
 import { QaasError } from "../errors.ts";
 import type { LoadedTarget } from "../tools/context.ts";
 import { SECRET_REF } from "./profile-schema.ts";
-import { loadSecretsFile, resolveSecret, secretsFileOf } from "./secrets.ts";
+import { loadProfileSecrets, resolveSecret } from "./secrets.ts";
 
 // Brings a target's environment up for a run and down after it. `managed` targets are reset, started and
 // stopped with the profile's own commands; `external` ones are only checked for health; `none` is static.
@@ -31,8 +31,7 @@ export async function prepareEnvironment(
 ): Promise<PreparedEnvironment> {
   const { profile } = target;
   const environment = profile.environment;
-  const secrets = secretsFileOf(target);
-  if (secrets && fs.existsSync(secrets)) loadSecretsFile(secrets);
+  loadProfileSecrets(target);
   const baseUrl = environment.base_url;
   const idle: PreparedEnvironment = { mode: environment.mode, baseUrl, pid: undefined, stop: async () => {} };
   if (environment.mode === "none" || !baseUrl) return idle;

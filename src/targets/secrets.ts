@@ -71,6 +71,15 @@ export function secretsFileOf(target: LoadedTarget): string | undefined {
 }
 
 /**
+ * Loads the profile's secrets file, when it has one that exists, into this process's environment: every
+ * process that signs in as the profile's users needs it (the run's, and each queue worker's).
+ */
+export function loadProfileSecrets(target: LoadedTarget): void {
+  const secrets = secretsFileOf(target);
+  if (secrets && fs.existsSync(secrets)) loadSecretsFile(secrets);
+}
+
+/**
  * Loads NAME=value lines into `env` without overriding a variable that is already set (a person's own
  * environment wins). Accepts comments, blank lines, `export NAME=value`, and single or double quotes.
  * Errors name file:line and never echo a value.

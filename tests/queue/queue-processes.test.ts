@@ -22,6 +22,8 @@ const TARGETS = ["alpha", "beta", "gamma", "delta"];
 // Slow enough that a worker can be killed while it is inside the invocation.
 const playbook = `
 export default async function (session) {
+  // A worker on another machine signs in with the profile's secrets file, as the coordinator's process does.
+  if (process.env.QUEUE_TEST_SECRET !== "from-the-file") throw new Error("the profile's secrets file was not loaded");
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const artifact = await session.call("put_artifact", { name: "exchange.txt", content: "GET /things/abc -> 500" });
   if (!artifact.ok) throw new Error(artifact.error);
@@ -80,8 +82,15 @@ function project() {
     playbook,
   });
   created.addMode("tiny", { roster: ["SLOWFIND"], budget: { usd: 1 } });
+  fs.writeFileSync(
+    path.join(created.configDir, "targets", "queue.secrets.env"),
+    "QUEUE_TEST_SECRET=from-the-file\n",
+  );
   const targets = TARGETS.map((name) =>
-    created.addTarget(name, { source: { path: "../.." }, environment: { mode: "none" } }),
+    created.addTarget(name, {
+      source: { path: "../.." },
+      environment: { mode: "none", secrets_file: "queue.secrets.env" },
+    }),
   );
   return { ...created, targets };
 }
