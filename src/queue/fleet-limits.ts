@@ -60,12 +60,13 @@ export class FleetHold {
     try {
       await client.connect();
       await lockTarget(client, options);
+      await announceHold(client, options);
     } catch (error) {
       await client.end().catch(() => {});
       throw error;
     }
     const session = new Session(client);
-    const pools = [new SlotPool(session, `qaas:slot:${options.target}`, options.targetCap, options.signal)];
+    const pools = [new SlotPool(session, slotScope(options.target), options.targetCap, options.signal)];
     if (options.globalCap !== undefined) {
       pools.push(new SlotPool(session, "qaas:slot:*", options.globalCap, options.signal));
     }
@@ -125,12 +126,38 @@ async function lockTarget(client: pg.Client, options: FleetLimitOptions): Promis
   }
 }
 
-/** `cap` numbered advisory locks under one scope, claimed one at a time as requests need them. */
+/**
+ * Says who holds which target, for `qaas queue status`. A row outlives its session when a worker dies;
+ * it counts only while a session with its pid and start time is alive, and the next hold clears it.
+ */
+async function announceHold(client: pg.Client, options: FleetLimitOptions): Promise<void> {
+  await client.query(
+    `DELETE FROM qaas_target_hold h WHERE NOT EXISTS
+       (SELECT 1 FROM pg_stat_activity a WHERE a.pid = h.pid AND a.backend_start = h.backend_start)`,
+  );
+  await client.query(
+    `INSERT INTO qaas_target_hold (pid, backend_start, target, exclusive, cap)
+     SELECT pid, backend_start, $1, $2, $3 FROM pg_stat_activity WHERE pid = pg_backend_pid()`,
+    [options.target, options.exclusive, options.targetCap],
+  );
+}
+
+/** The advisory lock key of a target's request slot. */
+export function slotScope(target: string): string {
+  return `qaas:slot:${target}`;
+}
+
+/**
+ * `cap` numbered advisory locks under one scope. Requests wait in line; one loop per pool claims slots for
+ * them, polling while other workers hold them all, so a crowd of waiting requests costs one query a poll.
+ */
 class SlotPool {
+  /** Slot → when this worker claimed it. */
   private readonly held = new Map<number, number>();
-  private readonly waiting: Array<(slot: number) => void> = [];
-  /** Claims run one after another, each knowing the slots claimed before it. */
-  private claims: Promise<unknown> = Promise.resolve();
+  private readonly waiting: Array<{ take(slot: number): void; fail(error: unknown): void }> = [];
+  private pumping = false;
+  /** After giving a slot back for fairness, this worker lets the others' polls in before claiming again. */
+  private yieldUntil = 0;
 
   constructor(
     private readonly session: Session,
@@ -139,16 +166,11 @@ class SlotPool {
     private readonly signal: AbortSignal,
   ) {}
 
-  async take(): Promise<() => void> {
-    for (;;) {
-      const slot = this.held.size < this.cap ? await this.claim() : undefined;
-      if (slot !== undefined) return this.giver(slot);
-      const handed = await this.handedOver();
-      if (handed !== undefined) return this.giver(handed);
-      if (this.signal.aborted) {
-        throw new QaasError("WORKER_STOPPED", `stopped while waiting for a request slot (${this.scope})`);
-      }
-    }
+  take(): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ take: (slot) => resolve(this.giver(slot)), fail: reject });
+      this.pump();
+    });
   }
 
   private giver(slot: number): () => void {
@@ -162,31 +184,59 @@ class SlotPool {
 
   private give(slot: number): void {
     const since = this.held.get(slot) ?? 0;
-    const next = this.waiting.shift();
+    const heldLong = Date.now() - since >= SLOT_HOLD_MS;
     // Handing the slot to this worker's next request saves two round trips, but only for a while: other
-    // workers poll for it too.
-    if (next && Date.now() - since < SLOT_HOLD_MS) {
-      next(slot);
+    // workers may be waiting for it.
+    if (this.waiting.length > 0 && !heldLong) {
+      this.waiting.shift()?.take(slot);
       return;
     }
     this.held.delete(slot);
+    if (this.waiting.length > 0) this.yieldUntil = Date.now() + 2 * SLOT_POLL_MS;
     // The session runs its queries in order, so the slot is free before this worker claims again.
     void this.session
       .query("SELECT pg_advisory_unlock(hashtextextended($1 || ':' || $2, 0))", [this.scope, slot])
       .catch(() => {});
-    // A waiter passed over is woken to claim in its turn, racing the other workers fairly.
-    next?.(-1);
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    void this.claimForWaiting().then(
+      () => {
+        this.pumping = false;
+        // A request that came while the loop was ending found it still running: serve it now.
+        if (this.waiting.length > 0 && this.held.size < this.cap) this.pump();
+      },
+      (error: unknown) => {
+        this.pumping = false;
+        for (const waiter of this.waiting.splice(0)) waiter.fail(error);
+      },
+    );
+  }
+
+  private async claimForWaiting(): Promise<void> {
+    while (this.waiting.length > 0) {
+      if (this.signal.aborted) {
+        throw new QaasError("WORKER_STOPPED", `stopped while waiting for a request slot (${this.scope})`);
+      }
+      // Every slot is this worker's and busy: the next one given back is handed over.
+      if (this.held.size >= this.cap) return;
+      const pause = this.yieldUntil - Date.now();
+      const slot = pause > 0 ? undefined : await this.claim();
+      if (slot === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, pause > 0 ? pause : SLOT_POLL_MS));
+        continue;
+      }
+      const waiter = this.waiting.shift();
+      if (waiter) waiter.take(slot);
+      else this.give(slot);
+    }
   }
 
   /** Claims a slot no other session holds; undefined when all `cap` are taken. */
-  private claim(): Promise<number | undefined> {
-    const claimed = this.claims.then(() => this.claimNow());
-    this.claims = claimed.catch(() => {});
-    return claimed;
-  }
-
-  private async claimNow(): Promise<number | undefined> {
-    if (this.held.size >= this.cap) return undefined;
+  private async claim(): Promise<number | undefined> {
     // CASE fixes the order: a slot this session already holds is never locked a second time (advisory locks
     // nest within one session, which would count one slot as two).
     const rows = await this.session.query<{ slot: number }>(
@@ -199,25 +249,5 @@ class SlotPool {
     const slot = rows[0]?.slot;
     if (slot !== undefined) this.held.set(slot, Date.now());
     return slot;
-  }
-
-  /** A slot handed over by this worker's own requests, or undefined after a poll's pause. */
-  private async handedOver(): Promise<number | undefined> {
-    let resolveHand: (slot: number) => void = () => {};
-    const handed = new Promise<number>((resolve) => {
-      resolveHand = resolve;
-      this.waiting.push(resolve);
-    });
-    // A plain timer, not one per waiter listening on the signal: the loop checks the signal each round.
-    const paused = new Promise<number>((resolve) => setTimeout(() => resolve(-1), SLOT_POLL_MS));
-    const slot = await Promise.race([handed, paused]);
-    const index = this.waiting.indexOf(resolveHand);
-    if (index >= 0) {
-      this.waiting.splice(index, 1);
-      return slot >= 0 ? slot : undefined;
-    }
-    // Handed something as the pause ended: a slot is taken as it is, never dropped.
-    const given = await handed;
-    return given >= 0 ? given : undefined;
   }
 }

@@ -52,6 +52,8 @@ export interface InvocationResult {
   worker: string;
   /** 1 for the first try; a try after a killed worker's lease expired counts. */
   try: number;
+  /** When the worker began the agent, once the target's limits let it (the job's lease moves its start). */
+  started_at?: string;
 }
 
 export function isInvocationResult(value: unknown): value is InvocationResult {

@@ -83,6 +83,7 @@ export class JobQueue {
       await boss.start();
       await ensureQueues(boss);
       await boss.getDb().executeSql(WORKERS_TABLE, []);
+      await boss.getDb().executeSql(HOLDS_TABLE, []);
     } catch (error) {
       await setupLock.end().catch(() => {});
       await boss.stop({ graceful: false, wait: false }).catch(() => {});
@@ -190,6 +191,15 @@ const WORKERS_TABLE = `CREATE TABLE IF NOT EXISTS qaas_worker (
   started_at timestamptz NOT NULL,
   seen_at timestamptz NOT NULL,
   current_job text
+)`;
+
+/** Who holds which target's lock now (fleet-limits.ts); the locks themselves are PostgreSQL's. */
+const HOLDS_TABLE = `CREATE TABLE IF NOT EXISTS qaas_target_hold (
+  pid integer NOT NULL,
+  backend_start timestamptz NOT NULL,
+  target text NOT NULL,
+  exclusive boolean NOT NULL,
+  cap integer NOT NULL
 )`;
 
 function isConnectionError(error: unknown): boolean {

@@ -1,4 +1,5 @@
 import { renderTable } from "../cli/text-table.ts";
+import { slotScope } from "./fleet-limits.ts";
 import { DEAD_LETTER_QUEUE, INVOCATION_QUEUE } from "./invocation-job.ts";
 import type { JobQueue } from "./job-queue.ts";
 import { describeQueueUrl } from "./queue-url.ts";
@@ -19,6 +20,8 @@ export interface QueueStatus {
     waiting_seconds: number;
   } | null;
   targets: Array<{ target: string; active: number; waiting: number }>;
+  /** The limits held on each service now (by origin): invocations on it, one alone or not, requests in flight. */
+  holds: Array<{ target: string; invocations: number; exclusive: boolean; in_flight: number; cap: number }>;
 }
 
 const STATES = ["created", "retry", "active", "completed", "cancelled", "failed"] as const;
@@ -61,6 +64,22 @@ export async function queueStatus(queue: JobQueue): Promise<QueueStatus> {
      FROM pgboss.job WHERE name = $1 AND state < 'completed' GROUP BY 1 ORDER BY 1`,
     [INVOCATION_QUEUE],
   );
+  // A bigint advisory lock shows in pg_locks as its high half (classid) and low half (objid).
+  const holds = await queue.sql<QueueStatus["holds"][number]>(
+    `WITH live AS (
+       SELECT h.target, h.exclusive, h.cap FROM qaas_target_hold h
+       JOIN pg_stat_activity a ON a.pid = h.pid AND a.backend_start = h.backend_start),
+     held_slots AS (
+       SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l
+       WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1)
+     SELECT live.target, count(*)::int AS invocations, bool_or(live.exclusive) AS exclusive,
+            max(live.cap)::int AS cap,
+            (SELECT count(*)::int FROM held_slots WHERE held_slots.key IN
+               (SELECT hashtextextended($1 || live.target || ':' || slot, 0)
+                FROM generate_series(0, max(live.cap) - 1) AS slot)) AS in_flight
+     FROM live GROUP BY live.target ORDER BY live.target`,
+    [slotScope("")],
+  );
   return {
     queue: describeQueueUrl(queue.url),
     jobs,
@@ -86,6 +105,7 @@ export async function queueStatus(queue: JobQueue): Promise<QueueStatus> {
       active: Number(row.active),
       waiting: Number(row.waiting),
     })),
+    holds,
   };
 }
 
@@ -123,6 +143,20 @@ export function renderQueueStatus(status: QueueStatus): string {
           { header: "waiting", value: (row) => String(row.waiting), align: "right" },
         ],
         status.targets,
+      ).trimEnd(),
+    );
+  }
+  lines.push("", `services held now: ${status.holds.length === 0 ? "none" : ""}`.trimEnd());
+  if (status.holds.length > 0) {
+    lines.push(
+      renderTable(
+        [
+          { header: "service", value: (row: QueueStatus["holds"][number]) => row.target },
+          { header: "invocations", value: (row) => String(row.invocations), align: "right" },
+          { header: "alone", value: (row) => (row.exclusive ? "yes" : "no") },
+          { header: "in flight", value: (row) => `${row.in_flight}/${row.cap}`, align: "right" },
+        ],
+        status.holds,
       ).trimEnd(),
     );
   }

@@ -130,6 +130,7 @@ async function runHeld(
   options: WorkerOptions & { workerId: string; tryNumber: number },
 ): Promise<InvocationResult> {
   const { config, target } = held;
+  const startedAt = new Date().toISOString();
   const store = RunStore.open(options.home, job.run_id);
   const maps = new SystemMapStore(store.home);
   const memory = DefectMemory.open(store.home);
@@ -169,6 +170,7 @@ async function runHeld(
     envelopes: buffered.envelopes,
     worker: options.workerId,
     try: options.tryNumber,
+    started_at: startedAt,
   };
 }
 

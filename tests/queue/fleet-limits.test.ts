@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FleetHold, type FleetLimitOptions } from "../../src/queue/fleet-limits.ts";
+import { JobQueue } from "../../src/queue/job-queue.ts";
 import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
 import { freshDatabase } from "./queue-support.ts";
 
@@ -15,6 +16,8 @@ let url: string;
 beforeAll(async () => {
   server = await startPostgres();
   url = await freshDatabase(server.url);
+  // Workers open the queue before anything else, which lays out its tables.
+  await (await JobQueue.open(url)).close();
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -91,6 +94,30 @@ describe("fleet limits", () => {
       expect(target.peaks.byTarget.get("shop")).toBe(3);
     } finally {
       await Promise.all(holds.map((hold) => hold.leave()));
+      await target.close();
+    }
+  }, 30_000);
+
+  it("takes turns: a worker that keeps a slot busy gives it up to a waiting one within about a second", async () => {
+    const target = await countingTarget();
+    const [busy, late] = await Promise.all([
+      FleetHold.enter(options({ target: "turns", targetCap: 1 })),
+      FleetHold.enter(options({ target: "turns", targetCap: 1 })),
+    ]);
+    try {
+      let busyDone = 0;
+      const busyWork = hammer(busy, target.base, "turns", 150).then(() => {
+        busyDone = performance.now();
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await hammer(late, target.base, "turns", 3);
+      const lateDone = performance.now();
+      await busyWork;
+      // 150 requests of 15 ms one at a time take over two seconds; the late worker is served long before.
+      expect(lateDone).toBeLessThan(busyDone - 500);
+      expect(target.peaks.byTarget.get("turns")).toBe(1);
+    } finally {
+      await Promise.all([busy.leave(), late.leave()]);
       await target.close();
     }
   }, 30_000);

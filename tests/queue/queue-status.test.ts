@@ -3,6 +3,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FleetHold } from "../../src/queue/fleet-limits.ts";
 import type { InvocationJob } from "../../src/queue/invocation-job.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
@@ -66,6 +67,56 @@ describe("qaas queue status", () => {
     expect(text.stdout).toContain("jobs: created 2, retry 0, active 1, completed 0");
     expect(text.stdout).toMatch(/workers alive \(seen in the last 90s\): 1\nworker .*\nworker-a /);
     expect(text.stdout).toMatch(/shop\s+1\s+1/);
+  }, 60_000);
+
+  it("shows which services workers hold now: invocations, one alone or not, requests in flight", async () => {
+    const url = await freshDatabase(server.url);
+    await (await JobQueue.open(url)).close();
+    const signal = new AbortController().signal;
+    const shop = await FleetHold.enter({
+      url,
+      target: "http://shop.test",
+      exclusive: false,
+      targetCap: 3,
+      signal,
+    });
+    const blog = await FleetHold.enter({
+      url,
+      target: "http://blog.test",
+      exclusive: true,
+      targetCap: 2,
+      signal,
+    });
+    const gone = await FleetHold.enter({
+      url,
+      target: "http://gone.test",
+      exclusive: false,
+      targetCap: 2,
+      signal,
+    });
+    const bin = path.join(REPO_ROOT, "bin/qaas.js");
+    try {
+      const slots = [
+        await shop.limiter.acquire(),
+        await shop.limiter.acquire(),
+        await blog.limiter.acquire(),
+      ];
+      // A worker that is gone no longer counts, though its row is still there.
+      await gone.leave();
+      const json = await run(process.execPath, [bin, "queue", "status", "--json"], {
+        env: { ...process.env, QAAS_QUEUE_URL: url },
+      });
+      expect(JSON.parse(json.stdout).holds).toEqual([
+        { target: "http://blog.test", invocations: 1, exclusive: true, in_flight: 1, cap: 2 },
+        { target: "http://shop.test", invocations: 1, exclusive: false, in_flight: 2, cap: 3 },
+      ]);
+      for (const release of slots) release();
+      const text = await run(process.execPath, [bin, "queue", "status", "--queue", url]);
+      expect(text.stdout).toMatch(/services held now:\nservice .*\nhttp:\/\/blog\.test\s+1\s+yes\s+0\/2/);
+    } finally {
+      await shop.leave();
+      await blog.leave();
+    }
   }, 60_000);
 
   it("fails with the reason and the masked address when the queue is unreachable", async () => {
