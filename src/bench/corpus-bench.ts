@@ -1,11 +1,9 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildMeta } from "../../corpus/generator/emit-ledger.ts";
-import { emitProfile } from "../../corpus/generator/emit-profile.ts";
 import { generateCorpus } from "../../corpus/generator/generate.ts";
 import type { ServerModel } from "../../corpus/generator/server-model.ts";
 import {
@@ -22,6 +20,7 @@ import { ALL_ROWS } from "../../corpus/tables/index.ts";
 import { runScoreCommand } from "../score/score-command.ts";
 import { PROGRESS_FILE, RunStore } from "../store/run-store.ts";
 import { parseBenchArgs } from "./bench-args.ts";
+import { writeCorpusProfile } from "./corpus-targets.ts";
 
 // `npm run bench:corpus`: generates the conformance corpus, runs qaas against every corpus server exactly as
 // against any target (a managed profile, `qaas run`, then `qaas score` with the server's golden ledger), and
@@ -101,18 +100,7 @@ async function benchServer(model: ServerModel): Promise<{ result: ServerResult; 
   const { server } = model;
   const serverStarted = performance.now();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-corpus-home-"));
-  // The profile as committed, but on a free port and with absolute paths into the scratch corpus.
-  const profile = path.join(root, "bench", `${server.name}.yaml`);
-  fs.mkdirSync(path.dirname(profile), { recursive: true });
-  fs.writeFileSync(
-    profile,
-    emitProfile(server, {
-      port: await freePort(),
-      sourcePath: path.join(root, "servers", server.name),
-      ledgerPath: path.join(root, "ledgers", `${server.name}.yaml`),
-      secretsFile: path.join(root, "targets", "corpus.secrets.env"),
-    }),
-  );
+  const profile = await writeCorpusProfile(root, server);
   log(`${server.name}: running ${values.mode} (${model.variants.length} variants)`);
   const runId = await runQaas(profile, home);
   const card = runScoreCommand({ run: runId, home }).scorecard;
@@ -268,18 +256,6 @@ function signed(value: number | null): string {
 
 function round(value: number): number {
   return Math.round(value * 100) / 100;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function fail(message: string): never {

@@ -1,0 +1,36 @@
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { emitProfile } from "../../corpus/generator/emit-profile.ts";
+import type { CorpusServer } from "../../corpus/model/servers.ts";
+
+// The corpus servers as the benches point qaas at them: each one's committed profile, on a free port and
+// with absolute paths into a scratch corpus (see corpus/harness/scratch.ts).
+
+/** Writes `<root>/bench/<server>.yaml` and answers its path. */
+export async function writeCorpusProfile(root: string, server: CorpusServer): Promise<string> {
+  const profile = path.join(root, "bench", `${server.name}.yaml`);
+  fs.mkdirSync(path.dirname(profile), { recursive: true });
+  fs.writeFileSync(
+    profile,
+    emitProfile(server, {
+      port: await freePort(),
+      sourcePath: path.join(root, "servers", server.name),
+      ledgerPath: path.join(root, "ledgers", `${server.name}.yaml`),
+      secretsFile: path.join(root, "targets", "corpus.secrets.env"),
+    }),
+  );
+  return profile;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
