@@ -91,6 +91,22 @@ describe("measurement windows", () => {
     expect(bounded.stats.waited_requests).toBe(1);
   });
 
+  it("lets a window open after a request whose limiter failed: it never entered the target", async () => {
+    seen.length = 0;
+    const quiet = new QuietWindows({ maxWaitMs: 5000, maxDrainMs: 5000 });
+    const failing = new HttpClient({
+      limiter: { acquire: () => Promise.reject(new Error("the queue's database is gone")) },
+      budget: new RequestBudget(100),
+      writesAllowed: false,
+      quiet,
+    });
+    await expect(failing.send(get("lost"))).rejects.toThrow(/database is gone/);
+    const measurer = client(quiet);
+    await measurer.quietly(() => measurer.send(get("after")));
+    // Nothing in flight was left behind to drain.
+    expect(quiet.report().drain_ms).toBeLessThan(1000);
+  });
+
   it("takes turns: requests that waited for one window go before the same holder's next window", async () => {
     seen.length = 0;
     const quiet = new QuietWindows();

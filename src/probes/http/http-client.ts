@@ -185,7 +185,14 @@ export class HttpClient {
       throw new BudgetExhaustedError(`request budget of ${this.options.budget.max} spent`);
     }
     const leaveWindow = await this.options.quiet?.enter(this, { bypass: extra.signIn });
-    const slot = await this.options.limiter.acquire();
+    let slot: () => void;
+    try {
+      slot = await this.options.limiter.acquire();
+    } catch (error) {
+      // A limiter held across workers can fail (its database gone, the worker stopping).
+      leaveWindow?.();
+      throw error;
+    }
     const release = () => {
       slot();
       leaveWindow?.();
