@@ -134,9 +134,10 @@ async function measure(workers: number): Promise<ScaleMeasure> {
     const runs = await runsSettled(database, servers.length, started);
     const wallSeconds = (performance.now() - started) / 1000;
     const invocations = await invocationTimes(database);
-    const findings = fs
-      .readdirSync(path.join(home, "runs"))
-      .map((runId) => runScoreCommand({ run: runId, home }).scorecard.matched.length);
+    const runsDir = path.join(home, "runs");
+    const findings = (fs.existsSync(runsDir) ? fs.readdirSync(runsDir) : []).map(
+      (runId) => runScoreCommand({ run: runId, home }).scorecard.matched.length,
+    );
     const result: ScaleMeasure = {
       workers,
       targets: servers.length,

@@ -1,26 +1,21 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { FleetHold, type FleetLimitOptions } from "../../src/queue/fleet-limits.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
-import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
-import { freshDatabase } from "./queue-support.ts";
+import { freshDatabase, postgresForFile } from "./queue-support.ts";
 
 // The limits every worker keeps together, each hold on a connection of its own as two workers' would be:
 // requests counted where they land (a target that tracks how many it serves at once), the target lock's
 // order, and locks that come back the moment the connection of a dead worker goes.
 
-let server: PostgresServer;
+const postgres = postgresForFile();
 let url: string;
 beforeAll(async () => {
-  server = await startPostgres();
-  url = await freshDatabase(server.url);
+  url = await freshDatabase(postgres().url);
   // Workers open the queue before anything else, which lays out its tables.
   await (await JobQueue.open(url)).close();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
 });
 
 /** A target that answers after a pause and counts the requests it serves at once, per first path segment. */

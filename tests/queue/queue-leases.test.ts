@@ -1,29 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { QaasError } from "../../src/errors.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { resolveQueueUrl } from "../../src/queue/queue-url.ts";
 import { runWorker } from "../../src/queue/worker.ts";
 import { startRun } from "../../src/run/start-run.ts";
 import { RunStore } from "../../src/store/run-store.ts";
-import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
-import { findingSeats, freshDatabase, twoFinderProject } from "./queue-support.ts";
+import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
 
 // Crash-only on the queue: a worker that took a job and died (here: a fetch whose job is never
 // finished, which is all a SIGKILLed worker leaves behind) holds its lease until it runs out; then
 // another worker runs the invocation as a new try, and after the last allowed try the invocation is
 // dead-lettered and the run goes on without it. And the errors a person meets before any of that.
 
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const postgres = postgresForFile();
 
 async function runWithAbandonedTries(abandon: number, tries: number) {
   const project = twoFinderProject();
-  const url = await freshDatabase(server.url);
+  const url = await freshDatabase(postgres().url);
   const settings = { leaseSeconds: 1, maintenanceSeconds: 1, tries };
   const dead = await JobQueue.open(url, settings);
   const live = await JobQueue.open(url, settings);
@@ -105,14 +98,14 @@ describe("queue errors", () => {
   });
 
   it("names the unreachable server without its password, and a database that does not exist", async () => {
-    const closed = `postgresql://qaas:hunter2@127.0.0.1:${server.port + 1}/queue`;
+    const closed = `postgresql://qaas:hunter2@127.0.0.1:${postgres().port + 1}/queue`;
     const refused = await JobQueue.open(closed).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(QaasError);
     expect((refused as QaasError).message).toMatch(
-      new RegExp(`unreachable at postgresql://qaas:\\*\\*\\*@127.0.0.1:${server.port + 1}/queue`),
+      new RegExp(`unreachable at postgresql://qaas:\\*\\*\\*@127.0.0.1:${postgres().port + 1}/queue`),
     );
     expect((refused as QaasError).message).not.toContain("hunter2");
-    const missing = new URL(server.url);
+    const missing = new URL(postgres().url);
     missing.pathname = "/no_such_database";
     const absent = await JobQueue.open(missing.toString()).catch((error: unknown) => error);
     expect((absent as QaasError).message).toMatch(/database does not exist at .*no_such_database/);

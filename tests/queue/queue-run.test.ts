@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { runWorker } from "../../src/queue/worker.ts";
 import { startRun } from "../../src/run/start-run.ts";
 import { RunStore } from "../../src/store/run-store.ts";
-import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
-import { findingSeats, freshDatabase, twoFinderProject } from "./queue-support.ts";
+import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
 
 // Queue mode against a real PostgreSQL server: the coordinator's router hands each invocation to the
 // queue, in-process workers take them, and the run's ledger, envelopes and report come out as an
 // embedded run's do. Missing server binaries fail this file with what to install; it is never skipped.
 
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const postgres = postgresForFile();
 
 const FAST = { leaseSeconds: 2, maintenanceSeconds: 1, tries: 3 };
 
@@ -73,7 +66,7 @@ describe("queue mode", () => {
       json: true,
       seatFactory: findingSeats,
     });
-    const url = await freshDatabase(server.url);
+    const url = await freshDatabase(postgres().url);
     const queued = await withWorkers(
       url,
       2,
@@ -116,7 +109,7 @@ describe("queue mode", () => {
       json: true,
       seatFactory: findingSeats,
     });
-    const url = await freshDatabase(server.url);
+    const url = await freshDatabase(postgres().url);
     const queued = await withWorkers(
       url,
       2,

@@ -2,25 +2,18 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FleetHold } from "../../src/queue/fleet-limits.ts";
 import type { InvocationJob } from "../../src/queue/invocation-job.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
-import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
 import { REPO_ROOT } from "../support/temp-config.ts";
-import { freshDatabase, twoFinderProject } from "./queue-support.ts";
+import { freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
 
 // `qaas queue status` run as a user runs it, against a queue with a job running on one target and two
 // waiting on two targets: the counts, the live worker, the oldest waiting job and the per-target load.
 
 const run = promisify(execFile);
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const postgres = postgresForFile();
 
 function job(target: string, id: string): InvocationJob {
   return {
@@ -36,7 +29,7 @@ function job(target: string, id: string): InvocationJob {
 
 describe("qaas queue status", () => {
   it("shows jobs by state, live workers, the oldest waiting job and per-target load", async () => {
-    const url = await freshDatabase(server.url);
+    const url = await freshDatabase(postgres().url);
     const queue = await JobQueue.open(url);
     try {
       await queue.sendInvocation(job("shop", "API-1"));
@@ -70,7 +63,7 @@ describe("qaas queue status", () => {
   }, 60_000);
 
   it("shows which services workers hold now: invocations, one alone or not, requests in flight", async () => {
-    const url = await freshDatabase(server.url);
+    const url = await freshDatabase(postgres().url);
     await (await JobQueue.open(url)).close();
     const signal = new AbortController().signal;
     const shop = await FleetHold.enter({
@@ -126,7 +119,7 @@ describe("qaas queue status", () => {
       "queue",
       "status",
       "--queue",
-      `postgresql://ops:secret@127.0.0.1:${server.port + 1}/queue`,
+      `postgresql://ops:secret@127.0.0.1:${postgres().port + 1}/queue`,
     ]).catch((error: { code: number; stderr: string }) => error);
     expect((failed as { code: number }).code).toBe(1);
     expect((failed as { stderr: string }).stderr).toMatch(
@@ -135,7 +128,7 @@ describe("qaas queue status", () => {
   }, 30_000);
 
   it("keeps a nightly sweep as a cron schedule in the queue, and refuses --cron without --queue", async () => {
-    const url = await freshDatabase(server.url);
+    const url = await freshDatabase(postgres().url);
     const project = twoFinderProject();
     const bin = path.join(REPO_ROOT, "bin/qaas.js");
     const args = [bin, "--home", project.home, "sweep", "--mode", "tiny", "--config", project.configDir];

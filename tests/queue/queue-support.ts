@@ -1,5 +1,7 @@
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { MockSeat } from "../../src/seats/mock-seat.ts";
+import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
 import { wrongStatusDraft } from "../support/sample-draft.ts";
 import { tempProject } from "../support/temp-config.ts";
 
@@ -7,6 +9,24 @@ import { tempProject } from "../support/temp-config.ts";
 // whose discovery agents are MockSeats emitting one finding each.
 
 let databases = 0;
+
+/**
+ * One throw-away PostgreSQL server for the calling test file, started before its tests and stopped after
+ * them. Missing server binaries fail the file with what to install; it is never skipped.
+ */
+export function postgresForFile(): () => PostgresServer {
+  let server: PostgresServer | undefined;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => {
+    if (!server) throw new Error("the test file's PostgreSQL server has not started");
+    return server;
+  };
+}
 
 /** A new empty database on the server, so each test's queue starts with no jobs. */
 export async function freshDatabase(serverUrl: string): Promise<string> {

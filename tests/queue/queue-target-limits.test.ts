@@ -1,24 +1,17 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { runWorker } from "../../src/queue/worker.ts";
 import { startRun } from "../../src/run/start-run.ts";
-import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
 import { tempProject } from "../support/temp-config.ts";
-import { freshDatabase } from "./queue-support.ts";
+import { freshDatabase, postgresForFile } from "./queue-support.ts";
 
 // Two runs on one small service at once, their agents spread over three workers: what the service sees
 // is what counts. Its profile allows two requests at a time, and one run's agent is exclusive (it measures).
 
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const postgres = postgresForFile();
 
 const FAST = { leaseSeconds: 5, maintenanceSeconds: 1, tries: 3 };
 
@@ -108,7 +101,7 @@ describe("queue mode's limits, seen from the target", () => {
       environment: { mode: "external", base_url: service.base, health_path: "/health" },
       budgets: { concurrency: 2 },
     });
-    const url = await freshDatabase(server.url);
+    const url = await freshDatabase(postgres().url);
     const controller = new AbortController();
     const queues = await Promise.all([1, 2, 3].map(() => JobQueue.open(url, FAST)));
     const workers = queues.map((queue, index) =>
