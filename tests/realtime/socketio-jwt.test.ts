@@ -103,7 +103,8 @@ describe("socket.io over JWT sessions", () => {
       leave();
     };
     onUpdate = () => {
-      for (let index = 0; index < targetConcurrency(context.target?.profile); index += 1) sending.push(busy());
+      for (let index = 0; index < targetConcurrency(context.target?.profile); index += 1)
+        sending.push(busy());
     };
     try {
       const reversed = await probeOrdering(context, "/batched");
