@@ -9,6 +9,7 @@ import { RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import { loadTarget } from "../targets/load-target.ts";
 import { parseBenchArgs } from "./bench-args.ts";
+import { round } from "./bench-numbers.ts";
 import { measureStaticInventory, writeSyntheticRepository } from "./inventory-bench.ts";
 import { descendantsMemoryMib, groupCpuSeconds } from "./process-sampler.ts";
 
@@ -257,10 +258,6 @@ if (values.json) {
 function provenance(bySource: Record<string, number>): string {
   const parts = Object.entries(bySource).map(([source, count]) => `${count} ${source}`);
   return parts.length > 0 ? `(${parts.join(", ")})` : "";
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }
 
 function format(value: number | null | undefined): string {

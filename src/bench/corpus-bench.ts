@@ -20,6 +20,7 @@ import { ALL_ROWS } from "../../corpus/tables/index.ts";
 import { runScoreCommand } from "../score/score-command.ts";
 import { PROGRESS_FILE, RunStore } from "../store/run-store.ts";
 import { parseBenchArgs } from "./bench-args.ts";
+import { failBench, round } from "./bench-numbers.ts";
 import { writeCorpusProfile } from "./corpus-targets.ts";
 
 // `npm run bench:corpus`: generates the conformance corpus, runs qaas against every corpus server exactly as
@@ -254,11 +255,6 @@ function signed(value: number | null): string {
   return (value === null ? "—" : `${value >= 0 ? "+" : ""}${value.toFixed(2)}`).padStart(6);
 }
 
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
 function fail(message: string): never {
-  process.stderr.write(`bench:corpus: ${message}\n`);
-  process.exit(2);
+  failBench("bench:corpus", message);
 }

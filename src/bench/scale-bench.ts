@@ -11,10 +11,12 @@ import { startPostgres } from "../../corpus/harness/postgres.ts";
 import { writeScratchCorpus } from "../../corpus/harness/scratch.ts";
 import { SERVERS } from "../../corpus/model/servers.ts";
 import { ALL_ROWS } from "../../corpus/tables/index.ts";
+import { renderTable } from "../cli/text-table.ts";
 import { DEFAULT_CONFIG_DIR } from "../config/load-config.ts";
 import { INVOCATION_QUEUE, RUN_QUEUE } from "../queue/invocation-job.ts";
 import { runScoreCommand } from "../score/score-command.ts";
 import { parseBenchArgs } from "./bench-args.ts";
+import { failBench, round } from "./bench-numbers.ts";
 import { writeCorpusProfile } from "./corpus-targets.ts";
 import { type ScaleMeasure, scaleModel } from "./scale-model.ts";
 
@@ -242,34 +244,29 @@ function writeBenchConfig(rootDir: string, agents: string[]): string {
 }
 
 function render(): string {
-  const base = measures[0];
-  const lines = [
+  const ratio = (workers: number) => model.ratios.find((entry) => entry.workers === workers)?.ratio;
+  const table = renderTable<ScaleMeasure>(
+    [
+      { header: "workers", value: (entry) => String(entry.workers), align: "right" },
+      { header: "finished", value: (entry) => `${entry.finished}/${entry.targets}`, align: "right" },
+      { header: "wall s", value: (entry) => String(entry.wall_seconds), align: "right" },
+      { header: "targets/h", value: (entry) => String(entry.targets_per_hour), align: "right" },
+      { header: "ratio", value: (entry) => ratio(entry.workers)?.toFixed(2) ?? "—", align: "right" },
+      { header: "invocations", value: (entry) => String(entry.invocations), align: "right" },
+      { header: "wait s", value: (entry) => String(entry.mean_wait_seconds), align: "right" },
+      { header: "run s", value: (entry) => String(entry.mean_run_seconds), align: "right" },
+      { header: "matched", value: (entry) => String(entry.matched_findings), align: "right" },
+    ],
+    measures,
+  );
+  return [
     `qaas scale bench — ${servers.length} corpus targets, roster ${roster.join(", ")}, ${os.availableParallelism()} cores`,
-    `${"workers".padStart(7)} ${"finished".padStart(8)} ${"wall s".padStart(8)} ${"targets/h".padStart(9)} ${"ratio".padStart(6)} ${"invocations".padStart(11)} ${"wait s".padStart(7)} ${"run s".padStart(7)} ${"matched".padStart(7)}`,
-    ...measures.map((entry) =>
-      [
-        String(entry.workers).padStart(7),
-        `${entry.finished}/${entry.targets}`.padStart(8),
-        String(entry.wall_seconds).padStart(8),
-        String(entry.targets_per_hour).padStart(9),
-        (base ? (entry.targets_per_hour / base.targets_per_hour).toFixed(2) : "—").padStart(6),
-        String(entry.invocations).padStart(11),
-        String(entry.mean_wait_seconds).padStart(7),
-        String(entry.mean_run_seconds).padStart(7),
-        String(entry.matched_findings).padStart(7),
-      ].join(" "),
-    ),
+    table,
     "",
     ...model.lines,
-  ];
-  return lines.join("\n");
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
+  ].join("\n");
 }
 
 function fail(message: string): never {
-  process.stderr.write(`bench:scale: ${message}\n`);
-  process.exit(2);
+  failBench("bench:scale", message);
 }

@@ -1,3 +1,5 @@
+import { round } from "./bench-numbers.ts";
+
 // What limits queue mode's throughput, from what bench:scale measured on one machine, and what it predicts
 // for a fleet. The model is deliberately plain: a nightly's agents are CPU-bound on a small machine, so a
 // machine finishes about as many targets per hour as its best measured configuration did; what could stop
@@ -106,8 +108,4 @@ function describe(model: Omit<ScaleModel, "lines">, invocations: number, run: nu
 
 function percent(share: number): string {
   return `${Math.round(share * 100)}%`;
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }

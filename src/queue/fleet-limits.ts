@@ -36,7 +36,7 @@ export interface FleetLimitOptions {
 class Session {
   private last: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly client: pg.Client) {}
+  constructor(private readonly client: pg.Client) {}
 
   query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
     const result = this.last.then(() => this.client.query<Row>(text, values)).then((answer) => answer.rows);
