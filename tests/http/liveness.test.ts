@@ -72,6 +72,10 @@ async function restartableTarget(signIn: Record<string, unknown> = {}) {
   return { context, restarts, ...clientOf(context) };
 }
 
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 const CRASH = "/next?to=%2Fhome%0D%0AX-Injected%3A%201";
 
 describe("a target that dies in the middle of a run", () => {
@@ -163,6 +167,21 @@ describe("a target that dies in the middle of a run", () => {
     expect(notes).toHaveLength(2);
     expect(notes[1]).toMatchObject({ after: "GET /explode?x=boom-2", confirmed: false, recovered: true });
     expect(String(notes[1]?.message)).toContain("not replayed");
+  }, 20_000);
+
+  it("managed: a request cut off by two crashes another request caused is still answered", async () => {
+    const { client, baseUrl, restarts } = await restartableTarget();
+    await client.send({ method: "GET", url: `${baseUrl}/a` });
+    const innocent = client.send({ method: "GET", url: `${baseUrl}/slow` });
+    await sleep(50);
+    // Cuts /slow off; the replay confirms it as the cause, and /slow is sent again once the target is back.
+    await client.send({ method: "GET", url: `${baseUrl}/explode?x=boom-1` });
+    await sleep(50);
+    // Cuts the resent /slow off too: a known cause, so /slow is innocent and goes out a third time.
+    await client.send({ method: "GET", url: `${baseUrl}/explode?x=boom-2` });
+    expect(restarts.count).toBe(3);
+    const answered = await innocent;
+    expect(answered.response?.body).toBe("slow");
   }, 20_000);
 
   it("managed: never restarts more than its cap; past it the run stops sending", async () => {

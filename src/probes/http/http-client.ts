@@ -148,7 +148,7 @@ export class HttpClient {
    */
   async send(
     spec: HttpRequestSpec,
-    extra: { signIn?: boolean; user?: string; retry?: boolean } = {},
+    extra: { signIn?: boolean; user?: string; resent?: number } = {},
   ): Promise<HttpExchange> {
     const method = spec.method.toUpperCase();
     if (isWriteMethod(method) && !this.options.writesAllowed && !extra.signIn && !isGraphqlRead(spec)) {
@@ -250,10 +250,11 @@ export class HttpClient {
     liveness.end(exchange);
     if (!loss) return exchange;
     // The target may have died: wait for the verdict. A request cut off by a death the run recovered from
-    // is sent once more, unless it is the request that kills the target.
+    // is sent again, as often as the liveness watch allows (never when it is the request that kills it).
     const verdict = await liveness.lost(exchange, loss, this.options.reportDeath);
-    if (verdict === "restarted" && !extra.retry && !liveness.isCulprit(exchange)) {
-      return this.send(spec, { ...extra, retry: true });
+    const resent = extra.resent ?? 0;
+    if (verdict === "restarted" && resent < liveness.resendsAllowed(exchange)) {
+      return this.send(spec, { ...extra, resent: resent + 1 });
     }
     return exchange;
   }

@@ -53,6 +53,8 @@ export interface LivenessOptions {
 export type DeathReporter = (death: TargetDeath, liveness: TargetLiveness) => Promise<void> | void;
 
 const FINISHED_KEPT = 32;
+/** Times a request cut off by deaths another request caused is sent again. */
+const INNOCENT_RESENDS = 3;
 /** Answered requests kept as suspects: a server may die just after it answered (work done after the reply). */
 const ANSWERED_SUSPECTS = 2;
 
@@ -125,8 +127,21 @@ export class TargetLiveness {
   }
 
   /** True for a request that was shown to take the target down: it is never sent again by a retry. */
-  isCulprit(exchange: HttpExchange): boolean {
+  private isCulprit(exchange: HttpExchange): boolean {
     return this.culprits.has(requestKey(exchange));
+  }
+
+  /**
+   * How often a request cut off by a death may be sent again in all. Never when it is a request shown to take
+   * the target down. Up to three times when the death that cut it off was pinned on another request: it is
+   * innocent, and a probe whose request keeps meeting a neighbour's crashes would otherwise lose its
+   * verdict. Once when the cause is unknown, since it may be the request that kills the target.
+   */
+  resendsAllowed(exchange: HttpExchange): number {
+    if (this.isCulprit(exchange)) return 0;
+    const death = this.deaths.at(-1);
+    const cause = death?.culprit ?? death?.knownCause;
+    return cause && requestKey(cause) !== requestKey(exchange) ? INNOCENT_RESENDS : 1;
   }
 
   /**
