@@ -100,6 +100,10 @@ describe("a target that dies in the middle of a run", () => {
     await expect(client.send({ method: "GET", url: `${baseUrl}/next?to=%2Fa%0Ab` })).rejects.toBeInstanceOf(
       WriteNotAllowedError,
     );
+    // Nor another character a header refuses, which kills a server that copies input into one just as well.
+    await expect(client.send({ method: "GET", url: `${baseUrl}/next?to=%2Fcaf%C3%A9` })).rejects.toThrow(
+      /non-ASCII characters/,
+    );
     expect((await client.send({ method: "GET", url: `${baseUrl}/next?to=%2Fa` })).response?.status).toBe(302);
     expect(restarts.count).toBe(2);
 

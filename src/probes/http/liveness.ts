@@ -286,7 +286,7 @@ export class TargetLiveness {
       this.crashedOperations.add(operationKey(suspect.request.method, suspect.request.url));
       const triggers = crashTriggersOf(suspect.request.url, suspect.request.body);
       if (triggers.length > 0)
-        this.crashTriggers.set(operationKey(suspect.request.method, suspect.request.url), new Set(triggers));
+        this.crashTriggers.set(operationKey(suspect.request.method, suspect.request.url), withKin(triggers));
       if (!(await this.restartOnce())) this.state = "down";
       return;
     }
@@ -379,6 +379,17 @@ function crashTriggersOf(url: string, body: string | undefined): CrashTrigger[] 
     triggers.push("non-ASCII characters");
   if (parts.some((part) => part.length > HUGE_VALUE)) triggers.push("a huge value");
   return triggers;
+}
+
+/**
+ * A crash on one character a response header refuses (CR/LF, NUL, non-ASCII) stands for all three: a
+ * server that copies input into a header unchecked (Node's setHeader throws on each) dies on any of them.
+ */
+const HEADER_BREAKERS: readonly CrashTrigger[] = ["CR/LF", "a NUL byte", "non-ASCII characters"];
+
+function withKin(triggers: CrashTrigger[]): Set<CrashTrigger> {
+  const kin = triggers.some((trigger) => HEADER_BREAKERS.includes(trigger)) ? HEADER_BREAKERS : [];
+  return new Set([...triggers, ...kin]);
 }
 
 function operationKey(method: string, url: string): string {
