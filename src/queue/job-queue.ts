@@ -10,6 +10,7 @@ import {
   SWEEP_QUEUE,
 } from "./invocation-job.ts";
 import { describeQueueUrl } from "./queue-url.ts";
+import { SHARED_RUNS_SCHEMA } from "./shared-runs.ts";
 
 // The one place that talks to pg-boss. A job's lease is pg-boss's expiry (`started_on + expire_in`):
 // a worker renews it by moving `started_on` forward while it works (the heartbeat); when a worker dies
@@ -84,10 +85,11 @@ export class JobQueue {
       await ensureQueues(boss);
       await boss.getDb().executeSql(WORKERS_TABLE, []);
       await boss.getDb().executeSql(HOLDS_TABLE, []);
+      await boss.getDb().executeSql(SHARED_RUNS_SCHEMA, []);
     } catch (error) {
       await setupLock.end().catch(() => {});
       await boss.stop({ graceful: false, wait: false }).catch(() => {});
-      throw unreachable(url, error);
+      throw queueUnreachable(url, error);
     }
     await setupLock.end().catch(() => {});
     return new JobQueue(boss, url, resolved);
@@ -165,7 +167,7 @@ export class JobQueue {
     try {
       return (await this.boss.getDb().executeSql(text, values)).rows as Row[];
     } catch (error) {
-      if (isConnectionError(error)) throw unreachable(this.url, error);
+      if (isConnectionError(error)) throw queueUnreachable(this.url, error);
       throw error;
     }
   }
@@ -210,7 +212,8 @@ function isConnectionError(error: unknown): boolean {
   );
 }
 
-function unreachable(url: string, error: unknown): QaasError {
+/** Says why the queue's database could not be reached, its password masked. */
+export function queueUnreachable(url: string, error: unknown): QaasError {
   const detail = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string } | undefined)?.code;
   const what =

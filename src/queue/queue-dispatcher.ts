@@ -15,6 +15,11 @@ export interface QueueDispatcherOptions {
   record(kind: LedgerKind, data: Record<string, unknown>): LedgerEntry;
   /** Jobs whose results the run's ledger already holds (`job_finished`), never to be applied again. */
   settledJobs(): ReadonlySet<string>;
+  /**
+   * Shares the run's state so far with every machine (shared-runs.ts); called before each job goes out and
+   * after each result is applied. A failure only delays it: the next call sends what this one did not.
+   */
+  publish?: () => Promise<void>;
   pollMs?: number;
   signal?: AbortSignal;
 }
@@ -24,7 +29,11 @@ export function queueDispatcher(
 ): (invocation: Invocation) => Promise<RouterEvent> {
   const pollMs = options.pollMs ?? 250;
   return async (invocation) => {
+    const publish = async () => {
+      await options.publish?.().catch(() => {});
+    };
     try {
+      await publish();
       const jobId = await options.queue.sendInvocation({ ...options.job, invocation }, options.settledJobs());
       options.record("job_enqueued", { invocation: invocation.id, agent: invocation.agent, job: jobId });
       for (;;) {
@@ -38,6 +47,7 @@ export function queueDispatcher(
             worker: job.output.worker,
             tries: job.output.try,
           });
+          await publish();
           return event;
         }
         if (job === null || job.state === "failed" || job.state === "cancelled") {

@@ -4,6 +4,7 @@ import { RunStore } from "../store/run-store.ts";
 import { abortablePause } from "./abortable-pause.ts";
 import { RUN_QUEUE, type RunJob, SWEEP_QUEUE, type SweepJob } from "./invocation-job.ts";
 import type { JobQueue } from "./job-queue.ts";
+import { materializeRun, RunPublisher, type SqlRunner } from "./shared-runs.ts";
 import { enqueueRuns } from "./sweep-jobs.ts";
 
 // The coordinator's side of a worker: takes whole runs from the run queue and drives each through its
@@ -51,6 +52,7 @@ async function coordinate(
   log: (message: string) => void,
 ): Promise<void> {
   const { queue } = options;
+  const sql: SqlRunner = queue.sql.bind(queue);
   const heartbeat = setInterval(
     () => void queue.heartbeat(job.id, RUN_QUEUE).catch(() => {}),
     Math.max(200, (job.expireInSeconds * 1000) / 3),
@@ -65,7 +67,10 @@ async function coordinate(
   };
   try {
     const runId = job.data.run_id;
+    // A run taken over from a coordinator on another machine is read from the queue's store.
+    if (runId) await materializeRun(sql, options.home, runId);
     if (runId && isFinished(options.home, runId)) {
+      await publishRun(sql, options.home, runId);
       await queue.complete(job.id, { run_id: runId, status: "finished" }, RUN_QUEUE);
       return;
     }
@@ -87,6 +92,7 @@ async function coordinate(
           },
         });
     if (isFinished(options.home, outcome.runId)) {
+      await publishRun(sql, options.home, outcome.runId);
       await queue.complete(
         job.id,
         { run_id: outcome.runId, status: outcome.report.status, findings: outcome.report.findings.total },
@@ -103,6 +109,11 @@ async function coordinate(
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+/** Publishes the whole run (a fresh publisher sends whatever the store lacks) before its job is let go. */
+async function publishRun(sql: SqlRunner, home: string, runId: string): Promise<void> {
+  await new RunPublisher(sql, RunStore.open(home, runId)).push();
 }
 
 function isFinished(home: string, runId: string): boolean {

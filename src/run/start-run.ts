@@ -7,6 +7,7 @@ import { DefectMemory } from "../memory/defect-memory.ts";
 import { TARGET_RESTART_KEY } from "../probes/http/run-http.ts";
 import { JobQueue, type QueueSettings } from "../queue/job-queue.ts";
 import { queueDispatcher } from "../queue/queue-dispatcher.ts";
+import { RunPublisher } from "../queue/shared-runs.ts";
 import { execute, replay } from "../router/executor.ts";
 import { initialState, type RouterEvent, type RunState } from "../router/run-state.ts";
 import { runInvocation } from "../runner/run-agent.ts";
@@ -197,9 +198,13 @@ async function drive(
   const announcedSkips = new Set<string>();
   let environment: PreparedEnvironment | undefined;
   let queue: JobQueue | undefined;
+  let publisher: RunPublisher | undefined;
   let finalState = state;
   try {
-    if (options.queueUrl) queue = await JobQueue.open(options.queueUrl, options.queueSettings);
+    if (options.queueUrl) {
+      queue = await JobQueue.open(options.queueUrl, options.queueSettings);
+      publisher = new RunPublisher(queue.sql.bind(queue), store);
+    }
     environment = await prepareEnvironment(target, {
       home: store.home,
       log: (message) => progress.line(message),
@@ -254,6 +259,7 @@ async function drive(
                   .entries.filter((entry) => entry.kind === "job_finished")
                   .map((entry) => String(entry.data.job)),
               ),
+            publish: () => publisher?.push() ?? Promise.resolve(),
             signal,
           })
         : (invocation) =>
@@ -269,9 +275,11 @@ async function drive(
       signal,
     });
     noteSkippedProbes(context, store, progress);
+  } catch (error) {
+    await queue?.close();
+    throw error;
   } finally {
     await closeRunServices(context);
-    await queue?.close();
     if (environment) {
       await environment.stop();
       store.append("environment_stopped", { pid: environment.pid ?? null });
@@ -279,29 +287,40 @@ async function drive(
     memory.close();
   }
 
-  let finalCatch: FinalCatch | undefined;
-  if (finalState.status === "done") {
-    finalCatch = await runFinalCatch(store.readEnvelopes(), config.system, context, options.orchestrator);
-  }
-  const report = buildReport({
-    runId: store.runId,
-    mode: options.mode,
-    entries: store.readLedger().entries,
-    envelopes: store.readEnvelopes(),
-    state: finalState,
-    finalCatch,
-  });
-  store.writeReport(report);
-  if (finalState.status === "done") {
-    store.append("run_finished", {
-      status: report.status,
-      findings: report.findings.total,
-      cost_usd: report.budget.used_usd,
-      tokens: report.budget.used_tokens,
+  try {
+    let finalCatch: FinalCatch | undefined;
+    if (finalState.status === "done") {
+      finalCatch = await runFinalCatch(store.readEnvelopes(), config.system, context, options.orchestrator);
+    }
+    const report = buildReport({
+      runId: store.runId,
+      mode: options.mode,
+      entries: store.readLedger().entries,
+      envelopes: store.readEnvelopes(),
+      state: finalState,
+      finalCatch,
     });
+    store.writeReport(report);
+    if (finalState.status === "done") {
+      store.append("run_finished", {
+        status: report.status,
+        findings: report.findings.total,
+        cost_usd: report.budget.used_usd,
+        tokens: report.budget.used_tokens,
+      });
+    }
+    progress.line(
+      `run ${store.runId} ${report.status}: ${report.findings.total} finding(s), ${report.tickets.length} ticket(s), $${report.budget.used_usd.toFixed(4)}`,
+    );
+    // Every machine reads the finished run, its report included, from the queue's store. Should that fail,
+    // the coordinator publishes it again before it lets the run's job go.
+    await publisher?.push().catch((error: unknown) => {
+      progress.line(
+        `run ${store.runId}: not yet in the queue's store (${error instanceof Error ? error.message : String(error)})`,
+      );
+    });
+    return { runId: store.runId, report };
+  } finally {
+    await queue?.close();
   }
-  progress.line(
-    `run ${store.runId} ${report.status}: ${report.findings.total} finding(s), ${report.tickets.length} ticket(s), $${report.budget.used_usd.toFixed(4)}`,
-  );
-  return { runId: store.runId, report };
 }
