@@ -98,7 +98,7 @@ export interface SimilarFinding {
   score: number;
 }
 
-interface FingerprintRow {
+export interface FingerprintRow {
   fingerprint: string;
   domain: string;
   defect_class: string;
@@ -250,9 +250,52 @@ export class DefectMemory {
     return row;
   }
 
+  /**
+   * Replaces everything remembered with `snapshot` in one transaction: a queue worker's private copy of
+   * the memory the queue's PostgreSQL keeps for every machine (src/queue/shared-memory.ts).
+   */
+  replaceAll(snapshot: MemorySnapshot): void {
+    const database = this.#database;
+    const insertFingerprint = database.prepare(
+      `INSERT INTO fingerprints (fingerprint, domain, defect_class, location_kind, location_value, title,
+         first_run, last_run, occurrences, first_seen_at, last_seen_at)
+       VALUES (@fingerprint, @domain, @defect_class, @location_kind, @location_value, @title,
+         @first_run, @last_run, @occurrences, @first_seen_at, @last_seen_at)`,
+    );
+    const insertOccurrence = database.prepare(
+      "INSERT INTO occurrences (fingerprint, run_id, envelope_id, at) VALUES (@fingerprint, @run_id, @envelope_id, @at)",
+    );
+    const insertTicket = database.prepare(
+      `INSERT INTO tickets (fingerprint, tracker, key, url, state, updated_at)
+       VALUES (@fingerprint, @tracker, @key, @url, @state, @updated_at)`,
+    );
+    database
+      .transaction(() => {
+        database.exec("DELETE FROM occurrences; DELETE FROM tickets; DELETE FROM fingerprints;");
+        for (const row of snapshot.fingerprints) insertFingerprint.run(row);
+        for (const row of snapshot.occurrences) insertOccurrence.run(row);
+        for (const row of snapshot.tickets) insertTicket.run(row);
+      })
+      .immediate();
+  }
+
   close(): void {
     if (this.#database.open) this.#database.close();
   }
+}
+
+/** Every row of a memory, as its tables hold them. */
+export interface MemorySnapshot {
+  fingerprints: FingerprintRow[];
+  occurrences: { fingerprint: string; run_id: string; envelope_id: string; at: string }[];
+  tickets: {
+    fingerprint: string;
+    tracker: string;
+    key: string;
+    url: string | null;
+    state: string;
+    updated_at: string;
+  }[];
 }
 
 function toRecord(row: FingerprintRow): FingerprintRecord {

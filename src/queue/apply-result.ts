@@ -2,9 +2,10 @@ import type { DefectEnvelope } from "../envelope/envelope.ts";
 import type { RouterEvent } from "../router/run-state.ts";
 import type { LedgerEntry, LedgerKind } from "../store/ledger-kinds.ts";
 import type { InvocationResult } from "./invocation-job.ts";
+import { WORKER_RUN_FILES } from "./job-workspace.ts";
 
-// The coordinator's half of a finished job: store the worker's envelopes and append its ledger entries,
-// in the order it recorded them. Findings are idempotent by fingerprint: two workers that found the same
+// The coordinator's half of a finished job: store the worker's envelopes and the run files it wrote, and
+// append its ledger entries in the order it recorded them. Findings are idempotent by fingerprint: two workers that found the same
 // defect at once (each with its own view of the run), or a try that repeats a killed one, store it once;
 // the later copy is dropped with its entries and from the event, so nothing downstream reproduces it twice.
 
@@ -12,6 +13,8 @@ export interface ApplyTarget {
   readEnvelopes(): DefectEnvelope[];
   writeEnvelope(envelope: DefectEnvelope): void;
   record(kind: LedgerKind, data: Record<string, unknown>, agent?: string): LedgerEntry;
+  /** Writes one of the run files a worker may hand back (WORKER_RUN_FILES) into the run's folder. */
+  writeRunFile(name: string, content: string): void;
 }
 
 const ENTRY_KINDS_OF_A_FINDING = new Set<string>(["envelope_emitted", "envelope_held"]);
@@ -29,6 +32,9 @@ export function applyInvocationResult(result: InvocationResult, target: ApplyTar
     }
     if (!storedIds.has(envelope.id) || holder === envelope.id) target.writeEnvelope(envelope);
     storedFingerprints.set(envelope.dedupe.fingerprint, envelope.id);
+  }
+  for (const file of result.files ?? []) {
+    if (WORKER_RUN_FILES.includes(file.name)) target.writeRunFile(file.name, file.content);
   }
   for (const entry of result.entries) {
     if (ENTRY_KINDS_OF_A_FINDING.has(entry.kind) && dropped.has(String(entry.data.envelope_id))) continue;

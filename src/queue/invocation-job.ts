@@ -1,4 +1,5 @@
 import type { DefectEnvelope } from "../envelope/envelope.ts";
+import type { RecordInput } from "../memory/defect-memory.ts";
 import type { Invocation, RouterEvent } from "../router/run-state.ts";
 import type { LedgerKind } from "../store/ledger-kinds.ts";
 
@@ -54,6 +55,15 @@ export interface InvocationResult {
   try: number;
   /** When the worker began the agent, once the target's limits let it (the job's lease moves its start). */
   started_at?: string;
+  /** Run files the agent wrote (the pinned map), for the coordinator's folder. */
+  files?: RunFile[];
+  /** Fingerprints the agent recorded in the defect memory, applied by the coordinator once. */
+  memory?: RecordInput[];
+}
+
+export interface RunFile {
+  name: string;
+  content: string;
 }
 
 export function isInvocationResult(value: unknown): value is InvocationResult {

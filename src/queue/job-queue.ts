@@ -10,6 +10,8 @@ import {
   SWEEP_QUEUE,
 } from "./invocation-job.ts";
 import { describeQueueUrl } from "./queue-url.ts";
+import { SHARED_MAPS_SCHEMA } from "./shared-maps.ts";
+import { SHARED_MEMORY_SCHEMA } from "./shared-memory.ts";
 import { SHARED_RUNS_SCHEMA } from "./shared-runs.ts";
 
 // The one place that talks to pg-boss. A job's lease is pg-boss's expiry (`started_on + expire_in`):
@@ -85,7 +87,9 @@ export class JobQueue {
       await ensureQueues(boss);
       await boss.getDb().executeSql(WORKERS_TABLE, []);
       await boss.getDb().executeSql(HOLDS_TABLE, []);
-      await boss.getDb().executeSql(SHARED_RUNS_SCHEMA, []);
+      for (const schema of [SHARED_RUNS_SCHEMA, SHARED_MEMORY_SCHEMA, SHARED_MAPS_SCHEMA]) {
+        await boss.getDb().executeSql(schema, []);
+      }
     } catch (error) {
       await setupLock.end().catch(() => {});
       await boss.stop({ graceful: false, wait: false }).catch(() => {});

@@ -3,6 +3,7 @@ import type { LedgerEntry, LedgerKind } from "../store/ledger-kinds.ts";
 import { type ApplyTarget, applyInvocationResult } from "./apply-result.ts";
 import { type InvocationJob, isInvocationResult } from "./invocation-job.ts";
 import type { JobQueue } from "./job-queue.ts";
+import { applyMemoryRecords } from "./shared-memory.ts";
 
 // The coordinator's `dispatch` in queue mode: the same contract as the in-process runner (one
 // invocation in, the event describing how it ended out, never throws), but the agent runs on whichever
@@ -28,6 +29,7 @@ export function queueDispatcher(
   options: QueueDispatcherOptions,
 ): (invocation: Invocation) => Promise<RouterEvent> {
   const pollMs = options.pollMs ?? 250;
+  const sql = options.queue.sql.bind(options.queue);
   return async (invocation) => {
     const publish = async () => {
       await options.publish?.().catch(() => {});
@@ -39,6 +41,9 @@ export function queueDispatcher(
       for (;;) {
         const job = await options.queue.job(jobId);
         if (job?.state === "completed" && isInvocationResult(job.output)) {
+          // First, so that a failure here leaves the result unapplied (to be applied again, which counts
+          // each fingerprint once).
+          await applyMemoryRecords(sql, job.output.memory ?? []);
           const event = applyInvocationResult(job.output, options.store);
           options.record("job_finished", {
             invocation: invocation.id,

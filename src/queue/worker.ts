@@ -1,16 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { type LoadedConfig, loadConfig } from "../config/load-config.ts";
-import { DefectMemory } from "../memory/defect-memory.ts";
 import type { Limiter } from "../probes/http/concurrency.ts";
 import { RUN_LIMITER_KEY, targetConcurrency } from "../probes/http/run-http.ts";
 import type { RouterEvent } from "../router/run-state.ts";
 import { createRunContext } from "../run/run-context.ts";
 import { type SeatFactory, seatResolver } from "../run/seat-resolver.ts";
 import { runInvocation } from "../runner/run-agent.ts";
-import { RunStore } from "../store/run-store.ts";
-import { SystemMapStore } from "../store/system-map-store.ts";
 import { loadTarget } from "../targets/load-target.ts";
 import { loadProfileSecrets } from "../targets/secrets.ts";
 import type { LoadedTarget } from "../tools/context.ts";
@@ -20,6 +19,7 @@ import { bufferRunContext } from "./buffered-context.ts";
 import { FleetHold } from "./fleet-limits.ts";
 import type { InvocationJob, InvocationResult } from "./invocation-job.ts";
 import type { InvocationJobRecord, JobQueue } from "./job-queue.ts";
+import { type JobWorkspace, openJobWorkspace } from "./job-workspace.ts";
 
 // `qaas worker`: takes invocation jobs from the queue one at a time, runs each agent against its target
 // with the shared store for reading, and hands back how it ended with everything it recorded. It keeps
@@ -27,7 +27,10 @@ import type { InvocationJobRecord, JobQueue } from "./job-queue.ts";
 
 export interface WorkerOptions {
   queue: JobQueue;
-  /** The shared store folder (the same runs/ and system-map/ the coordinator uses). */
+  /**
+   * This worker's store folder. It may be the coordinator's (shared) or its own: runs, maps and memory
+   * are read from the queue's store whenever this copy is behind.
+   */
   home: string;
   signal: AbortSignal;
   workerId?: string;
@@ -51,16 +54,22 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
   const pollMs = options.pollMs ?? 500;
   setMaxListeners(256, options.signal);
   let finished = 0;
+  // The worker's private copy of the shared defect memory, refreshed before each job.
+  const memoryDir = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-worker-memory-"));
   log(`worker ${workerId}: waiting for jobs`);
-  while (!options.signal.aborted) {
-    await options.queue.touchWorker(workerId, null);
-    const job = await options.queue.fetchInvocation();
-    if (!job) {
-      await abortablePause(pollMs, options.signal);
-      continue;
+  try {
+    while (!options.signal.aborted) {
+      await options.queue.touchWorker(workerId, null);
+      const job = await options.queue.fetchInvocation();
+      if (!job) {
+        await abortablePause(pollMs, options.signal);
+        continue;
+      }
+      await workOn(job, workerId, memoryDir, options, log);
+      finished += 1;
     }
-    await workOn(job, workerId, options, log);
-    finished += 1;
+  } finally {
+    fs.rmSync(memoryDir, { recursive: true, force: true });
   }
   return finished;
 }
@@ -68,6 +77,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
 async function workOn(
   job: InvocationJobRecord,
   workerId: string,
+  memoryDir: string,
   options: WorkerOptions,
   log: (message: string) => void,
 ): Promise<void> {
@@ -86,7 +96,7 @@ async function workOn(
   );
   try {
     options.onInvocationStart?.(job.data);
-    const result = await runJob(job.data, { ...options, workerId, tryNumber });
+    const result = await runJob(job.data, { ...options, workerId, tryNumber, memoryDir });
     await queue.complete(job.id, result as unknown as object);
     log(`worker ${workerId}: ${label} ${result.event.type}`);
   } catch (error) {
@@ -100,10 +110,9 @@ async function workOn(
   }
 }
 
-async function runJob(
-  job: InvocationJob,
-  options: WorkerOptions & { workerId: string; tryNumber: number },
-): Promise<InvocationResult> {
+type JobOptions = WorkerOptions & { workerId: string; tryNumber: number; memoryDir: string };
+
+async function runJob(job: InvocationJob, options: JobOptions): Promise<InvocationResult> {
   const config = loadConfig(job.config_dir);
   const target = loadTarget(job.target_file, { configDir: config.dir });
   // The coordinator that started the run loaded these on its own machine; this worker signs in too.
@@ -127,19 +136,23 @@ async function runJob(
 async function runHeld(
   job: InvocationJob,
   held: { config: LoadedConfig; target: LoadedTarget; limiter: Limiter },
-  options: WorkerOptions & { workerId: string; tryNumber: number },
+  options: JobOptions,
 ): Promise<InvocationResult> {
   const { config, target } = held;
   const startedAt = new Date().toISOString();
-  const store = RunStore.open(options.home, job.run_id);
-  const maps = new SystemMapStore(store.home);
-  const memory = DefectMemory.open(store.home);
+  const workspace = await openJobWorkspace(options.queue.sql.bind(options.queue), {
+    home: options.home,
+    runId: job.run_id,
+    target: job.target,
+    memoryDir: options.memoryDir,
+  });
+  const { store } = workspace;
   const base = createRunContext({
     store,
     system: config.system,
     target,
-    memory,
-    maps,
+    memory: workspace.memory,
+    maps: workspace.maps,
     signal: options.signal,
   });
   base.shared.set(RUN_LIMITER_KEY, held.limiter);
@@ -162,7 +175,12 @@ async function runHeld(
     });
   } finally {
     await closeRunServices(base);
-    memory.close();
+  }
+  let written: Awaited<ReturnType<JobWorkspace["finish"]>>;
+  try {
+    written = await workspace.finish();
+  } finally {
+    workspace.close();
   }
   return {
     event,
@@ -171,6 +189,8 @@ async function runHeld(
     worker: options.workerId,
     try: options.tryNumber,
     started_at: startedAt,
+    files: written.files,
+    memory: written.memory,
   };
 }
 

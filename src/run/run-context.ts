@@ -1,15 +1,14 @@
 import type { SystemConfig } from "../config/system-schema.ts";
-import type { DefectMemory } from "../memory/defect-memory.ts";
 import type { RunStore } from "../store/run-store.ts";
 import type { SystemMapStore } from "../store/system-map-store.ts";
-import type { LoadedTarget, RunContext } from "../tools/context.ts";
+import type { DefectMemoryPort, LoadedTarget, RunContext } from "../tools/context.ts";
 
 /** The run context every tool of one run closes over, backed by the run store and defect memory. */
 export function createRunContext(parts: {
   store: RunStore;
   system: SystemConfig;
   target: LoadedTarget | undefined;
-  memory: DefectMemory;
+  memory: DefectMemoryPort;
   maps: SystemMapStore;
   signal: AbortSignal;
 }): RunContext {

@@ -12,6 +12,7 @@ import { execute, replay } from "../router/executor.ts";
 import { initialState, type RouterEvent, type RunState } from "../router/run-state.ts";
 import { runInvocation } from "../runner/run-agent.ts";
 import type { OrchestratorSeat, WorkerSeat } from "../seats/seat.ts";
+import { writeFileAtomic } from "../store/atomic-write.ts";
 import { PROGRESS_FILE, RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import { type PreparedEnvironment, prepareEnvironment } from "../targets/environment.ts";
@@ -249,6 +250,7 @@ async function drive(
             store: {
               readEnvelopes: () => store.readEnvelopes(),
               writeEnvelope: (envelope) => store.writeEnvelope(envelope),
+              writeRunFile: (name, content) => writeFileAtomic(path.join(store.dir, name), content),
               record: (kind, data, agent) => context.record(kind, data, agent),
             },
             record: (kind, data) => context.record(kind, data),

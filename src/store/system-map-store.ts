@@ -98,6 +98,11 @@ export class SystemMapStore {
     return readPinnedMap(run)?.map;
   }
 
+  /** Where version N of a target's map lives (it may not exist). */
+  versionFile(target: string, version: number): string {
+    return path.join(this.#folder(target), `v${version}.json`);
+  }
+
   #folder(target: string): string {
     if (!SAFE_NAME.test(target)) {
       throw new QaasError(

@@ -1,0 +1,152 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SystemMap } from "../../src/map/system-map.ts";
+import { JobQueue } from "../../src/queue/job-queue.ts";
+import { openJobWorkspace } from "../../src/queue/job-workspace.ts";
+import { publishMaps } from "../../src/queue/shared-maps.ts";
+import { RunPublisher, type SqlRunner } from "../../src/queue/shared-runs.ts";
+import { runWorker } from "../../src/queue/worker.ts";
+import { startRun } from "../../src/run/start-run.ts";
+import { RunStore } from "../../src/store/run-store.ts";
+import { SystemMapStore } from "../../src/store/system-map-store.ts";
+import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
+
+// Workers on machines that never see the coordinator's folder: the run, the target's system maps and the
+// defect memory reach them through the queue's PostgreSQL, and what they write comes back through it.
+
+const postgres = postgresForFile();
+const FAST = { leaseSeconds: 2, maintenanceSeconds: 1, tries: 3 };
+const clients: pg.Client[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.end().catch(() => {});
+});
+
+const emptyHome = () => fs.mkdtempSync(path.join(os.tmpdir(), "qaas-worker-home-"));
+
+async function queueDatabase(): Promise<{ url: string; sql: SqlRunner }> {
+  const url = await freshDatabase(postgres().url);
+  await (await JobQueue.open(url, FAST)).close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  clients.push(client);
+  return { url, sql: async (text, values) => (await client.query(text, values)).rows };
+}
+
+function sampleMap(commit: string): SystemMap {
+  return {
+    map_version: 1,
+    target: "tiny",
+    created_at: "2026-12-06T00:00:00.000Z",
+    commit,
+    base_url: "http://127.0.0.1:3000",
+    openapi: null,
+    operations: [],
+    routes: [{ method: "GET", path: "/api/items", file: "src/routes.ts", framework: "fastify" }],
+    pages: [],
+    channels: [],
+    graphql: [],
+    database: null,
+    ownership: [],
+    notes: [],
+  };
+}
+
+describe("a worker with a store folder of its own", () => {
+  it("reads the run, maps and memory from the queue's store and hands back what its agent wrote", async () => {
+    const { sql } = await queueDatabase();
+    const coordinatorHome = emptyHome();
+    const store = RunStore.create(coordinatorHome, { mode: "tiny", target: "tiny" });
+    store.append("run_started", { mode: "tiny" });
+    await new RunPublisher(sql, store).push();
+    // Another worker saved version 1 of the target's map and published it.
+    const elsewhere = new SystemMapStore(emptyHome());
+    elsewhere.save(sampleMap("first"));
+    await publishMaps(sql, elsewhere, "tiny");
+
+    const home = emptyHome();
+    const workspace = await openJobWorkspace(sql, {
+      home,
+      runId: store.runId,
+      target: "tiny",
+      memoryDir: emptyHome(),
+    });
+    expect(workspace.store.readLedger().entries.map((entry) => entry.kind)).toEqual(["run_started"]);
+    expect(workspace.maps.versions("tiny")).toEqual([1]);
+    // The agent saves a newer map, pins it and records a finding's fingerprint.
+    const saved = workspace.maps.save(sampleMap("second"));
+    workspace.maps.pin(workspace.store, "tiny", saved.version);
+    const record = {
+      fingerprint: "fp-1",
+      runId: store.runId,
+      envelopeId: "env-00000001",
+      title: "Wrong status on POST /items",
+      domain: "api",
+      defectClass: "wrong-status",
+      location: { kind: "endpoint", value: "POST /items" },
+    };
+    expect(workspace.memory.record(record)).toEqual({ firstSeen: true, occurrences: 1 });
+    const written = await workspace.finish();
+    workspace.close();
+    expect(written.memory).toEqual([record]);
+    expect(written.files.map((file) => file.name)).toEqual(["pinned-map.json"]);
+    expect(JSON.parse(written.files[0]?.content ?? "{}").version).toBe(2);
+    const published = await sql<{ version: number }>(
+      "SELECT version FROM qaas_system_map WHERE target = 'tiny' ORDER BY version",
+      [],
+    );
+    expect(published.map((row) => row.version)).toEqual([1, 2]);
+    // The worker's memory was private: nothing reaches the shared memory until the coordinator applies it.
+    expect(await sql("SELECT * FROM qaas_memory_occurrence", [])).toEqual([]);
+  }, 30_000);
+
+  it("remembers a finding across two queue runs whose workers keep their own folders", async () => {
+    const project = twoFinderProject();
+    const { url } = await queueDatabase();
+    const workerHome = emptyHome();
+    const controller = new AbortController();
+    const queues = await Promise.all([1, 2].map(() => JobQueue.open(url, FAST)));
+    const workers = queues.map((queue, index) =>
+      runWorker({
+        queue,
+        home: workerHome,
+        signal: controller.signal,
+        workerId: `worker-${index + 1}`,
+        pollMs: 100,
+        seatFactory: findingSeats,
+      }),
+    );
+    const runIds: string[] = [];
+    try {
+      for (let run = 0; run < 2; run += 1) {
+        const outcome = await startRun({
+          home: project.home,
+          configDir: project.configDir,
+          mode: "tiny",
+          target: project.target,
+          json: true,
+          queueUrl: url,
+          queueSettings: FAST,
+        });
+        expect(outcome.report.findings.total).toBe(1);
+        runIds.push(outcome.runId);
+      }
+    } finally {
+      controller.abort();
+      await Promise.all(workers);
+      await Promise.all(queues.map((queue) => queue.close()));
+    }
+    const occurrences = runIds.map((runId) =>
+      RunStore.open(project.home, runId)
+        .readLedger()
+        .entries.filter((entry) => entry.kind === "envelope_emitted")
+        .map((entry) => entry.data.occurrences),
+    );
+    expect(occurrences).toEqual([[1], [2]]);
+    // The workers read each run from the queue's store into their own folder.
+    expect(fs.existsSync(RunStore.open(workerHome, runIds[1] ?? "").ledgerPath)).toBe(true);
+  }, 60_000);
+});
