@@ -45,6 +45,22 @@ export function artifactNameSegments(name: string): string[] {
   return segments;
 }
 
+/** Throws RUN_ID_INVALID unless the run id can be one folder or key segment. */
+export function assertRunId(runId: string): void {
+  if (!SAFE_NAME.test(runId)) {
+    throw new QaasError(
+      "RUN_ID_INVALID",
+      `"${runId}" is not a run id: it starts with a letter or digit and holds only letters, digits and . _ -`,
+    );
+  }
+}
+
+/** `[runId, ...name segments]`, where an artifact lies below a store's root; throws on a bad run id or name. */
+export function artifactKeySegments(runId: string, name: string): string[] {
+  assertRunId(runId);
+  return [runId, ...artifactNameSegments(name)];
+}
+
 export interface ParsedArtifactUri {
   runId: string;
   name: string;
