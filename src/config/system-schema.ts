@@ -20,7 +20,7 @@ export const RunModeSchema = z.strictObject({
     .optional(),
 });
 
-// Tracker credentials are named, never written: `secret_ref:ENV_NAME`, read when a tracker is called.
+// Credentials (trackers, an artifact bucket) are named, never written: `secret_ref:ENV_NAME`, read when used.
 const TrackerSecretRef = z
   .string()
   .regex(/^secret_ref:[A-Z_][A-Z0-9_]*$/, "must be secret_ref:ENV_NAME; never write a token in the config");
@@ -92,6 +92,25 @@ export const SystemConfigSchema = z.strictObject({
     .strictObject({
       /** Requests in flight to all targets together, over every worker; no cap when absent. */
       max_requests_in_flight: z.number().int().positive().optional(),
+      /**
+       * Where workers share artifacts (screenshots, traces, generated tests) when their store folders are
+       * their own: a folder every machine mounts, or an S3-compatible bucket. Absent: the store folder.
+       */
+      artifacts: z
+        .union([
+          z.strictObject({ folder: z.string().min(1) }),
+          z.strictObject({
+            s3: z.strictObject({
+              endpoint: z.string().url(),
+              bucket: z.string().min(1),
+              region: z.string().optional(),
+              prefix: z.string().optional(),
+              access_key_id: TrackerSecretRef,
+              secret_access_key: TrackerSecretRef,
+            }),
+          }),
+        ])
+        .optional(),
     })
     .default({}),
   forbidden_paths: z

@@ -20,6 +20,7 @@ import { FleetHold } from "./fleet-limits.ts";
 import type { InvocationJob, InvocationResult } from "./invocation-job.ts";
 import type { InvocationJobRecord, JobQueue } from "./job-queue.ts";
 import { type JobWorkspace, openJobWorkspace } from "./job-workspace.ts";
+import { artifactStoreOf } from "./shared-artifacts.ts";
 
 // `qaas worker`: takes invocation jobs from the queue one at a time, runs each agent against its target
 // with the shared store for reading, and hands back how it ended with everything it recorded. It keeps
@@ -145,6 +146,7 @@ async function runHeld(
     runId: job.run_id,
     target: job.target,
     memoryDir: options.memoryDir,
+    artifacts: artifactStoreOf(config.system, config.dir),
   });
   const { store } = workspace;
   const base = createRunContext({

@@ -7,6 +7,7 @@ import { DefectMemory } from "../memory/defect-memory.ts";
 import { TARGET_RESTART_KEY } from "../probes/http/run-http.ts";
 import { JobQueue, type QueueSettings } from "../queue/job-queue.ts";
 import { queueDispatcher } from "../queue/queue-dispatcher.ts";
+import { artifactStoreOf, fetchArtifacts } from "../queue/shared-artifacts.ts";
 import { RunPublisher } from "../queue/shared-runs.ts";
 import { execute, replay } from "../router/executor.ts";
 import { initialState, type RouterEvent, type RunState } from "../router/run-state.ts";
@@ -290,6 +291,8 @@ async function drive(
   }
 
   try {
+    // Workers on other machines published their artifacts to the shared store: the report cites them.
+    if (queue) await fetchRunArtifacts(config, store, progress);
     let finalCatch: FinalCatch | undefined;
     if (finalState.status === "done") {
       finalCatch = await runFinalCatch(store.readEnvelopes(), config.system, context, options.orchestrator);
@@ -324,5 +327,16 @@ async function drive(
     return { runId: store.runId, report };
   } finally {
     await queue?.close();
+  }
+}
+
+async function fetchRunArtifacts(config: LoadedConfig, store: RunStore, progress: Progress): Promise<void> {
+  try {
+    const artifacts = artifactStoreOf(config.system, config.dir);
+    if (artifacts) await fetchArtifacts(artifacts, store);
+  } catch (error) {
+    progress.line(
+      `run ${store.runId}: artifacts not fetched from the shared store (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
 }

@@ -3,15 +3,19 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import type { SystemConfig } from "../../src/config/system-schema.ts";
 import type { SystemMap } from "../../src/map/system-map.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { openJobWorkspace } from "../../src/queue/job-workspace.ts";
+import { artifactStoreOf } from "../../src/queue/shared-artifacts.ts";
 import { publishMaps } from "../../src/queue/shared-maps.ts";
 import { RunPublisher, type SqlRunner } from "../../src/queue/shared-runs.ts";
 import { runWorker } from "../../src/queue/worker.ts";
 import { startRun } from "../../src/run/start-run.ts";
+import { FolderArtifactStore } from "../../src/store/folder-artifact-store.ts";
 import { RunStore } from "../../src/store/run-store.ts";
 import { SystemMapStore } from "../../src/store/system-map-store.ts";
+import { startS3Server } from "../support/s3-server.ts";
 import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
 
 // Workers on machines that never see the coordinator's folder: the run, the target's system maps and the
@@ -25,6 +29,7 @@ afterEach(async () => {
   for (const client of clients.splice(0)) await client.end().catch(() => {});
 });
 
+const SOME_BYTES = new Uint8Array([1, 2, 3, 250]);
 const emptyHome = () => fs.mkdtempSync(path.join(os.tmpdir(), "qaas-worker-home-"));
 
 async function queueDatabase(): Promise<{ url: string; sql: SqlRunner }> {
@@ -103,8 +108,71 @@ describe("a worker with a store folder of its own", () => {
     expect(await sql("SELECT * FROM qaas_memory_occurrence", [])).toEqual([]);
   }, 30_000);
 
+  it("shares the artifacts an agent wrote through an S3-compatible bucket named in system.yaml", async () => {
+    const { sql } = await queueDatabase();
+    const credentials = { accessKeyId: "QAASKEY", secretAccessKey: "qaas-bucket-secret" };
+    const server = await startS3Server(credentials);
+    server.buckets.set("runs", new Map());
+    try {
+      const system = {
+        queue: {
+          artifacts: {
+            s3: {
+              endpoint: server.endpoint,
+              bucket: "runs",
+              prefix: "qaas",
+              access_key_id: "secret_ref:BUCKET_KEY",
+              secret_access_key: "secret_ref:BUCKET_SECRET",
+            },
+          },
+        },
+      } as SystemConfig;
+      expect(() => artifactStoreOf(system, "/", {})).toThrow(
+        /BUCKET_KEY is not set.*queue.artifacts.s3.access_key_id/,
+      );
+      const env = { BUCKET_KEY: credentials.accessKeyId, BUCKET_SECRET: credentials.secretAccessKey };
+      const store = RunStore.create(emptyHome(), { mode: "tiny", target: "tiny" });
+      store.append("run_started", { mode: "tiny" });
+      await new RunPublisher(sql, store).push();
+      const open = (home: string) =>
+        openJobWorkspace(sql, {
+          home,
+          runId: store.runId,
+          target: "tiny",
+          memoryDir: emptyHome(),
+          artifacts: artifactStoreOf(system, "/", env),
+        });
+
+      const first = await open(emptyHome());
+      const screenshot = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255]);
+      first.store.putArtifact("shots/page.png", screenshot);
+      await first.finish();
+      first.close();
+      expect(server.buckets.get("runs")?.get(`qaas/${store.runId}/shots/page.png`)).toEqual(screenshot);
+
+      const secondHome = emptyHome();
+      const second = await open(secondHome);
+      const copied = fs.readFileSync(
+        path.join(RunStore.open(secondHome, store.runId).artifactsDir, "shots/page.png"),
+      );
+      expect(new Uint8Array(copied)).toEqual(screenshot);
+      const puts = server.requests.filter((request) => request.startsWith("PUT")).length;
+      await second.finish();
+      second.close();
+      // What it fetched, it does not publish again.
+      expect(server.requests.filter((request) => request.startsWith("PUT")).length).toBe(puts);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+
   it("remembers a finding across two queue runs whose workers keep their own folders", async () => {
     const project = twoFinderProject();
+    // Artifacts travel through a folder every machine mounts.
+    const shared = emptyHome();
+    project.patchSystem((system) => {
+      system.queue = { artifacts: { folder: shared } };
+    });
     const { url } = await queueDatabase();
     const workerHome = emptyHome();
     const controller = new AbortController();
@@ -130,6 +198,8 @@ describe("a worker with a store folder of its own", () => {
           json: true,
           queueUrl: url,
           queueSettings: FAST,
+          // What a worker would publish while the run goes on.
+          onRunCreated: (runId) => new FolderArtifactStore(shared).put(runId, "evidence/a.txt", SOME_BYTES),
         });
         expect(outcome.report.findings.total).toBe(1);
         runIds.push(outcome.runId);
@@ -146,6 +216,9 @@ describe("a worker with a store folder of its own", () => {
         .map((entry) => entry.data.occurrences),
     );
     expect(occurrences).toEqual([[1], [2]]);
+    // The coordinator fetched the shared artifacts before it wrote the report.
+    const artifact = path.join(RunStore.open(project.home, runIds[0] ?? "").artifactsDir, "evidence/a.txt");
+    expect(new Uint8Array(fs.readFileSync(artifact))).toEqual(SOME_BYTES);
     // The workers read each run from the queue's store into their own folder.
     expect(fs.existsSync(RunStore.open(workerHome, runIds[1] ?? "").ledgerPath)).toBe(true);
   }, 60_000);
