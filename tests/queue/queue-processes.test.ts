@@ -4,16 +4,19 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyQueueRuns } from "../../src/cli/queue-runs.ts";
 import { startRun } from "../../src/run/start-run.ts";
 import { RunStore } from "../../src/store/run-store.ts";
 import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
 import { REPO_ROOT, tempProject } from "../support/temp-config.ts";
 import { freshDatabase } from "./queue-support.ts";
 
-// The distributed mode as it is deployed, with real processes: `qaas sweep --queue` queues a nightly on
-// four targets, a coordinator and three workers take them, one worker is SIGKILLed in the middle of an
-// invocation and then the coordinator too, and a second coordinator takes over. Every run still
-// finishes, with a whole ledger, each finding stored once, and the findings of an embedded run.
+// The distributed mode as it is deployed, with real processes that share nothing but the queue's
+// PostgreSQL and an artifacts folder (each has a store folder of its own, as on separate machines):
+// `qaas sweep --queue` queues a nightly on four targets, a coordinator and three workers take them, one
+// worker is SIGKILLed in the middle of an invocation and then the coordinator too, and a second
+// coordinator takes over. Every run still finishes, with a whole ledger, each finding stored once, and
+// the findings of an embedded run.
 
 const run = promisify(execFile);
 const BIN = path.join(REPO_ROOT, "bin/qaas.js");
@@ -82,6 +85,10 @@ function project() {
     playbook,
   });
   created.addMode("tiny", { roster: ["SLOWFIND"], budget: { usd: 1 } });
+  const artifacts = path.join(created.dir, "shared-artifacts");
+  created.patchSystem((system) => {
+    system.queue = { artifacts: { folder: artifacts } };
+  });
   fs.writeFileSync(
     path.join(created.configDir, "targets", "queue.secrets.env"),
     "QUEUE_TEST_SECRET=from-the-file\n",
@@ -92,7 +99,7 @@ function project() {
       environment: { mode: "none", secrets_file: "queue.secrets.env" },
     }),
   );
-  return { ...created, targets };
+  return { ...created, targets, artifacts, homeOf: (id: string) => path.join(created.dir, "homes", id) };
 }
 
 function worker(url: string, home: string, id: string, role: string): ChildProcess {
@@ -117,11 +124,13 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, secon
 
 describe("queue mode with processes", () => {
   it("finishes every run of a four-target nightly through a killed worker and a killed coordinator", async () => {
-    const { home, configDir, targets } = project();
+    const { home, configDir, targets, artifacts, homeOf } = project();
     const url = await freshDatabase(server.url);
     const database = new pg.Client({ connectionString: url });
-    const coordinator = worker(url, home, "coordinator-1", "coordinator");
-    const workers = ["worker-1", "worker-2", "worker-3"].map((id) => worker(url, home, id, "invocations"));
+    const coordinator = worker(url, homeOf("coordinator-1"), "coordinator-1", "coordinator");
+    const workers = ["worker-1", "worker-2", "worker-3"].map((id) =>
+      worker(url, homeOf(id), id, "invocations"),
+    );
     try {
       const queued = await run(
         process.execPath,
@@ -163,7 +172,7 @@ describe("queue mode with processes", () => {
         return rows[0].n >= 1 ? true : undefined;
       });
       if (coordinator.pid) process.kill(coordinator.pid, "SIGKILL");
-      worker(url, home, "coordinator-2", "coordinator");
+      worker(url, homeOf("coordinator-2"), "coordinator-2", "coordinator");
 
       await until(
         "every run job completed",
@@ -179,13 +188,27 @@ describe("queue mode with processes", () => {
       await database.end().catch(() => {});
       stopAll();
       // What each process said, kept beside the store for a failure's post-mortem.
+      fs.mkdirSync(home, { recursive: true });
       fs.writeFileSync(path.join(home, "workers.log"), logs.join(""));
     }
 
+    // Read as any machine reads them: from the queue's store.
+    await copyQueueRuns(url, home);
     const runIds = fs.readdirSync(path.join(home, "runs")).sort();
     expect(runIds).toHaveLength(4);
-    const embedded = await startRun({ home, configDir, mode: "tiny", target: targets[0]!, json: true });
-    const embeddedFindings = RunStore.open(home, embedded.runId)
+    // Each run's evidence reached the shared artifacts folder from whichever worker wrote it.
+    expect(runIds.map((runId) => fs.existsSync(path.join(artifacts, runId, "exchange.txt")))).toEqual(
+      runIds.map(() => true),
+    );
+    const embeddedHome = homeOf("embedded");
+    const embedded = await startRun({
+      home: embeddedHome,
+      configDir,
+      mode: "tiny",
+      target: targets[0]!,
+      json: true,
+    });
+    const embeddedFindings = RunStore.open(embeddedHome, embedded.runId)
       .readEnvelopes()
       .map((envelope) => envelope.dedupe.fingerprint);
     let retried = 0;
