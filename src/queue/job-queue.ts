@@ -13,6 +13,7 @@ import { describeQueueUrl } from "./queue-url.ts";
 import { SHARED_MAPS_SCHEMA } from "./shared-maps.ts";
 import { SHARED_MEMORY_SCHEMA } from "./shared-memory.ts";
 import { SHARED_RUNS_SCHEMA } from "./shared-runs.ts";
+import { SHARED_SPEND_SCHEMA } from "./shared-spend.ts";
 
 // The one place that talks to pg-boss. A job's lease is pg-boss's expiry (`started_on + expire_in`):
 // a worker renews it by moving `started_on` forward while it works (the heartbeat); when a worker dies
@@ -87,7 +88,12 @@ export class JobQueue {
       await ensureQueues(boss);
       await boss.getDb().executeSql(WORKERS_TABLE, []);
       await boss.getDb().executeSql(HOLDS_TABLE, []);
-      for (const schema of [SHARED_RUNS_SCHEMA, SHARED_MEMORY_SCHEMA, SHARED_MAPS_SCHEMA]) {
+      for (const schema of [
+        SHARED_RUNS_SCHEMA,
+        SHARED_MEMORY_SCHEMA,
+        SHARED_MAPS_SCHEMA,
+        SHARED_SPEND_SCHEMA,
+      ]) {
         await boss.getDb().executeSql(schema, []);
       }
     } catch (error) {

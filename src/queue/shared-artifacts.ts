@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SystemConfig } from "../config/system-schema.ts";
 import { type ArtifactStore, openArtifactStore } from "../store/artifact-store.ts";
+import { isTemporaryFile } from "../store/atomic-write.ts";
 import type { RunStore } from "../store/run-store.ts";
 import { resolveSecret } from "../targets/secrets.ts";
 
@@ -37,7 +38,7 @@ export function localArtifacts(store: RunStore): Map<string, string> {
   const held = new Map<string, string>();
   if (!fs.existsSync(store.artifactsDir)) return held;
   for (const entry of fs.readdirSync(store.artifactsDir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || entry.name.endsWith(".tmp")) continue;
+    if (!entry.isFile() || isTemporaryFile(entry.name)) continue;
     const file = path.join(entry.parentPath ?? entry.path, entry.name);
     const stat = fs.statSync(file);
     held.set(

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { type LoadedConfig, loadConfig } from "../config/load-config.ts";
 import type { Limiter } from "../probes/http/concurrency.ts";
-import { RUN_LIMITER_KEY, targetConcurrency } from "../probes/http/run-http.ts";
+import { RUN_LIMITER_KEY, runAgentBudget, targetConcurrency } from "../probes/http/run-http.ts";
 import type { RouterEvent } from "../router/run-state.ts";
 import { createRunContext } from "../run/run-context.ts";
 import { type SeatFactory, seatResolver } from "../run/seat-resolver.ts";
@@ -21,9 +21,11 @@ import type { InvocationJob, InvocationResult } from "./invocation-job.ts";
 import type { InvocationJobRecord, JobQueue } from "./job-queue.ts";
 import { type JobWorkspace, openJobWorkspace } from "./job-workspace.ts";
 import { artifactStoreOf } from "./shared-artifacts.ts";
+import { shareAgentSpend } from "./shared-spend.ts";
 
 // `qaas worker`: takes invocation jobs from the queue one at a time, runs each agent against its target
-// with the shared store for reading, and hands back how it ended with everything it recorded. It keeps
+// with the queue's shared store for reading (job-workspace.ts), and hands back how it ended with
+// everything it recorded. It keeps
 // its lease alive while it works; if it dies, the lease runs out and another worker takes the job.
 
 export interface WorkerOptions {
@@ -111,6 +113,9 @@ async function workOn(
   }
 }
 
+/** How often a job adds its requests to the agent's run-wide count (and learns the other jobs'). */
+const SPEND_FLUSH_MS = 1000;
+
 type JobOptions = WorkerOptions & { workerId: string; tryNumber: number; memoryDir: string };
 
 async function runJob(job: InvocationJob, options: JobOptions): Promise<InvocationResult> {
@@ -139,7 +144,7 @@ async function runHeld(
   held: { config: LoadedConfig; target: LoadedTarget; limiter: Limiter },
   options: JobOptions,
 ): Promise<InvocationResult> {
-  const { config, target } = held;
+  const { config } = held;
   const startedAt = new Date().toISOString();
   const workspace = await openJobWorkspace(options.queue.sql.bind(options.queue), {
     home: options.home,
@@ -148,6 +153,21 @@ async function runHeld(
     memoryDir: options.memoryDir,
     artifacts: artifactStoreOf(config.system, config.dir),
   });
+  try {
+    return await runInWorkspace(job, held, workspace, options, startedAt);
+  } finally {
+    workspace.close();
+  }
+}
+
+async function runInWorkspace(
+  job: InvocationJob,
+  held: { config: LoadedConfig; target: LoadedTarget; limiter: Limiter },
+  workspace: JobWorkspace,
+  options: JobOptions,
+  startedAt: string,
+): Promise<InvocationResult> {
+  const { config, target } = held;
   const { store } = workspace;
   const base = createRunContext({
     store,
@@ -165,6 +185,12 @@ async function runHeld(
   const resolveSeat = seatResolver(config, job.seat ?? undefined, options.seatFactory, (message) =>
     buffered.context.record("seat_notice", { message }),
   );
+  const spend = await shareAgentSpend(
+    options.queue.sql.bind(options.queue),
+    { runId: job.run_id, agent: job.invocation.agent },
+    runAgentBudget(base, job.invocation.agent),
+  );
+  const flushing = setInterval(() => void spend.flush().catch(() => {}), SPEND_FLUSH_MS);
   let event: RouterEvent;
   try {
     event = await runInvocation(job.invocation, {
@@ -176,14 +202,11 @@ async function runHeld(
       log: options.log ?? (() => {}),
     });
   } finally {
+    clearInterval(flushing);
     await closeRunServices(base);
   }
-  let written: Awaited<ReturnType<JobWorkspace["finish"]>>;
-  try {
-    written = await workspace.finish();
-  } finally {
-    workspace.close();
-  }
+  await spend.flush();
+  const written = await workspace.finish();
   return {
     event,
     entries: buffered.entries,

@@ -1,5 +1,5 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
-import type { ToolContext } from "../../tools/context.ts";
+import type { RunContext, ToolContext } from "../../tools/context.ts";
 import { accountGuard } from "./account-guard.ts";
 import { type Limiter, sharedLimiter } from "./concurrency.ts";
 import { reportTargetDeath } from "./crash-finding.ts";
@@ -74,7 +74,7 @@ const BUDGET_REFERENCE_OPERATIONS = 100;
 const MAX_BUDGET_SCALE = 4;
 
 /** A default request budget sized to the map's surface (see BUDGET_REFERENCE_OPERATIONS). */
-export function surfaceBudget(context: ToolContext, base: number): number {
+export function surfaceBudget(context: Pick<RunContext, "systemMap">, base: number): number {
   const operations = context.systemMap()?.operations.length ?? 0;
   const scale = Math.min(MAX_BUDGET_SCALE, Math.max(1, operations / BUDGET_REFERENCE_OPERATIONS));
   return Math.round(base * scale);
@@ -82,7 +82,15 @@ export function surfaceBudget(context: ToolContext, base: number): number {
 
 /** The agent's request budget (profile.budgets.max_requests_per_agent), shared by all its tool calls. */
 export function agentBudget(context: ToolContext): RequestBudget {
-  const key = `http:budget:${context.agent.name}`;
+  return runAgentBudget(context, context.agent.name);
+}
+
+/**
+ * The budget of one agent in the run, every invocation of it drawing on it; a queue worker takes it
+ * before the agent starts, to carry what the agent spent on other workers (src/queue/shared-spend.ts).
+ */
+export function runAgentBudget(context: RunContext, agent: string): RequestBudget {
+  const key = `http:budget:${agent}`;
   let budget = context.shared.get(key) as RequestBudget | undefined;
   if (!budget) {
     budget = new RequestBudget(
