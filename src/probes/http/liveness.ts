@@ -77,7 +77,8 @@ export class TargetLiveness {
   private readonly finished: HttpExchange[] = [];
   private readonly origin: string;
   private readonly culprits = new Set<string>();
-  private readonly crashTriggers = new Map<string, Set<CrashTrigger>>();
+  /** Per operation that crashed: the inputs of the confirmed culprit that carried a crash-prone value. */
+  private readonly crashTriggers = new Map<string, Map<string, Set<CrashTrigger>>>();
   /** Operations a replay showed to crash the target (`POST /login`). */
   private readonly crashedOperations = new Set<string>();
 
@@ -146,16 +147,20 @@ export class TargetLiveness {
 
   /**
    * Says why a request would most likely take the target down again, or undefined: it goes to an operation
-   * already shown to crash, carrying the same kind of input that crashed it (control characters, a huge
-   * value). One confirmed crash is the finding; crashing it again on each variant only costs restarts.
+   * already shown to crash, carrying in the same input the same kind of value that crashed it (control
+   * characters, a huge value). One confirmed crash is the finding; crashing it again on each variant only
+   * costs restarts. Other inputs of that operation are still probed.
    */
   wouldCrash(method: string, url: string, body: string | undefined): string | undefined {
-    const triggers = this.crashTriggers.get(operationKey(method, url));
-    if (!triggers) return undefined;
-    const hit = crashTriggersOf(url, body).find((trigger) => triggers.has(trigger));
-    return hit
-      ? `${method} ${new URL(url).pathname} not sent: it carries ${hit}, as the request that crashed the target did`
-      : undefined;
+    const crashed = this.crashTriggers.get(operationKey(method, url));
+    if (!crashed) return undefined;
+    for (const [input, triggers] of inputTriggers(url, body)) {
+      const hit = triggers.find((trigger) => crashed.get(input)?.has(trigger));
+      if (hit) {
+        return `${method} ${new URL(url).pathname} not sent: its ${input} carries ${hit}, as in the request that crashed the target`;
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -250,7 +255,7 @@ export class TargetLiveness {
     // first (the server had it longest); then the last answered ones.
     const all = [...candidates.values()];
     const prone = (exchange: HttpExchange) =>
-      crashTriggersOf(exchange.request.url, exchange.request.body).length > 0 ? 0 : 1;
+      inputTriggers(exchange.request.url, exchange.request.body).size > 0 ? 0 : 1;
     const cutOff = all
       .filter((exchange) => !exchange.response)
       .sort((a, b) => prone(a) - prone(b) || a.sequence - b.sequence);
@@ -284,9 +289,11 @@ export class TargetLiveness {
       death.replay = replay;
       this.culprits.add(requestKey(suspect));
       this.crashedOperations.add(operationKey(suspect.request.method, suspect.request.url));
-      const triggers = crashTriggersOf(suspect.request.url, suspect.request.body);
-      if (triggers.length > 0)
-        this.crashTriggers.set(operationKey(suspect.request.method, suspect.request.url), withKin(triggers));
+      const inputs = inputTriggers(suspect.request.url, suspect.request.body);
+      if (inputs.size > 0) {
+        const kept = new Map([...inputs].map(([input, triggers]) => [input, withKin(triggers)]));
+        this.crashTriggers.set(operationKey(suspect.request.method, suspect.request.url), kept);
+      }
       if (!(await this.restartOnce())) this.state = "down";
       return;
     }
@@ -358,27 +365,43 @@ type CrashTrigger = "CR/LF" | "a NUL byte" | "non-ASCII characters" | "a huge va
 const HUGE_VALUE = 4096;
 
 /**
- * The inputs that most often crash a server, as far as this request carries them: CR/LF, NUL and
- * non-ASCII characters reaching a response header (Node, for one, throws on them), and huge values.
+ * The inputs of a request (`query q`, `body user.name`) that carry values which most often crash a
+ * server: CR/LF, NUL and non-ASCII characters reaching a response header (Node, for one, throws on
+ * them), and huge values.
  */
-function crashTriggersOf(url: string, body: string | undefined): CrashTrigger[] {
-  const parts = `${new URL(url).search.slice(1)}&${body ?? ""}`.split(/[&=]/);
-  const values = parts.map((part) => {
-    try {
-      return decodeURIComponent(part.replace(/\+/g, " "));
-    } catch {
-      return part;
-    }
-  });
-  const text = values.join("\n");
-  const triggers: CrashTrigger[] = [];
-  // Literal, or JSON-escaped as a JSON body carries them.
-  if (values.some((value) => /[\r\n]/.test(value)) || /\\[rn]|\\u000[ad]/i.test(text)) triggers.push("CR/LF");
-  if (text.includes("\u0000") || /\\u0000/.test(text)) triggers.push("a NUL byte");
-  if ([...text].some((character) => (character.codePointAt(0) ?? 0) > 0x7e))
-    triggers.push("non-ASCII characters");
-  if (parts.some((part) => part.length > HUGE_VALUE)) triggers.push("a huge value");
-  return triggers;
+function inputTriggers(url: string, body: string | undefined): Map<string, CrashTrigger[]> {
+  const inputs: [string, string][] = [];
+  for (const [name, value] of new URL(url).searchParams) inputs.push([`query ${name}`, value]);
+  if (body) inputs.push(...bodyInputs(body));
+  const found = new Map<string, CrashTrigger[]>();
+  for (const [input, value] of inputs) {
+    const triggers: CrashTrigger[] = [];
+    if (/[\r\n]/.test(value)) triggers.push("CR/LF");
+    if (value.includes("\u0000")) triggers.push("a NUL byte");
+    if ([...value].some((character) => (character.codePointAt(0) ?? 0) > 0x7e))
+      triggers.push("non-ASCII characters");
+    if (value.length > HUGE_VALUE) triggers.push("a huge value");
+    if (triggers.length > 0) found.set(input, [...(found.get(input) ?? []), ...triggers]);
+  }
+  return found;
+}
+
+/** A JSON body's leaves by path, a form body's fields, or else the whole body as one input. */
+function bodyInputs(body: string): [string, string][] {
+  try {
+    const leaves: [string, string][] = [];
+    const walk = (value: unknown, at: string) => {
+      if (value !== null && typeof value === "object") {
+        for (const [key, child] of Object.entries(value)) walk(child, at ? `${at}.${key}` : key);
+      } else leaves.push([`body ${at}`, String(value)]);
+    };
+    walk(JSON.parse(body), "");
+    return leaves;
+  } catch {
+    if (/^[^=&\s]+=/.test(body))
+      return [...new URLSearchParams(body)].map(([name, value]) => [`body ${name}`, value]);
+    return [["body", body]];
+  }
 }
 
 /**
