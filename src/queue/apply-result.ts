@@ -1,13 +1,13 @@
 import type { DefectEnvelope } from "../envelope/envelope.ts";
 import type { RouterEvent } from "../router/run-state.ts";
 import type { LedgerEntry, LedgerKind } from "../store/ledger-kinds.ts";
-import type { InvocationResult } from "./invocation-job.ts";
-import { WORKER_RUN_FILES } from "./job-workspace.ts";
+import { type InvocationResult, WORKER_RUN_FILES } from "./invocation-job.ts";
 
 // The coordinator's half of a finished job: store the worker's envelopes and the run files it wrote, and
-// append its ledger entries in the order it recorded them. Findings are idempotent by fingerprint: two workers that found the same
-// defect at once (each with its own view of the run), or a try that repeats a killed one, store it once;
-// the later copy is dropped with its entries and from the event, so nothing downstream reproduces it twice.
+// append its ledger entries in the order it recorded them. Findings are idempotent by fingerprint: two
+// workers that found the same defect at once (each with its own view of the run), or a try that repeats
+// a killed one, store it once; the later copy is dropped with its entries and from the event, so nothing
+// downstream reproduces it twice.
 
 export interface ApplyTarget {
   readEnvelopes(): DefectEnvelope[];

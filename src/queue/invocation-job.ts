@@ -61,6 +61,9 @@ export interface InvocationResult {
   memory?: RecordInput[];
 }
 
+/** Files of a run folder an agent may write on a worker; the coordinator copies them into its own. */
+export const WORKER_RUN_FILES: readonly string[] = ["pinned-map.json"];
+
 export interface RunFile {
   name: string;
   content: string;

@@ -6,7 +6,7 @@ import type { ArtifactStore } from "../store/artifact-store.ts";
 import { RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import type { DefectMemoryPort } from "../tools/context.ts";
-import type { RunFile } from "./invocation-job.ts";
+import { type RunFile, WORKER_RUN_FILES } from "./invocation-job.ts";
 import { fetchArtifacts, localArtifacts, publishArtifacts } from "./shared-artifacts.ts";
 import { copySharedMaps, publishMaps } from "./shared-maps.ts";
 import { copySharedMemory } from "./shared-memory.ts";
@@ -17,9 +17,6 @@ import { materializeRun, type SqlRunner } from "./shared-runs.ts";
 // behind), the target's system maps, the run's artifacts (with an artifact store), and a private copy of
 // the defect memory. What the agent writes goes back with the result (the pinned map, the fingerprints it
 // recorded) or is published at once (map versions, which never change once saved, and artifacts).
-
-/** Files of a run folder an agent may write on a worker; the coordinator copies them into its own. */
-export const WORKER_RUN_FILES: readonly string[] = ["pinned-map.json"];
 
 export interface JobWorkspace {
   store: RunStore;
