@@ -1,5 +1,8 @@
 import pg from "pg";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, onTestFinished } from "vitest";
+import { JobQueue } from "../../src/queue/job-queue.ts";
+import type { SqlRunner } from "../../src/queue/shared-runs.ts";
+import { type RunOptions, startRun } from "../../src/run/start-run.ts";
 import { MockSeat } from "../../src/seats/mock-seat.ts";
 import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
 import { wrongStatusDraft } from "../support/sample-draft.ts";
@@ -71,3 +74,34 @@ export const findingSeats = (_ref: unknown, agent: { config: { name: string } })
         run: { script: [{ tool: "emit_envelope", input: wrongStatusDraft(0.9) }, { finish: "one found" }] },
       })
     : new MockSeat({ run: { script: [{ finish: "nothing to do" }] } });
+
+/** Short leases and maintenance, so that tests see expiry and retries within seconds. */
+export const FAST_QUEUE = { leaseSeconds: 2, maintenanceSeconds: 1, tries: 3 };
+
+/** A fresh database with the queue's tables, and a client on it that closes when the test ends. */
+export async function queueDatabase(serverUrl: string): Promise<{ url: string; sql: SqlRunner }> {
+  const url = await freshDatabase(serverUrl);
+  await (await JobQueue.open(url, FAST_QUEUE)).close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  onTestFinished(() => client.end().catch(() => {}));
+  return { url, sql: async (text, values) => (await client.query(text, values)).rows };
+}
+
+/** A run of the project's `tiny` mode coordinated here in queue mode; workers take its invocations. */
+export function startQueuedRun(
+  project: { home: string; configDir: string; target: string },
+  url: string,
+  extra: Partial<RunOptions> = {},
+) {
+  return startRun({
+    home: project.home,
+    configDir: project.configDir,
+    mode: "tiny",
+    target: project.target,
+    json: true,
+    queueUrl: url,
+    queueSettings: FAST_QUEUE,
+    ...extra,
+  });
+}

@@ -1,39 +1,32 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { copyQueueRuns } from "../../src/cli/queue-runs.ts";
 import { buildShowView } from "../../src/cli/show-view.ts";
 import { RUN_QUEUE } from "../../src/queue/invocation-job.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { coordinateRuns } from "../../src/queue/run-coordinator.ts";
-import { materializeRun, RunPublisher, type SqlRunner } from "../../src/queue/shared-runs.ts";
+import { materializeRun, RunPublisher } from "../../src/queue/shared-runs.ts";
 import { runWorker } from "../../src/queue/worker.ts";
-import { startRun } from "../../src/run/start-run.ts";
 import { RunStore } from "../../src/store/run-store.ts";
-import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
+import {
+  FAST_QUEUE,
+  findingSeats,
+  freshDatabase,
+  postgresForFile,
+  queueDatabase,
+  startQueuedRun,
+  twoFinderProject,
+} from "./queue-support.ts";
 
 // Queue mode keeps each run in the queue's PostgreSQL too: a machine that never saw the coordinator's
 // folder reads it (`--queue` on runs/show/score/report) and a coordinator elsewhere takes it over.
 
 const postgres = postgresForFile();
-const FAST = { leaseSeconds: 2, maintenanceSeconds: 1, tries: 3 };
-const clients: pg.Client[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.end().catch(() => {});
-});
 
 function emptyHome(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "qaas-elsewhere-"));
-}
-
-async function sqlOf(url: string): Promise<SqlRunner> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  clients.push(client);
-  return async (text, values) => (await client.query(text, values)).rows;
 }
 
 /** A run of the tiny project in queue mode, two in-process workers taking its invocations. */
@@ -41,7 +34,7 @@ async function queuedRun() {
   const project = twoFinderProject();
   const url = await freshDatabase(postgres().url);
   const controller = new AbortController();
-  const queues = await Promise.all([1, 2].map(() => JobQueue.open(url, FAST)));
+  const queues = await Promise.all([1, 2].map(() => JobQueue.open(url, FAST_QUEUE)));
   const workers = queues.map((queue, index) =>
     runWorker({
       queue,
@@ -53,15 +46,7 @@ async function queuedRun() {
     }),
   );
   try {
-    const outcome = await startRun({
-      home: project.home,
-      configDir: project.configDir,
-      mode: "tiny",
-      target: project.target,
-      json: true,
-      queueUrl: url,
-      queueSettings: FAST,
-    });
+    const outcome = await startQueuedRun(project, url);
     return { project, url, runId: outcome.runId };
   } finally {
     controller.abort();
@@ -89,9 +74,7 @@ describe("runs in the queue's store", () => {
 
   it("publishes only what changed, and never overwrites a local copy that is as far along", async () => {
     const project = twoFinderProject();
-    const url = await freshDatabase(postgres().url);
-    await (await JobQueue.open(url, FAST)).close();
-    const sql = await sqlOf(url);
+    const { sql } = await queueDatabase(postgres().url);
     const store = RunStore.create(project.home, { mode: "tiny", target: "tiny" });
     store.append("run_started", { mode: "tiny" });
     const publisher = new RunPublisher(sql, store);
@@ -126,10 +109,11 @@ describe("runs in the queue's store", () => {
   }, 30_000);
 
   it("says so when a queue holds no runs, and refuses a file the store names outside a run folder", async () => {
-    const url = await freshDatabase(postgres().url);
-    await expect(copyQueueRuns(url, emptyHome())).rejects.toThrow(/no run has been published to postgresql:/);
-    await (await JobQueue.open(url, FAST)).close();
-    const sql = await sqlOf(url);
+    const bare = await freshDatabase(postgres().url);
+    await expect(copyQueueRuns(bare, emptyHome())).rejects.toThrow(
+      /no run has been published to postgresql:/,
+    );
+    const { sql } = await queueDatabase(postgres().url);
     await sql("INSERT INTO qaas_run_file (run_id, name, content, digest) VALUES ($1, $2, $3, $4)", [
       "20261206-000000-abcd",
       "../../escaped.json",
@@ -152,21 +136,14 @@ describe("runs in the queue's store", () => {
     const url = await freshDatabase(postgres().url);
     // The first coordinator stops as soon as the run exists, before any agent ran.
     const stop = new AbortController();
-    const first = await startRun({
-      home: project.home,
-      configDir: project.configDir,
-      mode: "tiny",
-      target: project.target,
-      json: true,
-      queueUrl: url,
-      queueSettings: FAST,
+    const first = await startQueuedRun(project, url, {
       signal: stop.signal,
       onRunCreated: async () => stop.abort(),
     });
     expect(first.report.findings.total).toBe(0);
     const runId = first.runId;
-    const queue = await JobQueue.open(url, FAST);
-    const workerQueue = await JobQueue.open(url, FAST);
+    const queue = await JobQueue.open(url, FAST_QUEUE);
+    const workerQueue = await JobQueue.open(url, FAST_QUEUE);
     const elsewhere = emptyHome();
     const controller = new AbortController();
     try {

@@ -1,32 +1,20 @@
-import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RequestBudget } from "../../src/probes/http/http-client.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { shareAgentSpend } from "../../src/queue/shared-spend.ts";
 import { runWorker } from "../../src/queue/worker.ts";
-import { startRun } from "../../src/run/start-run.ts";
-import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
+import {
+  FAST_QUEUE,
+  findingSeats,
+  postgresForFile,
+  queueDatabase,
+  startQueuedRun,
+  twoFinderProject,
+} from "./queue-support.ts";
 
 // An agent's request budget holds for the whole run however many workers run its invocations.
 
 const postgres = postgresForFile();
-const FAST = { leaseSeconds: 2, maintenanceSeconds: 1, tries: 3 };
-const clients: pg.Client[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.end().catch(() => {});
-});
-
-async function queueDatabase() {
-  const url = await freshDatabase(postgres().url);
-  await (await JobQueue.open(url, FAST)).close();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  clients.push(client);
-  const sql = async <Row>(text: string, values: unknown[]) =>
-    (await client.query(text, values)).rows as Row[];
-  return { url, sql };
-}
 
 function spend(budget: RequestBudget, requests: number): number {
   let sent = 0;
@@ -36,7 +24,7 @@ function spend(budget: RequestBudget, requests: number): number {
 
 describe("an agent's request budget over several workers", () => {
   it("starts a job from what the agent spent elsewhere in the run and learns what the others spend", async () => {
-    const { sql } = await queueDatabase();
+    const { sql } = await queueDatabase(postgres().url);
     const key = { runId: "20261206-000000-aaaa", agent: "AUDITOR" };
     const first = new RequestBudget(10);
     const firstSpend = await shareAgentSpend(sql, key, first);
@@ -63,9 +51,9 @@ describe("an agent's request budget over several workers", () => {
 
   it("is counted by the workers of a queue run for each agent they ran", async () => {
     const project = twoFinderProject();
-    const { url, sql } = await queueDatabase();
+    const { url, sql } = await queueDatabase(postgres().url);
     const controller = new AbortController();
-    const queue = await JobQueue.open(url, FAST);
+    const queue = await JobQueue.open(url, FAST_QUEUE);
     const working = runWorker({
       queue,
       home: project.home,
@@ -75,15 +63,7 @@ describe("an agent's request budget over several workers", () => {
     });
     let runId: string;
     try {
-      ({ runId } = await startRun({
-        home: project.home,
-        configDir: project.configDir,
-        mode: "tiny",
-        target: project.target,
-        json: true,
-        queueUrl: url,
-        queueSettings: FAST,
-      }));
+      ({ runId } = await startQueuedRun(project, url));
     } finally {
       controller.abort();
       await working;

@@ -1,68 +1,42 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SystemConfig } from "../../src/config/system-schema.ts";
-import type { SystemMap } from "../../src/map/system-map.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { openJobWorkspace } from "../../src/queue/job-workspace.ts";
 import { artifactStoreOf } from "../../src/queue/shared-artifacts.ts";
 import { publishMaps } from "../../src/queue/shared-maps.ts";
-import { RunPublisher, type SqlRunner } from "../../src/queue/shared-runs.ts";
+import { RunPublisher } from "../../src/queue/shared-runs.ts";
 import { runWorker } from "../../src/queue/worker.ts";
-import { startRun } from "../../src/run/start-run.ts";
 import { FolderArtifactStore } from "../../src/store/folder-artifact-store.ts";
 import { RunStore } from "../../src/store/run-store.ts";
 import { SystemMapStore } from "../../src/store/system-map-store.ts";
 import { startS3Server } from "../support/s3-server.ts";
-import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
+import { sampleSystemMap } from "../support/sample-map.ts";
+import {
+  FAST_QUEUE,
+  findingSeats,
+  postgresForFile,
+  queueDatabase,
+  startQueuedRun,
+  twoFinderProject,
+} from "./queue-support.ts";
 
 // Workers on machines that never see the coordinator's folder: the run, the target's system maps and the
 // defect memory reach them through the queue's PostgreSQL, and what they write comes back through it.
 
 const postgres = postgresForFile();
-const FAST = { leaseSeconds: 2, maintenanceSeconds: 1, tries: 3 };
-const clients: pg.Client[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.end().catch(() => {});
-});
-
 const SOME_BYTES = new Uint8Array([1, 2, 3, 250]);
 const emptyHome = () => fs.mkdtempSync(path.join(os.tmpdir(), "qaas-worker-home-"));
 
-async function queueDatabase(): Promise<{ url: string; sql: SqlRunner }> {
-  const url = await freshDatabase(postgres().url);
-  await (await JobQueue.open(url, FAST)).close();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  clients.push(client);
-  return { url, sql: async (text, values) => (await client.query(text, values)).rows };
-}
-
-function sampleMap(commit: string): SystemMap {
-  return {
-    map_version: 1,
-    target: "tiny",
-    created_at: "2026-12-06T00:00:00.000Z",
-    commit,
-    base_url: "http://127.0.0.1:3000",
-    openapi: null,
-    operations: [],
-    routes: [{ method: "GET", path: "/api/items", file: "src/routes.ts", framework: "fastify" }],
-    pages: [],
-    channels: [],
-    graphql: [],
-    database: null,
-    ownership: [],
-    notes: [],
-  };
+function sampleMap(commit: string) {
+  return sampleSystemMap({ target: "tiny", commit });
 }
 
 describe("a worker with a store folder of its own", () => {
   it("reads the run, maps and memory from the queue's store and hands back what its agent wrote", async () => {
-    const { sql } = await queueDatabase();
+    const { sql } = await queueDatabase(postgres().url);
     const coordinatorHome = emptyHome();
     const store = RunStore.create(coordinatorHome, { mode: "tiny", target: "tiny" });
     store.append("run_started", { mode: "tiny" });
@@ -109,7 +83,7 @@ describe("a worker with a store folder of its own", () => {
   }, 30_000);
 
   it("shares the artifacts an agent wrote through an S3-compatible bucket named in system.yaml", async () => {
-    const { sql } = await queueDatabase();
+    const { sql } = await queueDatabase(postgres().url);
     const credentials = { accessKeyId: "QAASKEY", secretAccessKey: "qaas-bucket-secret" };
     const server = await startS3Server(credentials);
     server.buckets.set("runs", new Map());
@@ -173,10 +147,10 @@ describe("a worker with a store folder of its own", () => {
     project.patchSystem((system) => {
       system.queue = { artifacts: { folder: shared } };
     });
-    const { url } = await queueDatabase();
+    const { url } = await queueDatabase(postgres().url);
     const workerHome = emptyHome();
     const controller = new AbortController();
-    const queues = await Promise.all([1, 2].map(() => JobQueue.open(url, FAST)));
+    const queues = await Promise.all([1, 2].map(() => JobQueue.open(url, FAST_QUEUE)));
     const workers = queues.map((queue, index) =>
       runWorker({
         queue,
@@ -190,14 +164,7 @@ describe("a worker with a store folder of its own", () => {
     const runIds: string[] = [];
     try {
       for (let run = 0; run < 2; run += 1) {
-        const outcome = await startRun({
-          home: project.home,
-          configDir: project.configDir,
-          mode: "tiny",
-          target: project.target,
-          json: true,
-          queueUrl: url,
-          queueSettings: FAST,
+        const outcome = await startQueuedRun(project, url, {
           // What a worker would publish while the run goes on.
           onRunCreated: (runId) => new FolderArtifactStore(shared).put(runId, "evidence/a.txt", SOME_BYTES),
         });

@@ -5,28 +5,11 @@ import { describe, expect, it } from "vitest";
 import type { SystemMap } from "../../src/map/system-map.ts";
 import { RunStore } from "../../src/store/run-store.ts";
 import { readPinnedMap, SystemMapStore } from "../../src/store/system-map-store.ts";
+import { sampleSystemMap } from "../support/sample-map.ts";
 
 const temporaryHome = () => fs.mkdtempSync(path.join(os.tmpdir(), "qaas-maps-"));
 
-function sampleMap(overrides: Partial<SystemMap> = {}): SystemMap {
-  return {
-    map_version: 1,
-    target: "shop",
-    created_at: "2026-11-29T20:00:00.000Z",
-    commit: "abc123",
-    base_url: "http://127.0.0.1:3000",
-    openapi: null,
-    operations: [],
-    routes: [{ method: "GET", path: "/api/items", file: "src/routes.ts", framework: "fastify" }],
-    pages: [],
-    channels: [],
-    graphql: [],
-    database: null,
-    ownership: [],
-    notes: [],
-    ...overrides,
-  };
-}
+const sampleMap = sampleSystemMap;
 
 describe("SystemMapStore", () => {
   it("saves immutable numbered versions and loads them back", () => {
