@@ -3,9 +3,14 @@ import { QaasError } from "../../src/errors.ts";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { resolveQueueUrl } from "../../src/queue/queue-url.ts";
 import { runWorker } from "../../src/queue/worker.ts";
-import { startRun } from "../../src/run/start-run.ts";
 import { RunStore } from "../../src/store/run-store.ts";
-import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
+import {
+  findingSeats,
+  freshDatabase,
+  postgresForFile,
+  startQueuedRun,
+  twoFinderProject,
+} from "./queue-support.ts";
 
 // Crash-only on the queue: a worker that took a job and died (here: a fetch whose job is never
 // finished, which is all a SIGKILLed worker leaves behind) holds its lease until it runs out; then
@@ -32,15 +37,7 @@ async function runWithAbandonedTries(abandon: number, tries: number) {
   })();
   let liveWorker: Promise<number> | undefined;
   try {
-    const run = startRun({
-      home: project.home,
-      configDir: project.configDir,
-      mode: "tiny",
-      target: project.target,
-      json: true,
-      queueUrl: url,
-      queueSettings: settings,
-    });
+    const run = startQueuedRun(project, url, { queueSettings: settings });
     await deadWorker;
     liveWorker = runWorker({
       queue: live,

@@ -3,7 +3,14 @@ import { JobQueue } from "../../src/queue/job-queue.ts";
 import { runWorker } from "../../src/queue/worker.ts";
 import { startRun } from "../../src/run/start-run.ts";
 import { RunStore } from "../../src/store/run-store.ts";
-import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "./queue-support.ts";
+import {
+  FAST_QUEUE,
+  findingSeats,
+  freshDatabase,
+  postgresForFile,
+  startQueuedRun,
+  twoFinderProject,
+} from "./queue-support.ts";
 
 // Queue mode against a real PostgreSQL server: the coordinator's router hands each invocation to the
 // queue, in-process workers take them, and the run's ledger, envelopes and report come out as an
@@ -11,11 +18,9 @@ import { findingSeats, freshDatabase, postgresForFile, twoFinderProject } from "
 
 const postgres = postgresForFile();
 
-const FAST = { leaseSeconds: 2, maintenanceSeconds: 1, tries: 3 };
-
 async function withWorkers<T>(url: string, count: number, work: () => Promise<T>, home: string) {
   const controller = new AbortController();
-  const queues = await Promise.all(Array.from({ length: count }, () => JobQueue.open(url, FAST)));
+  const queues = await Promise.all(Array.from({ length: count }, () => JobQueue.open(url, FAST_QUEUE)));
   const workers = queues.map((queue, index) =>
     runWorker({
       queue,
@@ -67,21 +72,7 @@ describe("queue mode", () => {
       seatFactory: findingSeats,
     });
     const url = await freshDatabase(postgres().url);
-    const queued = await withWorkers(
-      url,
-      2,
-      () =>
-        startRun({
-          home: project.home,
-          configDir: project.configDir,
-          mode: "tiny",
-          target: project.target,
-          json: true,
-          queueUrl: url,
-          queueSettings: FAST,
-        }),
-      project.home,
-    );
+    const queued = await withWorkers(url, 2, () => startQueuedRun(project, url), project.home);
     const { report } = queued.value;
     expect(report.status).toBe(embedded.report.status);
     expect(withoutIds(report.findings)).toEqual(withoutIds(embedded.report.findings));
@@ -113,16 +104,7 @@ describe("queue mode", () => {
     const queued = await withWorkers(
       url,
       2,
-      () =>
-        startRun({
-          home: project.home,
-          configDir: project.configDir,
-          mode: "twins",
-          target: project.target,
-          json: true,
-          queueUrl: url,
-          queueSettings: FAST,
-        }),
+      () => startQueuedRun(project, url, { mode: "twins" }),
       project.home,
     );
     const local = summary(project.home, embedded.runId);
