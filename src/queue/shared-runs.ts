@@ -34,11 +34,17 @@ CREATE TABLE IF NOT EXISTS qaas_run_file (
 /** The files of a run folder that readers use; the ledger travels entry by entry, artifacts elsewhere. */
 const TOP_LEVEL_FILES = new Set(["run.json", "report.json", "pinned-map.json"]);
 const FILE_NAME = /^(?:envelopes\/)?[A-Za-z0-9][A-Za-z0-9._-]*\.json$/;
+/** Enough of a ledger's end to hold its last entry (entries stay well below this). */
+const LEDGER_TAIL_BYTES = 1024 * 1024;
 
 /** Publishes one run's changes; pushes are serialized, so concurrent callers never interleave. */
 export class RunPublisher {
   #pushedSeq: number | undefined;
+  /** Where the ledger was read up to, so each push parses only the lines written since. */
+  #ledgerOffset = 0;
   readonly #pushedDigests = new Map<string, string>();
+  /** Each file's size and modification time when last pushed: an unchanged file is not read again. */
+  readonly #pushedStats = new Map<string, string>();
   #last: Promise<void> = Promise.resolve();
 
   constructor(
@@ -62,7 +68,8 @@ export class RunPublisher {
       );
       this.#pushedSeq = row?.seq ?? 0;
     }
-    const entries = this.store.readLedger().entries.filter((entry) => entry.seq > (this.#pushedSeq ?? 0));
+    const read = this.store.readLedgerFrom(this.#ledgerOffset);
+    const entries = read.entries.filter((entry) => entry.seq > (this.#pushedSeq ?? 0));
     if (entries.length > 0) {
       await this.sql(
         `INSERT INTO qaas_run_entry (run_id, seq, line)
@@ -71,10 +78,17 @@ export class RunPublisher {
       );
       this.#pushedSeq = entries.at(-1)?.seq ?? this.#pushedSeq;
     }
+    this.#ledgerOffset = read.offset;
     const changed = runFiles(this.store.dir)
-      .map(({ name, file }) => ({ name, content: fs.readFileSync(file, "utf8") }))
+      .map(({ name, file }) => ({ name, file, stat: statOf(file) }))
+      .filter((item) => item.stat !== this.#pushedStats.get(item.name))
+      .map(({ name, file, stat }) => ({ name, stat, content: fs.readFileSync(file, "utf8") }))
       .map((item) => ({ ...item, digest: digestOf(item.content) }))
-      .filter((item) => this.#pushedDigests.get(item.name) !== item.digest);
+      .filter((item) => {
+        if (this.#pushedDigests.get(item.name) !== item.digest) return true;
+        this.#pushedStats.set(item.name, item.stat);
+        return false;
+      });
     if (changed.length === 0) return;
     await this.sql(
       `INSERT INTO qaas_run_file (run_id, name, content, digest)
@@ -87,7 +101,10 @@ export class RunPublisher {
         changed.map((item) => item.digest),
       ],
     );
-    for (const item of changed) this.#pushedDigests.set(item.name, item.digest);
+    for (const item of changed) {
+      this.#pushedDigests.set(item.name, item.digest);
+      this.#pushedStats.set(item.name, item.stat);
+    }
   }
 }
 
@@ -101,9 +118,10 @@ export async function sharedRunIds(sql: SqlRunner): Promise<string[]> {
 }
 
 /**
- * Writes a published run into `home` as a run folder. A local copy that already holds as many ledger
- * entries or more is left as it is: it is this machine's own, at least as far along. Answers whether the
- * run was written.
+ * Writes a published run into `home` as a run folder, or brings a copy there up to date: the ledger entries
+ * it lacks are appended, the files whose content differs are replaced. A local copy that already holds as
+ * many ledger entries or more is left as it is: it is this machine's own, at least as far along. Answers
+ * whether the run was written.
  */
 export async function materializeRun(sql: SqlRunner, home: string, runId: string): Promise<boolean> {
   if (!SAFE_NAME.test(runId)) {
@@ -114,29 +132,48 @@ export async function materializeRun(sql: SqlRunner, home: string, runId: string
     "SELECT count(*)::integer AS entries FROM qaas_run_entry WHERE run_id = $1",
     [runId],
   );
-  if (localEntries(home, runId) >= (count?.entries ?? 0) && fs.existsSync(path.join(dir, "run.json"))) {
-    return false;
-  }
-  const files = await sql<{ name: string; content: string }>(
-    "SELECT name, content FROM qaas_run_file WHERE run_id = $1 ORDER BY name",
+  const last = fs.existsSync(path.join(dir, "run.json")) ? lastEntry(path.join(dir, LEDGER_FILE)) : undefined;
+  if (last !== undefined && last.seq >= (count?.entries ?? 0)) return false;
+  // The copy is extended only if it is a prefix of the published ledger; one that went its own way (written
+  // by a coordinator that died before publishing it all) is replaced.
+  const [shared] = last
+    ? await sql<{ line: string }>("SELECT line FROM qaas_run_entry WHERE run_id = $1 AND seq = $2", [
+        runId,
+        last.seq,
+      ])
+    : [];
+  const copy = last !== undefined && shared?.line === last.line ? last.seq : undefined;
+  const digests = await sql<{ name: string; digest: string }>(
+    "SELECT name, digest FROM qaas_run_file WHERE run_id = $1 ORDER BY name",
     [runId],
   );
-  if (files.length === 0) return false;
-  const lines = await sql<{ line: string }>(
-    "SELECT line FROM qaas_run_entry WHERE run_id = $1 ORDER BY seq",
-    [runId],
-  );
-  for (const folder of ["envelopes", "artifacts"]) fs.mkdirSync(path.join(dir, folder), { recursive: true });
-  for (const { name, content } of files) {
+  if (digests.length === 0) return false;
+  for (const { name } of digests) {
     if (!FILE_NAME.test(name)) {
       throw new QaasError(
         "SHARED_RUN_INVALID",
         `run ${runId} in the queue's store holds a file named "${name}", which no run folder has`,
       );
     }
-    writeFileAtomic(path.join(dir, name), content);
   }
-  writeFileAtomic(path.join(dir, LEDGER_FILE), lines.map((row) => `${row.line}\n`).join(""));
+  const stale = digests
+    .filter(({ name, digest }) => localDigest(path.join(dir, name)) !== digest)
+    .map(({ name }) => name);
+  const files = await sql<{ name: string; content: string }>(
+    "SELECT name, content FROM qaas_run_file WHERE run_id = $1 AND name = ANY($2::text[])",
+    [runId, stale],
+  );
+  const lines = await sql<{ line: string }>(
+    "SELECT line FROM qaas_run_entry WHERE run_id = $1 AND seq > $2 ORDER BY seq",
+    [runId, copy ?? 0],
+  );
+  for (const folder of ["envelopes", "artifacts"]) fs.mkdirSync(path.join(dir, folder), { recursive: true });
+  for (const { name, content } of files) writeFileAtomic(path.join(dir, name), content);
+  const text = lines.map((row) => `${row.line}\n`).join("");
+  // Appended whole or written anew: a crash leaves either the old copy or a cut last line, which the next
+  // read drops and the next materialization fetches again.
+  if (copy === undefined) writeFileAtomic(path.join(dir, LEDGER_FILE), text);
+  else fs.appendFileSync(path.join(dir, LEDGER_FILE), text);
   return true;
 }
 
@@ -162,12 +199,45 @@ function runFiles(dir: string): { name: string; file: string }[] {
   return [...top, ...envelopes];
 }
 
-function localEntries(home: string, runId: string): number {
+/**
+ * The last whole entry of a ledger copy, as its line and sequence number (entries are numbered from 1
+ * without gaps); undefined when there is no copy, or its end cannot be read as one.
+ */
+function lastEntry(file: string): { seq: number; line: string } | undefined {
+  let descriptor: number;
   try {
-    return RunStore.open(home, runId).readLedger().entries.length;
+    descriptor = fs.openSync(file, "r");
   } catch {
-    return -1;
+    return undefined;
   }
+  try {
+    const size = fs.fstatSync(descriptor).size;
+    if (size === 0) return undefined;
+    const length = Math.min(size, LEDGER_TAIL_BYTES);
+    const tail = Buffer.alloc(length);
+    fs.readSync(descriptor, tail, 0, length, size - length);
+    if (tail.at(-1) !== 0x0a) return undefined;
+    const line = tail.subarray(0, -1).toString("utf8").split("\n").at(-1) ?? "";
+    const seq = (JSON.parse(line) as { seq?: unknown }).seq;
+    return typeof seq === "number" && Number.isInteger(seq) ? { seq, line } : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
+function localDigest(file: string): string | undefined {
+  try {
+    return digestOf(fs.readFileSync(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function statOf(file: string): string {
+  const stat = fs.statSync(file);
+  return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
 }
 
 function digestOf(content: string): string {

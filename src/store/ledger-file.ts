@@ -34,6 +34,39 @@ export class LedgerFile {
     return { entries, warnings };
   }
 
+  /**
+   * The whole lines written from byte `offset` on, and the offset after the last of them: a reader that
+   * follows a growing ledger (the queue's publisher) parses each line once. A cut last line is left for a
+   * later call, after the writer has mended it; a file shorter than `offset` (rewritten) is read whole.
+   */
+  readFrom(offset: number): { entries: LedgerEntry[]; offset: number } {
+    let buffer: Buffer;
+    try {
+      const size = fs.statSync(this.file).size;
+      const start = offset <= size ? offset : 0;
+      buffer = Buffer.alloc(size - start);
+      const descriptor = fs.openSync(this.file, "r");
+      try {
+        fs.readSync(descriptor, buffer, 0, buffer.length, start);
+      } finally {
+        fs.closeSync(descriptor);
+      }
+      offset = start;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], offset: 0 };
+      throw error;
+    }
+    const end = buffer.lastIndexOf(0x0a) + 1;
+    try {
+      const { entries } = parseLedgerText(buffer.subarray(0, end).toString("utf8"), this.file);
+      return { entries, offset: offset + end };
+    } catch (error) {
+      // Name the bad line by its number in the whole file.
+      this.#parseFile();
+      throw error;
+    }
+  }
+
   append(kind: LedgerKind, data: Record<string, unknown>, agent?: string): LedgerEntry {
     if (!isLedgerKind(kind)) {
       throw new QaasError(

@@ -126,6 +126,11 @@ export class RunStore {
     return this.#ledger.read();
   }
 
+  /** The ledger's whole lines from byte `offset` on (see LedgerFile.readFrom). */
+  readLedgerFrom(offset: number): { entries: LedgerEntry[]; offset: number } {
+    return this.#ledger.readFrom(offset);
+  }
+
   meta(): RunMeta | undefined {
     const file = path.join(this.dir, META_FILE);
     if (!fs.existsSync(file)) return undefined;

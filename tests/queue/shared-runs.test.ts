@@ -108,6 +108,37 @@ describe("runs in the queue's store", () => {
     ]);
   }, 30_000);
 
+  it("extends a copy that is behind in place, and replaces one that went its own way", async () => {
+    const project = twoFinderProject();
+    const { sql } = await queueDatabase(postgres().url);
+    const store = RunStore.create(project.home, { mode: "tiny", target: "tiny" });
+    store.append("run_started", { mode: "tiny" });
+    const publisher = new RunPublisher(sql, store);
+    await publisher.push();
+    const elsewhere = emptyHome();
+    await materializeRun(sql, elsewhere, store.runId);
+    const copy = RunStore.open(elsewhere, store.runId);
+    const inode = fs.statSync(copy.ledgerPath).ino;
+
+    store.append("warning", { message: "one more" });
+    fs.writeFileSync(path.join(store.dir, "report.json"), '{ "status": "running" }\n');
+    await publisher.push();
+    expect(await materializeRun(sql, elsewhere, store.runId)).toBe(true);
+    // Only the missing entry was fetched and appended: the file is the one that was there.
+    expect(fs.statSync(copy.ledgerPath).ino).toBe(inode);
+    expect(fs.readFileSync(copy.ledgerPath, "utf8")).toBe(fs.readFileSync(store.ledgerPath, "utf8"));
+    expect(fs.readFileSync(path.join(copy.dir, "report.json"), "utf8")).toBe('{ "status": "running" }\n');
+
+    // A copy whose last entry the store does not hold (its writer died before publishing it, and another
+    // coordinator went on) is replaced by the store's ledger.
+    copy.append("warning", { message: "only here" });
+    store.append("warning", { message: "published elsewhere" });
+    store.append("warning", { message: "and one more" });
+    await publisher.push();
+    expect(await materializeRun(sql, elsewhere, store.runId)).toBe(true);
+    expect(fs.readFileSync(copy.ledgerPath, "utf8")).toBe(fs.readFileSync(store.ledgerPath, "utf8"));
+  }, 30_000);
+
   it("says so when a queue holds no runs, and refuses a file the store names outside a run folder", async () => {
     const bare = await freshDatabase(postgres().url);
     await expect(copyQueueRuns(bare, emptyHome())).rejects.toThrow(

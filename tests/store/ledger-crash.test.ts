@@ -72,6 +72,35 @@ describe("ledger after a crash", () => {
     );
   });
 
+  it("reads a growing ledger from where it left off, leaving a cut last line for later", () => {
+    const store = storeWithEntries(2);
+    const first = store.readLedgerFrom(0);
+    expect(first.entries.map((entry) => entry.seq)).toEqual([1, 2]);
+    expect(first.offset).toBe(fs.statSync(store.ledgerPath).size);
+    store.append("warning", {});
+    fs.appendFileSync(store.ledgerPath, '{"seq":4,"at":"2026');
+    const second = store.readLedgerFrom(first.offset);
+    expect(second.entries.map((entry) => entry.seq)).toEqual([3]);
+    // The writer mends the cut line on its next append; the reader then gets what follows it.
+    RunStore.open(store.home, store.runId).append("run_resumed", {});
+    expect(store.readLedgerFrom(second.offset).entries.map((entry) => [entry.seq, entry.kind])).toEqual([
+      [4, "warning"],
+      [5, "run_resumed"],
+    ]);
+    // A ledger written anew, shorter than where the reader was, is read from its start.
+    fs.writeFileSync(store.ledgerPath, `${fs.readFileSync(store.ledgerPath, "utf8").split("\n")[0]}\n`);
+    expect(store.readLedgerFrom(second.offset + 1000).entries.map((entry) => entry.seq)).toEqual([1]);
+  });
+
+  it("names a bad line by its number in the whole file when reading from an offset", () => {
+    const store = storeWithEntries(3);
+    const { offset } = store.readLedgerFrom(0);
+    fs.appendFileSync(store.ledgerPath, "{ garbage\n");
+    expect(() => store.readLedgerFrom(offset)).toThrow(
+      expect.objectContaining({ message: expect.stringContaining(`${store.ledgerPath}: line 4`) }),
+    );
+  });
+
   it("treats an entry of an unknown kind as corruption", () => {
     const store = storeWithEntries(1);
     fs.appendFileSync(
