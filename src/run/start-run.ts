@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import os from "node:os";
 import path from "node:path";
 import type { SeatRef } from "../config/agent-schema.ts";
 import { type LoadedAgent, type LoadedConfig, loadConfig } from "../config/load-config.ts";
@@ -14,6 +15,7 @@ import { initialState, type RouterEvent, type RunState } from "../router/run-sta
 import { runInvocation } from "../runner/run-agent.ts";
 import type { OrchestratorSeat, WorkerSeat } from "../seats/seat.ts";
 import { writeFileAtomic } from "../store/atomic-write.ts";
+import type { LedgerEntry } from "../store/ledger-kinds.ts";
 import { PROGRESS_FILE, RunStore } from "../store/run-store.ts";
 import { SystemMapStore } from "../store/system-map-store.ts";
 import { type PreparedEnvironment, prepareEnvironment } from "../targets/environment.ts";
@@ -156,6 +158,21 @@ export async function resumeRun(options: {
   return drive(store, config, target, runOptions, state, firstEvent);
 }
 
+/**
+ * The managed server this run started on this machine and did not stop — its process was killed — so that
+ * the process resuming the run stops it before starting its own; undefined when there is none.
+ */
+function serverLeftRunning(entries: readonly LedgerEntry[]): number | undefined {
+  let pid: number | undefined;
+  for (const entry of entries) {
+    if (entry.kind === "environment_stopped") pid = undefined;
+    if (entry.kind !== "environment_started") continue;
+    pid =
+      entry.data.host === os.hostname() && typeof entry.data.pid === "number" ? entry.data.pid : undefined;
+  }
+  return pid;
+}
+
 async function drive(
   store: RunStore,
   config: LoadedConfig,
@@ -207,17 +224,31 @@ async function drive(
       queue = await JobQueue.open(options.queueUrl, options.queueSettings);
       publisher = new RunPublisher(queue.sql.bind(queue), store);
     }
+    const leftoverPid = serverLeftRunning(store.readLedger().entries);
     environment = await prepareEnvironment(target, {
       home: store.home,
+      ...(leftoverPid !== undefined ? { leftoverPid } : {}),
       log: (message) => progress.line(message),
     });
-    store.append("environment_started", {
-      mode: environment.mode,
-      base_url: environment.baseUrl ?? null,
-      pid: environment.pid ?? null,
-    });
-    const restart = environment.restart?.bind(environment);
-    if (restart) context.shared.set(TARGET_RESTART_KEY, restart);
+    const started = environment;
+    const recordStart = (restarted: boolean) =>
+      store.append("environment_started", {
+        mode: started.mode,
+        base_url: started.baseUrl ?? null,
+        pid: started.pid ?? null,
+        host: os.hostname(),
+        ...(restarted ? { restarted: true } : {}),
+      });
+    recordStart(false);
+    // Whoever takes the run over must know the server is up, even if this process dies before its first job
+    // (a failed publish is tried again as the first job goes out).
+    await publisher?.push().catch(() => {});
+    if (started.restart) {
+      context.shared.set(TARGET_RESTART_KEY, async () => {
+        await started.restart?.();
+        recordStart(true);
+      });
+    }
     // env_control swaps the running target (a fix branch's build, then the checkout's again) through this.
     context.shared.set(TARGET_ENVIRONMENT_KEY, environment);
     progress.line(`run ${store.runId}: mode ${options.mode}, target ${target.profile.name}`);

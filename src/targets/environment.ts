@@ -22,6 +22,11 @@ export interface PreparedEnvironment {
 export interface PrepareOptions {
   /** Where qaas keeps the pid of a managed target, so a killed run's server can be stopped on resume. */
   home: string;
+  /**
+   * The process group of a server this run started on this machine and never stopped: its coordinator was
+   * killed, and another process (with a home of its own) takes the run over. Stopped before starting anew.
+   */
+  leftoverPid?: number;
   log(message: string): void;
 }
 
@@ -56,6 +61,7 @@ export async function prepareEnvironment(
   const cwd = target.root ?? path.dirname(target.file);
   const pidFile = path.join(options.home, "environments", `${profile.name}.pid`);
   await stopLeftover(pidFile, options.log);
+  if (options.leftoverPid !== undefined) await stopProcessGroup(options.leftoverPid, options.log);
   if (await isHealthy(healthUrl)) {
     throw new QaasError(
       "TARGET_PORT_BUSY",
@@ -158,6 +164,10 @@ async function stopLeftover(pidFile: string, log: (message: string) => void): Pr
   if (!fs.existsSync(pidFile)) return;
   const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
   fs.rmSync(pidFile, { force: true });
+  await stopProcessGroup(pid, log);
+}
+
+async function stopProcessGroup(pid: number, log: (message: string) => void): Promise<void> {
   if (!Number.isInteger(pid) || pid <= 0) return;
   try {
     process.kill(-pid, "SIGTERM");

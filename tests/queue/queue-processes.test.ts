@@ -4,56 +4,48 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateCorpus } from "../../corpus/generator/generate.ts";
+import { writeScratchCorpus } from "../../corpus/harness/scratch.ts";
+import { SERVERS } from "../../corpus/model/servers.ts";
+import { ALL_ROWS } from "../../corpus/tables/index.ts";
+import { writeCorpusProfile } from "../../src/bench/corpus-targets.ts";
 import { copyQueueRuns } from "../../src/cli/queue-runs.ts";
-import { startRun } from "../../src/run/start-run.ts";
+import { runScoreCommand } from "../../src/score/score-command.ts";
+import { parseArtifactUri } from "../../src/store/artifacts.ts";
 import { RunStore } from "../../src/store/run-store.ts";
 import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
 import { REPO_ROOT, tempProject } from "../support/temp-config.ts";
+import { type FakeJira, JIRA_EMAIL, JIRA_TOKEN, startFakeJira } from "../trackers/fake-jira.ts";
 import { freshDatabase } from "./queue-support.ts";
 
 // The distributed mode as it is deployed, with real processes that share nothing but the queue's
-// PostgreSQL and an artifacts folder (each has a store folder of its own, as on separate machines):
-// `qaas sweep --queue` queues a nightly on four targets, a coordinator and three workers take them, one
+// PostgreSQL, an artifacts folder and the team's tracker (each has a store folder of its own, as on
+// separate machines): `qaas sweep --queue` queues a run of the HTTP agents on four corpus servers of
+// different stacks (managed targets with golden ledgers), a coordinator and three workers take them, one
 // worker is SIGKILLed in the middle of an invocation and then the coordinator too, and a second
-// coordinator takes over. Every run still finishes, with a whole ledger, each finding stored once, and
-// the findings of an embedded run.
+// coordinator takes over. Every run still finishes, with a whole ledger and no finding stored or filed
+// twice, and each scores as the same run in embedded mode does.
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
 const BIN = path.join(REPO_ROOT, "bin/qaas.js");
-const TARGETS = ["alpha", "beta", "gamma", "delta"];
-
-// Slow enough that a worker can be killed while it is inside the invocation.
-const playbook = `
-export default async function (session) {
-  // A worker on another machine signs in with the profile's secrets file, as the coordinator's process does.
-  if (process.env.QUEUE_TEST_SECRET !== "from-the-file") throw new Error("the profile's secrets file was not loaded");
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  const artifact = await session.call("put_artifact", { name: "exchange.txt", content: "GET /things/abc -> 500" });
-  if (!artifact.ok) throw new Error(artifact.error);
-  const emitted = await session.call("emit_envelope", {
-    domain: "api",
-    defect_class: "unhandled-error",
-    title: "Reading a thing by a non-numeric id answers 500",
-    summary: "The server fails instead of answering 400 or 404.",
-    location: { kind: "endpoint", value: "GET /things/{id}" },
-    evidence: [{ kind: "artifact", description: "the exchange", uri: artifact.data.uri }],
-    reproduction: { steps: ["GET /things/abc"] },
-    impact: "Clients see a server error.",
-    severity: "medium",
-    confidence: 0.9,
-  });
-  if (!emitted.ok) throw new Error(emitted.error);
-  return { summary: "one found" };
-}
-`;
+const SWEPT = SERVERS.slice(0, 4);
+/** A slice of each server's defects and look-alikes keeps the runs short; its sign-in and stack stay. */
+const ROWS_PER_SERVER = 14;
+const MODE = "http-nightly";
+const ROSTER = ["MAPPER", "API", "DBA", "TRIAGE", "REPORTER"];
+const JIRA_TOKEN_VARIABLE = "QAAS_TEST_JIRA_TOKEN";
 
 let server: PostgresServer;
 const children: ChildProcess[] = [];
+const jiras: FakeJira[] = [];
 beforeAll(async () => {
   server = await startPostgres();
+  // The corpus's PostgreSQL-backed server keeps its data here; workers and runs inherit it.
+  process.env.CORPUS_DATABASE_URL = server.url;
 }, 60_000);
 afterAll(async () => {
   stopAll();
+  await Promise.all(jiras.map((jira) => jira.close()));
   await server?.stop();
 });
 
@@ -71,40 +63,47 @@ function stopAll() {
 
 const logs: string[] = [];
 
-function project() {
+/** The four servers, written once; both projects point at the same profiles (never at once). */
+async function corpusProfiles(): Promise<string[]> {
+  const rows = SWEPT.flatMap((swept) =>
+    ALL_ROWS.filter((row) => row.server === swept.name).slice(0, ROWS_PER_SERVER),
+  );
+  const root = writeScratchCorpus(generateCorpus(rows), "qaas-queue-corpus-");
+  const profiles: string[] = [];
+  for (const swept of SWEPT) profiles.push(await writeCorpusProfile(root, swept));
+  return profiles;
+}
+
+/** A project whose tickets go to `jira`; in queue mode its artifacts are shared through a folder. */
+function project(jira: FakeJira, queued: boolean) {
   const created = tempProject();
-  created.addAgent({
-    name: "SLOWFIND",
-    yaml: {
-      description: "Finds one defect, slowly.",
-      layer: "discover",
-      phase: "discover",
-      max_turns: 5,
-      tools: ["put_artifact", "emit_envelope"],
-    },
-    playbook,
-  });
-  created.addMode("tiny", { roster: ["SLOWFIND"], budget: { usd: 1 } });
+  created.addMode(MODE, { roster: ROSTER, budget: { usd: 5 } });
   const artifacts = path.join(created.dir, "shared-artifacts");
   created.patchSystem((system) => {
-    system.queue = { artifacts: { folder: artifacts } };
+    if (queued) system.queue = { artifacts: { folder: artifacts } };
+    system.tracker = {
+      kind: "jira",
+      jira: {
+        base_url: jira.url,
+        project: "QA",
+        email: JIRA_EMAIL,
+        token: `secret_ref:${JIRA_TOKEN_VARIABLE}`,
+        issue_type: "Bug",
+      },
+    };
   });
-  fs.writeFileSync(
-    path.join(created.configDir, "targets", "queue.secrets.env"),
-    "QUEUE_TEST_SECRET=from-the-file\n",
-  );
-  const targets = TARGETS.map((name) =>
-    created.addTarget(name, {
-      source: { path: "../.." },
-      environment: { mode: "none", secrets_file: "queue.secrets.env" },
-    }),
-  );
-  return { ...created, targets, artifacts, homeOf: (id: string) => path.join(created.dir, "homes", id) };
+  return { ...created, artifacts, homeOf: (id: string) => path.join(created.dir, "homes", id) };
 }
+
+const processEnv = (extra: Record<string, string> = {}) => ({
+  ...process.env,
+  [JIRA_TOKEN_VARIABLE]: JIRA_TOKEN,
+  ...extra,
+});
 
 function worker(url: string, home: string, id: string, role: string): ChildProcess {
   const child = spawn(process.execPath, [BIN, "--home", home, "worker", "--id", id, "--role", role], {
-    env: { ...process.env, QAAS_QUEUE_URL: url, QAAS_QUEUE_LEASE_SECONDS: "3" },
+    env: processEnv({ QAAS_QUEUE_URL: url, QAAS_QUEUE_LEASE_SECONDS: "3" }),
     stdio: ["ignore", "ignore", "pipe"],
   });
   child.stderr?.on("data", (chunk: Buffer) => logs.push(`${id}: ${chunk.toString()}`));
@@ -112,7 +111,7 @@ function worker(url: string, home: string, id: string, role: string): ChildProce
   return child;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, seconds = 90): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T | undefined>, seconds = 120): Promise<T> {
   const deadline = Date.now() + seconds * 1000;
   while (Date.now() < deadline) {
     const value = await probe();
@@ -122,35 +121,65 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, secon
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** What a run scores against its target's golden ledger, keyed by target. */
+function scoresOf(home: string): Map<string, unknown> {
+  const scores = new Map<string, unknown>();
+  for (const runId of fs.readdirSync(path.join(home, "runs"))) {
+    const { scorecard } = runScoreCommand({ run: runId, home });
+    scores.set(scorecard.target, {
+      recall: scorecard.recall,
+      precision: scorecard.precision,
+      matched: scorecard.matched.map((hit) => hit.defect_id).sort(),
+      false_positives: scorecard.false_positives.map((miss) => miss.not_defect).sort(),
+    });
+  }
+  return scores;
+}
+
+/** The artifacts the run's findings cite as evidence. */
+function citedArtifactsOf(store: RunStore): string[] {
+  return store
+    .readEnvelopes()
+    .flatMap((envelope) => envelope.evidence.map((item) => item.uri ?? ""))
+    .filter((uri) => uri.startsWith("artifact://"));
+}
+
+/** Each fingerprint's tickets in the tracker; more than one would be a finding filed twice. */
+function ticketsByFingerprint(jira: FakeJira): Map<string, string[]> {
+  const tickets = new Map<string, string[]>();
+  for (const issue of jira.issues.values()) {
+    for (const label of issue.labels.filter((name) => name.startsWith("qaas-fp_"))) {
+      tickets.set(label, [...(tickets.get(label) ?? []), issue.key]);
+    }
+  }
+  return tickets;
+}
+
 describe("queue mode with processes", () => {
-  it("finishes every run of a four-target nightly through a killed worker and a killed coordinator", async () => {
-    const { home, configDir, targets, artifacts, homeOf } = project();
+  it("finishes four runs through a killed worker and a killed coordinator, scoring as embedded runs do", async () => {
+    const profiles = await corpusProfiles();
+    const queueJira = await startFakeJira();
+    const embeddedJira = await startFakeJira();
+    jiras.push(queueJira, embeddedJira);
+    const queued = project(queueJira, true);
+    const home = queued.home;
     const url = await freshDatabase(server.url);
     const database = new pg.Client({ connectionString: url });
-    const coordinator = worker(url, homeOf("coordinator-1"), "coordinator-1", "coordinator");
+    const coordinator = worker(url, queued.homeOf("coordinator-1"), "coordinator-1", "coordinator");
     const workers = ["worker-1", "worker-2", "worker-3"].map((id) =>
-      worker(url, homeOf(id), id, "invocations"),
+      worker(url, queued.homeOf(id), id, "invocations"),
     );
     try {
-      const queued = await run(
+      const swept = await execFileAsync(
         process.execPath,
-        [
-          BIN,
-          "--home",
-          home,
-          "sweep",
-          "--queue",
-          "--mode",
-          "tiny",
-          "--config",
-          configDir,
+        [BIN, "--home", home, "sweep", "--queue", "--mode", MODE, "--config", queued.configDir].concat([
           "--target",
-          ...targets,
+          ...profiles,
           "--json",
-        ],
-        { env: { ...process.env, QAAS_QUEUE_URL: url, QAAS_QUEUE_LEASE_SECONDS: "3" } },
+        ]),
+        { env: processEnv({ QAAS_QUEUE_URL: url, QAAS_QUEUE_LEASE_SECONDS: "3" }) },
       );
-      expect(JSON.parse(queued.stdout).runs).toHaveLength(4);
+      expect(JSON.parse(swept.stdout).runs).toHaveLength(4);
       await database.connect();
 
       // A worker inside an invocation: SIGKILL it, leaving its job leased.
@@ -160,11 +189,11 @@ describe("queue mode with processes", () => {
         );
         return rows[0] ? Number(rows[0].pid) : undefined;
       });
-      const victim = workers.find((child) => child.pid === busy);
-      expect(victim).toBeDefined();
+      expect(workers.find((child) => child.pid === busy)).toBeDefined();
       process.kill(busy, "SIGKILL");
 
-      // Then the coordinator, while it still has runs to finish; a second one takes them over.
+      // Then the coordinator, while it still has runs to finish (their servers still up); a second one,
+      // with a home of its own, takes them over.
       await until("a finished invocation", async () => {
         const { rows } = await database.query(
           "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'qaas-invocation' AND state = 'completed'",
@@ -172,18 +201,21 @@ describe("queue mode with processes", () => {
         return rows[0].n >= 1 ? true : undefined;
       });
       if (coordinator.pid) process.kill(coordinator.pid, "SIGKILL");
-      worker(url, homeOf("coordinator-2"), "coordinator-2", "coordinator");
+      worker(url, queued.homeOf("coordinator-2"), "coordinator-2", "coordinator");
 
-      await until(
-        "every run job completed",
+      const settled = await until(
+        "every run job settled",
         async () => {
           const { rows } = await database.query(
-            "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'qaas-run' AND state = 'completed'",
+            `SELECT count(*) FILTER (WHERE state = 'completed')::int AS completed,
+                    count(*) FILTER (WHERE state = 'failed')::int AS failed
+             FROM pgboss.job WHERE name = 'qaas-run'`,
           );
-          return rows[0].n === 4 ? true : undefined;
+          return rows[0].completed + rows[0].failed === 4 ? rows[0] : undefined;
         },
-        120,
+        480,
       );
+      expect(settled).toEqual({ completed: 4, failed: 0 });
     } finally {
       await database.end().catch(() => {});
       stopAll();
@@ -192,38 +224,78 @@ describe("queue mode with processes", () => {
       fs.writeFileSync(path.join(home, "workers.log"), logs.join(""));
     }
 
+    // The same four runs in embedded mode, one process each, filing into a tracker of their own.
+    const embedded = project(embeddedJira, false);
+    await Promise.all(
+      profiles.map((profile) =>
+        execFileAsync(
+          process.execPath,
+          [BIN, "--home", embedded.home, "run", "--mode", MODE, "--config", embedded.configDir].concat([
+            "--target",
+            profile,
+            "--json",
+          ]),
+          { env: processEnv(), maxBuffer: 64 * 1024 * 1024 },
+        ),
+      ),
+    );
+
     // Read as any machine reads them: from the queue's store.
     await copyQueueRuns(url, home);
     const runIds = fs.readdirSync(path.join(home, "runs")).sort();
     expect(runIds).toHaveLength(4);
-    // Each run's evidence reached the shared artifacts folder from whichever worker wrote it.
-    expect(runIds.map((runId) => fs.existsSync(path.join(artifacts, runId, "exchange.txt")))).toEqual(
-      runIds.map(() => true),
-    );
-    const embeddedHome = homeOf("embedded");
-    const embedded = await startRun({
-      home: embeddedHome,
-      configDir,
-      mode: "tiny",
-      target: targets[0]!,
-      json: true,
-    });
-    const embeddedFindings = RunStore.open(embeddedHome, embedded.runId)
-      .readEnvelopes()
-      .map((envelope) => envelope.dedupe.fingerprint);
     let retried = 0;
+    let citedArtifacts = 0;
     for (const runId of runIds) {
       const store = RunStore.open(home, runId);
       const { entries, warnings } = store.readLedger();
       expect(warnings).toEqual([]);
       expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1));
       expect(entries.filter((entry) => entry.kind === "run_finished")).toHaveLength(1);
-      expect(entries.filter((entry) => entry.kind === "envelope_emitted")).toHaveLength(1);
-      expect(store.readEnvelopes().map((envelope) => envelope.dedupe.fingerprint)).toEqual(embeddedFindings);
+      const emitted = entries.filter((entry) => entry.kind === "envelope_emitted");
+      const stored = store.readEnvelopes();
+      expect(new Set(stored.map((envelope) => envelope.dedupe.fingerprint)).size).toBe(stored.length);
+      expect(new Set(emitted.map((entry) => String(entry.data.fingerprint))).size).toBe(emitted.length);
       retried += entries.filter(
         (entry) => entry.kind === "job_finished" && Number(entry.data.tries) > 1,
       ).length;
+      // Whichever worker wrote a finding's evidence, it reached the shared folder.
+      const cited = citedArtifactsOf(store);
+      for (const uri of cited) {
+        const { runId: owner, segments } = parseArtifactUri(uri);
+        expect(fs.existsSync(path.join(queued.artifacts, owner, ...segments)), uri).toBe(true);
+        expect(owner).toBe(runId);
+      }
+      citedArtifacts += cited.length;
     }
     expect(retried).toBeGreaterThanOrEqual(1);
-  }, 180_000);
+    expect(citedArtifacts).toBeGreaterThan(0);
+
+    // A machine that saw none of it writes a run's report with its evidence, fetched from the shared store.
+    const reader = queued.homeOf("reader");
+    const shown = runIds.find((runId) => citedArtifactsOf(RunStore.open(home, runId)).length > 0)!;
+    const reported = await execFileAsync(
+      process.execPath,
+      [BIN, "--home", reader, "report", shown, "--queue", url, "--config", queued.configDir],
+      { env: processEnv() },
+    );
+    expect(fs.existsSync(reported.stdout.trim())).toBe(true);
+    for (const uri of citedArtifactsOf(RunStore.open(home, shown))) {
+      const { runId, segments } = parseArtifactUri(uri);
+      expect(fs.existsSync(path.join(reader, "runs", runId, "artifacts", ...segments)), uri).toBe(true);
+    }
+
+    const queuedScores = scoresOf(home);
+    expect([...queuedScores.keys()].sort()).toEqual(SWEPT.map((swept) => swept.name).sort());
+    expect(Object.fromEntries(queuedScores)).toEqual(Object.fromEntries(scoresOf(embedded.home)));
+    expect(
+      [...queuedScores.values()].some((card) => (card as { matched: string[] }).matched.length > 0),
+    ).toBe(true);
+
+    // No finding filed twice, and as many tickets as the embedded runs filed.
+    const filed = ticketsByFingerprint(queueJira);
+    expect([...filed.values()].filter((keys) => keys.length > 1)).toEqual([]);
+    expect(filed.size).toBeGreaterThan(0);
+    expect(filed.size).toBe(ticketsByFingerprint(embeddedJira).size);
+  }, 900_000);
 });

@@ -20,26 +20,64 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** The profile of a managed server on a free port, and a home of its own. */
+async function managedServer() {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-env-"));
+  const profile = profileFor({
+    name: "crashing",
+    source: {},
+    environment: {
+      mode: "managed",
+      base_url: baseUrl,
+      health_path: "/health",
+      start: { command: `"${process.execPath}" "${SERVER}"`, env: { PORT: String(port) } },
+      startup_timeout_seconds: 10,
+    },
+  });
+  return {
+    baseUrl,
+    home,
+    target: { profile, file: path.join(home, "profile.yaml"), root: home, goldenLedger: undefined },
+  };
+}
+
 describe("managed environment restart", () => {
-  it("starts a server that died again, on the same address", async () => {
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-env-"));
-    const profile = profileFor({
-      name: "crashing",
-      source: {},
-      environment: {
-        mode: "managed",
-        base_url: baseUrl,
-        health_path: "/health",
-        start: { command: `"${process.execPath}" "${SERVER}"`, env: { PORT: String(port) } },
-        startup_timeout_seconds: 10,
-      },
+  it("stops the server a killed process of the run left running elsewhere, given its pid, and starts its own", async () => {
+    const { target, baseUrl } = await managedServer();
+    const leftBehind = await prepareEnvironment(target, {
+      home: fs.mkdtempSync(path.join(os.tmpdir(), "qaas-env-")),
+      log: () => {},
     });
-    const environment = await prepareEnvironment(
-      { profile, file: path.join(home, "profile.yaml"), root: home, goldenLedger: undefined },
-      { home, log: () => {} },
-    );
+    const takingOver = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-env-"));
+    try {
+      // Another home knows nothing of that server: its address is taken.
+      await expect(prepareEnvironment(target, { home: takingOver, log: () => {} })).rejects.toThrow(
+        /something already answers/,
+      );
+      const logged: string[] = [];
+      const environment = await prepareEnvironment(target, {
+        home: takingOver,
+        leftoverPid: leftBehind.pid!,
+        log: (message) => logged.push(message),
+      });
+      try {
+        expect(environment.pid).not.toBe(leftBehind.pid);
+        expect(await isHealthy(`${baseUrl}/health`)).toBe(true);
+        expect(logged.join("\n")).toContain(`left running by an earlier run (pid ${leftBehind.pid})`);
+        expect(() => process.kill(-leftBehind.pid!, 0)).toThrow();
+      } finally {
+        await environment.stop();
+      }
+    } finally {
+      await leftBehind.stop();
+    }
+  }, 30_000);
+
+  it("starts a server that died again, on the same address", async () => {
+    const { target, baseUrl, home } = await managedServer();
+    const environment = await prepareEnvironment(target, { home, log: () => {} });
     try {
       const firstPid = environment.pid;
       await fetch(`${baseUrl}/next?to=%0D%0A`).catch(() => undefined);

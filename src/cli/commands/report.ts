@@ -11,8 +11,16 @@ export function register(program: Command): void {
     .option("--format <format>", "html, md, sarif or junit", "html")
     .option("--out <file>", "write here instead of into the run's folder")
     .option(...QUEUE_READ_OPTION)
+    .option(
+      "--config <dir>",
+      "with --queue: the configuration whose queue.artifacts store holds the run's evidence (default: the run's own, if on this machine, else the package's config/)",
+    )
     .action(
-      async (run: string, options: { format: string; out?: string; queue?: string }, command: Command) => {
+      async (
+        run: string,
+        options: { format: string; out?: string; queue?: string; config?: string },
+        command: Command,
+      ) => {
         const { resolveHome } = await import("../../store/home.ts");
         const { openRunArgument } = await import("../open-run.ts");
         const { writeReportFile } = await import("../../report/write-report-file.ts");
@@ -21,7 +29,10 @@ export function register(program: Command): void {
         parseReportFormat(options.format);
         const { copyQueueRuns } = await import("../queue-runs.ts");
         const home = resolveHome(command.optsWithGlobals<{ home?: string }>().home);
-        await copyQueueRuns(options.queue, home);
+        await copyQueueRuns(options.queue, home, {
+          artifactsOf: run,
+          ...(options.config !== undefined ? { configDir: options.config } : {}),
+        });
         const written = writeReportFile(openRunArgument(home, run), options.format, options.out);
         process.stdout.write(`${written}\n`);
       },
