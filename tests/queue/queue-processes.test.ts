@@ -20,8 +20,8 @@ import { freshDatabase } from "./queue-support.ts";
 
 // The distributed mode as it is deployed, with real processes that share nothing but the queue's
 // PostgreSQL, an artifacts folder and the team's tracker (each has a store folder of its own, as on
-// separate machines): `qaas sweep --queue` queues a run of the HTTP agents on four corpus servers of
-// different stacks (managed targets with golden ledgers), a coordinator and three workers take them, one
+// separate machines): `qaas sweep --queue` queues a nightly on four corpus servers of different stacks
+// (managed targets with golden ledgers), a coordinator and three workers take them, one
 // worker is SIGKILLed in the middle of an invocation and then the coordinator too, and a second
 // coordinator takes over. Every run still finishes, with a whole ledger and no finding stored or filed
 // twice, and each scores as the same run in embedded mode does.
@@ -31,8 +31,8 @@ const BIN = path.join(REPO_ROOT, "bin/qaas.js");
 const SWEPT = SERVERS.slice(0, 4);
 /** A slice of each server's defects and look-alikes keeps the runs short; its sign-in and stack stay. */
 const ROWS_PER_SERVER = 14;
-const MODE = "http-nightly";
-const ROSTER = ["MAPPER", "API", "DBA", "TRIAGE", "REPORTER"];
+/** The shipped nightly: every discovery agent, browser ones included, then reproduce, file and report. */
+const MODE = "nightly";
 const JIRA_TOKEN_VARIABLE = "QAAS_TEST_JIRA_TOKEN";
 
 let server: PostgresServer;
@@ -77,7 +77,6 @@ async function corpusProfiles(): Promise<string[]> {
 /** A project whose tickets go to `jira`; in queue mode its artifacts are shared through a folder. */
 function project(jira: FakeJira, queued: boolean) {
   const created = tempProject();
-  created.addMode(MODE, { roster: ROSTER, budget: { usd: 5 } });
   const artifacts = path.join(created.dir, "shared-artifacts");
   created.patchSystem((system) => {
     if (queued) system.queue = { artifacts: { folder: artifacts } };
@@ -213,7 +212,7 @@ describe("queue mode with processes", () => {
           );
           return rows[0].completed + rows[0].failed === 4 ? rows[0] : undefined;
         },
-        480,
+        600,
       );
       expect(settled).toEqual({ completed: 4, failed: 0 });
     } finally {
@@ -297,5 +296,5 @@ describe("queue mode with processes", () => {
     expect([...filed.values()].filter((keys) => keys.length > 1)).toEqual([]);
     expect(filed.size).toBeGreaterThan(0);
     expect(filed.size).toBe(ticketsByFingerprint(embeddedJira).size);
-  }, 900_000);
+  }, 1_200_000);
 });
