@@ -5,7 +5,12 @@ import os from "node:os";
 import path from "node:path";
 import { type LoadedConfig, loadConfig } from "../config/load-config.ts";
 import type { Limiter } from "../probes/http/concurrency.ts";
-import { RUN_LIMITER_KEY, runAgentBudget, targetConcurrency } from "../probes/http/run-http.ts";
+import {
+  RUN_LIMITER_KEY,
+  runAgentBudget,
+  TARGET_RESTART_KEY,
+  targetConcurrency,
+} from "../probes/http/run-http.ts";
 import type { RouterEvent } from "../router/run-state.ts";
 import { createRunContext } from "../run/run-context.ts";
 import { type SeatFactory, seatResolver } from "../run/seat-resolver.ts";
@@ -21,6 +26,7 @@ import type { InvocationJob, InvocationResult } from "./invocation-job.ts";
 import type { InvocationJobRecord, JobQueue } from "./job-queue.ts";
 import { type JobWorkspace, openJobWorkspace } from "./job-workspace.ts";
 import { artifactStoreOf } from "./shared-artifacts.ts";
+import { requestTargetRestart } from "./shared-restarts.ts";
 import { shareAgentSpend } from "./shared-spend.ts";
 
 // `qaas worker`: takes invocation jobs from the queue one at a time, runs each agent against its target
@@ -178,6 +184,16 @@ async function runInWorkspace(
     signal: options.signal,
   });
   base.shared.set(RUN_LIMITER_KEY, held.limiter);
+  // The run's coordinator holds a managed target's server: a target this job's requests kill is restarted there.
+  if (target.profile.environment.mode === "managed") {
+    base.shared.set(TARGET_RESTART_KEY, () =>
+      requestTargetRestart(options.queue.sql.bind(options.queue), {
+        runId: job.run_id,
+        requestedBy: options.workerId,
+        signal: options.signal,
+      }),
+    );
+  }
   const buffered = bufferRunContext(base);
   const tickets = {
     filed: store.readLedger().entries.filter((entry) => entry.kind === "ticket_filed").length,

@@ -9,6 +9,7 @@ import { TARGET_RESTART_KEY } from "../probes/http/run-http.ts";
 import { JobQueue, type QueueSettings } from "../queue/job-queue.ts";
 import { queueDispatcher } from "../queue/queue-dispatcher.ts";
 import { artifactStoreOf, fetchArtifacts } from "../queue/shared-artifacts.ts";
+import { type RestartServer, serveTargetRestarts } from "../queue/shared-restarts.ts";
 import { RunPublisher } from "../queue/shared-runs.ts";
 import { execute, replay } from "../router/executor.ts";
 import { initialState, type RouterEvent, type RunState } from "../router/run-state.ts";
@@ -218,6 +219,7 @@ async function drive(
   let environment: PreparedEnvironment | undefined;
   let queue: JobQueue | undefined;
   let publisher: RunPublisher | undefined;
+  let restarts: RestartServer | undefined;
   let finalState = state;
   try {
     if (options.queueUrl) {
@@ -244,10 +246,13 @@ async function drive(
     // (a failed publish is tried again as the first job goes out).
     await publisher?.push().catch(() => {});
     if (started.restart) {
-      context.shared.set(TARGET_RESTART_KEY, async () => {
+      const restart = async () => {
         await started.restart?.();
         recordStart(true);
-      });
+      };
+      context.shared.set(TARGET_RESTART_KEY, restart);
+      // In queue mode the agents that crash the target run on workers; they ask this process to restart it.
+      if (queue) restarts = serveTargetRestarts(queue.sql.bind(queue), store.runId, restart);
     }
     // env_control swaps the running target (a fix branch's build, then the checkout's again) through this.
     context.shared.set(TARGET_ENVIRONMENT_KEY, environment);
@@ -310,9 +315,11 @@ async function drive(
     });
     noteSkippedProbes(context, store, progress);
   } catch (error) {
+    await restarts?.stop();
     await queue?.close();
     throw error;
   } finally {
+    await restarts?.stop();
     await closeRunServices(context);
     if (environment) {
       await environment.stop();

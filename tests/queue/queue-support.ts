@@ -78,14 +78,13 @@ export const findingSeats = (_ref: unknown, agent: { config: { name: string } })
 /** Short leases and maintenance, so that tests see expiry and retries within seconds. */
 export const FAST_QUEUE = { leaseSeconds: 2, maintenanceSeconds: 1, tries: 3 };
 
-/** A fresh database with the queue's tables, and a client on it that closes when the test ends. */
+/** A fresh database with the queue's tables, and a few connections to it that close when the test ends. */
 export async function queueDatabase(serverUrl: string): Promise<{ url: string; sql: SqlRunner }> {
   const url = await freshDatabase(serverUrl);
   await (await JobQueue.open(url, FAST_QUEUE)).close();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  onTestFinished(() => client.end().catch(() => {}));
-  return { url, sql: async (text, values) => (await client.query(text, values)).rows };
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  onTestFinished(() => pool.end().catch(() => {}));
+  return { url, sql: async (text, values) => (await pool.query(text, values)).rows };
 }
 
 /** A run of the project's `tiny` mode coordinated here in queue mode; workers take its invocations. */
