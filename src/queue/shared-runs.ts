@@ -142,7 +142,8 @@ export async function materializeRun(sql: SqlRunner, home: string, runId: string
         last.seq,
       ])
     : [];
-  const copy = last !== undefined && shared?.line === last.line ? last.seq : undefined;
+  // A copy ending in a cut line is written anew too: appending after that line would bury it mid-file.
+  const copy = last !== undefined && !last.cut && shared?.line === last.line ? last.seq : undefined;
   const digests = await sql<{ name: string; digest: string }>(
     "SELECT name, digest FROM qaas_run_file WHERE run_id = $1 ORDER BY name",
     [runId],
@@ -201,9 +202,10 @@ function runFiles(dir: string): { name: string; file: string }[] {
 
 /**
  * The last whole entry of a ledger copy, as its line and sequence number (entries are numbered from 1
- * without gaps); undefined when there is no copy, or its end cannot be read as one.
+ * without gaps), and whether a cut line follows it; undefined when there is no copy, or its end cannot be
+ * read as one.
  */
-function lastEntry(file: string): { seq: number; line: string } | undefined {
+function lastEntry(file: string): { seq: number; line: string; cut: boolean } | undefined {
   let descriptor: number;
   try {
     descriptor = fs.openSync(file, "r");
@@ -216,10 +218,13 @@ function lastEntry(file: string): { seq: number; line: string } | undefined {
     const length = Math.min(size, LEDGER_TAIL_BYTES);
     const tail = Buffer.alloc(length);
     fs.readSync(descriptor, tail, 0, length, size - length);
-    if (tail.at(-1) !== 0x0a) return undefined;
-    const line = tail.subarray(0, -1).toString("utf8").split("\n").at(-1) ?? "";
+    // A last line cut by a crash is not an entry: the one before it is the copy's last.
+    const end = tail.lastIndexOf(0x0a);
+    if (end < 0) return undefined;
+    const line = tail.subarray(0, end).toString("utf8").split("\n").at(-1) ?? "";
     const seq = (JSON.parse(line) as { seq?: unknown }).seq;
-    return typeof seq === "number" && Number.isInteger(seq) ? { seq, line } : undefined;
+    const cut = end !== tail.length - 1;
+    return typeof seq === "number" && Number.isInteger(seq) ? { seq, line, cut } : undefined;
   } catch {
     return undefined;
   } finally {

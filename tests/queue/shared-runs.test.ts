@@ -129,6 +129,16 @@ describe("runs in the queue's store", () => {
     expect(fs.readFileSync(copy.ledgerPath, "utf8")).toBe(fs.readFileSync(store.ledgerPath, "utf8"));
     expect(fs.readFileSync(path.join(copy.dir, "report.json"), "utf8")).toBe('{ "status": "running" }\n');
 
+    // A copy whose last line a crash cut still holds every published entry: left as it is.
+    fs.appendFileSync(copy.ledgerPath, '{"seq":3,"at":"2026');
+    expect(await materializeRun(sql, elsewhere, store.runId)).toBe(false);
+    expect(copy.readLedger().entries).toHaveLength(2);
+    // Behind the store, it is written anew rather than appended to after the cut line.
+    store.append("warning", { message: "after the cut" });
+    await publisher.push();
+    expect(await materializeRun(sql, elsewhere, store.runId)).toBe(true);
+    expect(fs.readFileSync(copy.ledgerPath, "utf8")).toBe(fs.readFileSync(store.ledgerPath, "utf8"));
+
     // A copy whose last entry the store does not hold (its writer died before publishing it, and another
     // coordinator went on) is replaced by the store's ledger.
     copy.append("warning", { message: "only here" });
