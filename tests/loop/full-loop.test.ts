@@ -1,6 +1,5 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +9,7 @@ import type { LedgerEntry } from "../../src/store/ledger-kinds.ts";
 import { RunStore } from "../../src/store/run-store.ts";
 import type { FakeModelServer, ScriptedReply } from "../seats/fakes/fake-model-server.ts";
 import { startOpenAIFakeServer } from "../seats/fakes/openai-fake-server.ts";
+import { freePort } from "../support/free-port.ts";
 import { REPO_ROOT, tempProject } from "../support/temp-config.ts";
 
 // `qaas run --mode full-loop --target demo`, in process, on a throw-away git copy of the demo app, with
@@ -70,14 +70,6 @@ function demoRepository(): string {
   git("add", ".");
   git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "demo");
   return root;
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 async function demoProfile(root: string): Promise<Record<string, unknown>> {

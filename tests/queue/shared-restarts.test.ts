@@ -1,10 +1,10 @@
-import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { JobQueue } from "../../src/queue/job-queue.ts";
 import { requestTargetRestart, serveTargetRestarts } from "../../src/queue/shared-restarts.ts";
 import { runWorker } from "../../src/queue/worker.ts";
 import { RunStore } from "../../src/store/run-store.ts";
+import { freePort } from "../support/free-port.ts";
 import { REPO_ROOT, tempProject } from "../support/temp-config.ts";
 import {
   FAST_QUEUE,
@@ -19,14 +19,6 @@ import {
 
 const postgres = postgresForFile();
 const SERVER = path.join(REPO_ROOT, "tests/http/crashing-server.mjs");
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("target restarts across machines", () => {
   it("restarts once for the requests waiting together, says why it could not, and gives up on no answer", async () => {

@@ -1,24 +1,15 @@
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { isHealthy, prepareEnvironment } from "../../src/targets/environment.ts";
 import { profileFor } from "../fixtures/probe-harness.ts";
+import { freePort } from "../support/free-port.ts";
 
 // A managed target that died comes back with restart(): started again with its own command, healthy.
 
 const SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "http", "crashing-server.mjs");
-
-/** A port the OS just handed out (port 0), free again for the managed server to take. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The profile of a managed server on a free port, and a home of its own. */
 async function managedServer() {
