@@ -221,114 +221,111 @@ async function drive(
   let publisher: RunPublisher | undefined;
   let restarts: RestartServer | undefined;
   let finalState = state;
+  // The queue outlives the agents: the run is published once more after its report is written.
   try {
-    if (options.queueUrl) {
-      queue = await JobQueue.open(options.queueUrl, options.queueSettings);
-      publisher = new RunPublisher(queue.sql.bind(queue), store);
-    }
-    const leftoverPid = serverLeftRunning(store.readLedger().entries);
-    environment = await prepareEnvironment(target, {
-      home: store.home,
-      ...(leftoverPid !== undefined ? { leftoverPid } : {}),
-      log: (message) => progress.line(message),
-    });
-    const started = environment;
-    const recordStart = (restarted: boolean) =>
-      store.append("environment_started", {
-        mode: started.mode,
-        base_url: started.baseUrl ?? null,
-        pid: started.pid ?? null,
-        host: os.hostname(),
-        ...(restarted ? { restarted: true } : {}),
+    try {
+      if (options.queueUrl) {
+        queue = await JobQueue.open(options.queueUrl, options.queueSettings);
+        publisher = new RunPublisher(queue.sql.bind(queue), store);
+      }
+      const leftoverPid = serverLeftRunning(store.readLedger().entries);
+      environment = await prepareEnvironment(target, {
+        home: store.home,
+        ...(leftoverPid !== undefined ? { leftoverPid } : {}),
+        log: (message) => progress.line(message),
       });
-    recordStart(false);
-    // Whoever takes the run over must know the server is up, even if this process dies before its first job
-    // (a failed publish is tried again as the first job goes out).
-    await publisher?.push().catch(() => {});
-    if (started.restart) {
-      const restart = async () => {
-        await started.restart?.();
-        recordStart(true);
-      };
-      context.shared.set(TARGET_RESTART_KEY, restart);
-      // In queue mode the agents that crash the target run on workers; they ask this process to restart it.
-      if (queue) restarts = serveTargetRestarts(queue.sql.bind(queue), store.runId, restart);
+      const started = environment;
+      const recordStart = (restarted: boolean) =>
+        store.append("environment_started", {
+          mode: started.mode,
+          base_url: started.baseUrl ?? null,
+          pid: started.pid ?? null,
+          host: os.hostname(),
+          ...(restarted ? { restarted: true } : {}),
+        });
+      recordStart(false);
+      // Whoever takes the run over must know the server is up, even if this process dies before its first job
+      // (a failed publish is tried again as the first job goes out).
+      await publisher?.push().catch(() => {});
+      if (started.restart) {
+        const restart = async () => {
+          await started.restart?.();
+          recordStart(true);
+        };
+        context.shared.set(TARGET_RESTART_KEY, restart);
+        // In queue mode the agents that crash the target run on workers; they ask this process to restart it.
+        if (queue) restarts = serveTargetRestarts(queue.sql.bind(queue), store.runId, restart);
+      }
+      // env_control swaps the running target (a fix branch's build, then the checkout's again) through this.
+      context.shared.set(TARGET_ENVIRONMENT_KEY, environment);
+      progress.line(`run ${store.runId}: mode ${options.mode}, target ${target.profile.name}`);
+      finalState = await execute(state, firstEvent, {
+        // Tools read what the run is doing now (run-activity.ts); only this process's agents are seen.
+        observe: queue ? undefined : (current) => context.shared.set(RUN_ACTIVITY_KEY, activityOf(current)),
+        record: (kind, data) => {
+          // A per-finding agent is skipped once per finding; saying so once is enough.
+          if (kind === "agent_skipped" && !announcedSkips.has(String(data.agent))) {
+            announcedSkips.add(String(data.agent));
+            progress.line(`${String(data.agent)} skipped: ${String(data.reason)}`);
+          }
+          if (kind === "agent_dead_lettered")
+            progress.line(`${String(data.agent)} gave up: ${String(data.error)}`);
+          if (kind === "budget_exceeded")
+            progress.line(`budget reached (${String(data.scope)}): stopping dispatch`);
+          if (kind === "escalation") progress.line(`escalated to a person: ${String(data.reason)}`);
+          return store.append(kind, data);
+        },
+        dispatch: queue
+          ? queueDispatcher({
+              queue,
+              job: {
+                run_id: store.runId,
+                mode: options.mode,
+                target: target.profile.name,
+                target_file: target.file,
+                config_dir: config.dir,
+                seat: options.seat ?? null,
+              },
+              store: {
+                readEnvelopes: () => store.readEnvelopes(),
+                writeEnvelope: (envelope) => store.writeEnvelope(envelope),
+                writeRunFile: (name, content) => writeFileAtomic(path.join(store.dir, name), content),
+                record: (kind, data, agent) => context.record(kind, data, agent),
+              },
+              record: (kind, data) => context.record(kind, data),
+              settledJobs: () =>
+                new Set(
+                  store
+                    .readLedger()
+                    .entries.filter((entry) => entry.kind === "job_finished")
+                    .map((entry) => String(entry.data.job)),
+                ),
+              publish: () => publisher?.push() ?? Promise.resolve(),
+              signal,
+            })
+          : (invocation) =>
+              runInvocation(invocation, {
+                mode: options.mode,
+                config,
+                context,
+                seatFor: (agent: LoadedAgent): { seat: WorkerSeat; ref: SeatRef } => resolveSeat(agent),
+                tickets,
+                log: (message) => progress.line(message),
+                meter,
+              }),
+        signal,
+      });
+      noteSkippedProbes(context, store, progress);
+    } finally {
+      await restarts?.stop();
+      await closeRunServices(context);
+      if (environment) {
+        await environment.stop();
+        store.append("environment_stopped", { pid: environment.pid ?? null });
+      }
+      memory.close();
     }
-    // env_control swaps the running target (a fix branch's build, then the checkout's again) through this.
-    context.shared.set(TARGET_ENVIRONMENT_KEY, environment);
-    progress.line(`run ${store.runId}: mode ${options.mode}, target ${target.profile.name}`);
-    finalState = await execute(state, firstEvent, {
-      // Tools read what the run is doing now (run-activity.ts); only this process's agents are seen.
-      observe: queue ? undefined : (current) => context.shared.set(RUN_ACTIVITY_KEY, activityOf(current)),
-      record: (kind, data) => {
-        // A per-finding agent is skipped once per finding; saying so once is enough.
-        if (kind === "agent_skipped" && !announcedSkips.has(String(data.agent))) {
-          announcedSkips.add(String(data.agent));
-          progress.line(`${String(data.agent)} skipped: ${String(data.reason)}`);
-        }
-        if (kind === "agent_dead_lettered")
-          progress.line(`${String(data.agent)} gave up: ${String(data.error)}`);
-        if (kind === "budget_exceeded")
-          progress.line(`budget reached (${String(data.scope)}): stopping dispatch`);
-        if (kind === "escalation") progress.line(`escalated to a person: ${String(data.reason)}`);
-        return store.append(kind, data);
-      },
-      dispatch: queue
-        ? queueDispatcher({
-            queue,
-            job: {
-              run_id: store.runId,
-              mode: options.mode,
-              target: target.profile.name,
-              target_file: target.file,
-              config_dir: config.dir,
-              seat: options.seat ?? null,
-            },
-            store: {
-              readEnvelopes: () => store.readEnvelopes(),
-              writeEnvelope: (envelope) => store.writeEnvelope(envelope),
-              writeRunFile: (name, content) => writeFileAtomic(path.join(store.dir, name), content),
-              record: (kind, data, agent) => context.record(kind, data, agent),
-            },
-            record: (kind, data) => context.record(kind, data),
-            settledJobs: () =>
-              new Set(
-                store
-                  .readLedger()
-                  .entries.filter((entry) => entry.kind === "job_finished")
-                  .map((entry) => String(entry.data.job)),
-              ),
-            publish: () => publisher?.push() ?? Promise.resolve(),
-            signal,
-          })
-        : (invocation) =>
-            runInvocation(invocation, {
-              mode: options.mode,
-              config,
-              context,
-              seatFor: (agent: LoadedAgent): { seat: WorkerSeat; ref: SeatRef } => resolveSeat(agent),
-              tickets,
-              log: (message) => progress.line(message),
-              meter,
-            }),
-      signal,
-    });
-    noteSkippedProbes(context, store, progress);
-  } catch (error) {
-    await restarts?.stop();
-    await queue?.close();
-    throw error;
-  } finally {
-    await restarts?.stop();
-    await closeRunServices(context);
-    if (environment) {
-      await environment.stop();
-      store.append("environment_stopped", { pid: environment.pid ?? null });
-    }
-    memory.close();
-  }
 
-  try {
     // Workers on other machines published their artifacts to the shared store: the report cites them.
     if (queue) await fetchRunArtifacts(config, store, progress);
     let finalCatch: FinalCatch | undefined;
