@@ -70,7 +70,8 @@ describe("probe_injection across contexts, error styles and input locations", ()
       "GET /v/search",
       "GET /v/sorted",
       "POST /v/filter",
-      "POST /v/lookup",
+      "POST /v/query",
+      "POST /v/redeem",
       "POST /v/sign-in",
       "POST /v/upload",
     ]);
@@ -85,7 +86,8 @@ describe("probe_injection across contexts, error styles and input locations", ()
     expect(title("GET /v/page")).toMatch(/query limit .*\(blind-error\)/);
     expect(title("POST /v/filter")).toMatch(/body filter\.tags\.0 /);
     expect(title("POST /v/upload")).toMatch(/body title /);
-    expect(title("POST /v/lookup")).toMatch(/body code .*\(time-based\)/);
+    expect(title("POST /v/redeem")).toMatch(/body code .*\(time-based\)/);
+    expect(title("POST /v/query")).toMatch(/body code .*\(boolean\)/);
   });
 
   it("rules out the endpoint without SQL that answers 500 to an odd number of quotes", () => {
@@ -96,7 +98,7 @@ describe("probe_injection across contexts, error styles and input locations", ()
   it("gives each finding a generated test that fails while the flaw is there", async () => {
     expect(await failingTestOutput(finding("GET /v/items")!)).toMatch(/must answer alike/);
     expect(await failingTestOutput(finding("GET /v/by-tag")!)).toMatch(/input must never reach the SQL text/);
-    expect(await failingTestOutput(finding("POST /v/lookup")!)).toMatch(
+    expect(await failingTestOutput(finding("POST /v/redeem")!)).toMatch(
       /an SQL sleep in the input must not delay/,
     );
   });

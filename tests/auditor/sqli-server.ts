@@ -59,7 +59,8 @@ export const sqliDocument = {
     "/v/by-pref": get([{ name: "pref", in: "cookie", schema: text }]),
     "/v/filter": post("application/json", tagsFilter),
     "/v/upload": post("multipart/form-data", upload),
-    "/v/lookup": post("application/json", lookup),
+    "/v/redeem": post("application/json", lookup),
+    "/v/query": post("application/json", lookup),
     "/v/sign-in": post("application/json", signIn),
     "/s/items": get([query("name")]),
     "/s/items/{id}": get(idPath),
@@ -70,7 +71,8 @@ export const sqliDocument = {
     "/s/echo": get([query("text")]),
     "/s/strict": get([query("id")]),
     "/s/filter": post("application/json", tagsFilter),
-    "/s/lookup": post("application/json", lookup),
+    "/s/redeem": post("application/json", lookup),
+    "/s/query": post("application/json", lookup),
     "/s/sign-in": post("application/json", signIn),
   },
 };
@@ -176,8 +178,9 @@ export async function startSqliServer(): Promise<SqliServer> {
       const title = /name="title"\r\n\r\n([^\r]*)\r\n/.exec(body)?.[1] ?? "";
       return bare500(() => rows(`SELECT ${columns} FROM items WHERE (name = '${title}')`));
     }
-    if (method === "POST" && path === "/v/lookup") {
-      // Errors swallowed and a code that matches nothing: every answer is the same empty list.
+    if (method === "POST" && (path === "/v/redeem" || path === "/v/query")) {
+      // Errors swallowed and a code that matches nothing: every answer is the same empty list. A POST named
+      // like a read (`query`) may be widened by OR; one that may write (`redeem`) is only ever timed.
       const code = String((JSON.parse(body) as { code?: unknown }).code ?? "");
       return swallowed(() => rows(`SELECT ${columns} FROM items WHERE (name = '${code}' AND price >= 0)`), {
         status: 200,
@@ -268,7 +271,7 @@ export async function startSqliServer(): Promise<SqliServer> {
         body: { items: rows(`SELECT ${columns} FROM items WHERE tag IN (${marks})`, ...tags) },
       };
     }
-    if (method === "POST" && path === "/s/lookup") {
+    if (method === "POST" && (path === "/s/redeem" || path === "/s/query")) {
       const code = String((JSON.parse(body) as { code?: unknown }).code ?? "");
       return {
         status: 200,

@@ -68,7 +68,7 @@ export interface BooleanPair {
   name: string;
   truthy: string;
   falsy: string;
-  /** OR widens the query to every row: only sent where the request cannot write (a GET). */
+  /** OR widens the query to every row: only sent where the request cannot write (see `mayWiden`). */
   widens: boolean;
 }
 

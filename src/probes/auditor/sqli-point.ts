@@ -144,14 +144,23 @@ function isRead(operation: Operation): boolean {
   return ["GET", "HEAD"].includes(operation.method.toUpperCase());
 }
 
+// The last fixed segment of a POST that reads: a search with a body too rich for a query string
+// (`POST /orders/search`, Elasticsearch's `_search`), not a form that saves something.
+const READ_ENDPOINT =
+  /(^|[/_-])(search|searches|query|queries|filter|filters|find|lookup|list|browse|autocomplete|suggest|typeahead)$/i;
+
 /**
  * OR widens a query to every row: harmless in a read, not in an UPDATE, so only where nothing is written —
- * a GET (or GraphQL query) not named like an action.
+ * a GET (or GraphQL query) not named like an action, or a POST whose path ends in a read such as `search`.
  */
-function mayWiden(operation: Operation): boolean {
+export function mayWiden(operation: Operation): boolean {
   if (operation.graphql)
     return operation.graphql.kind === "query" && !namedLikeAction(operation.graphql.field);
-  return ["GET", "HEAD"].includes(operation.method.toUpperCase()) && !namedLikeAction(operation.path);
+  if (namedLikeAction(operation.path)) return false;
+  const method = operation.method.toUpperCase();
+  if (method === "GET" || method === "HEAD") return true;
+  const fixed = operation.path.replace(/\/+$/, "").replace(/\/\{[^}]*\}$/, "");
+  return method === "POST" && READ_ENDPOINT.test(fixed);
 }
 
 /** Whether a path or field name (`/orders/cancel`, `markPaid`) names an action, so a GET of it may write. */
