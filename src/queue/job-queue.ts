@@ -12,6 +12,7 @@ import {
 import { describeQueueUrl } from "./queue-url.ts";
 import { SHARED_MAPS_SCHEMA } from "./shared-maps.ts";
 import { SHARED_MEMORY_SCHEMA } from "./shared-memory.ts";
+import { SHARED_ONCE_SCHEMA } from "./shared-once.ts";
 import { SHARED_RESTARTS_SCHEMA } from "./shared-restarts.ts";
 import { SHARED_RUNS_SCHEMA } from "./shared-runs.ts";
 import { SHARED_SPEND_SCHEMA } from "./shared-spend.ts";
@@ -95,6 +96,7 @@ export class JobQueue {
         SHARED_MAPS_SCHEMA,
         SHARED_SPEND_SCHEMA,
         SHARED_RESTARTS_SCHEMA,
+        SHARED_ONCE_SCHEMA,
       ]) {
         await boss.getDb().executeSql(schema, []);
       }

@@ -19,6 +19,7 @@ import { loadTarget } from "../targets/load-target.ts";
 import { loadProfileSecrets } from "../targets/secrets.ts";
 import type { LoadedTarget } from "../tools/context.ts";
 import { closeRunServices } from "../tools/run-end.ts";
+import { RUN_ONCE_KEY, type RunOnce } from "../tools/run-once.ts";
 import { abortablePause } from "./abortable-pause.ts";
 import { bufferRunContext } from "./buffered-context.ts";
 import { FleetHold } from "./fleet-limits.ts";
@@ -26,6 +27,7 @@ import type { InvocationJob, InvocationResult } from "./invocation-job.ts";
 import type { InvocationJobRecord, JobQueue } from "./job-queue.ts";
 import { type JobWorkspace, openJobWorkspace } from "./job-workspace.ts";
 import { artifactStoreOf } from "./shared-artifacts.ts";
+import { runOnceShared } from "./shared-once.ts";
 import { requestTargetRestart } from "./shared-restarts.ts";
 import { shareAgentSpend } from "./shared-spend.ts";
 
@@ -194,6 +196,14 @@ async function runInWorkspace(
       }),
     );
   }
+  // What the run's agents do once for all (a reset before a phase's tests) is agreed through the queue.
+  const runOnceAcrossWorkers: RunOnce = (key, work, { staleAfterMs }) =>
+    runOnceShared(
+      options.queue.sql.bind(options.queue),
+      { runId: job.run_id, key, claimedBy: options.workerId, staleAfterMs, signal: options.signal },
+      work,
+    );
+  base.shared.set(RUN_ONCE_KEY, runOnceAcrossWorkers);
   const buffered = bufferRunContext(base);
   const tickets = {
     filed: store.readLedger().entries.filter((entry) => entry.kind === "ticket_filed").length,

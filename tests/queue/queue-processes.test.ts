@@ -20,7 +20,7 @@ import { freshDatabase } from "./queue-support.ts";
 
 // The distributed mode as it is deployed, with real processes that share nothing but the queue's
 // PostgreSQL, an artifacts folder and the team's tracker (each has a store folder of its own, as on
-// separate machines): `qaas sweep --queue` queues a nightly of the HTTP agents on four corpus servers of
+// separate machines): `qaas sweep --queue` queues the shipped nightly on four corpus servers of
 // different stacks (managed targets with golden ledgers), a coordinator and three workers take them, one
 // worker is SIGKILLed in the middle of an invocation and then the coordinator too, and a second
 // coordinator takes over. Every run still finishes, with a whole ledger and no finding stored or filed
@@ -31,13 +31,8 @@ const BIN = path.join(REPO_ROOT, "bin/qaas.js");
 const SWEPT = SERVERS.slice(0, 4);
 /** A slice of each server's defects and look-alikes keeps the runs short; its sign-in and stack stay. */
 const ROWS_PER_SERVER = 14;
-/**
- * The agents that work over HTTP, then filing and the report. With the shipped nightly's whole roster (the
- * browser agents and LOAD too, eight runs on two cores) the scores differed on one or two timing-sensitive
- * SQL injections in two of three tries, either way round: load, not the queue, decides those.
- */
-const MODE = "http-nightly";
-const ROSTER = ["MAPPER", "API", "DBA", "TRIAGE", "REPORTER"];
+/** The shipped nightly, every agent of its roster (the browser's and LOAD's too). */
+const MODE = "nightly";
 const JIRA_TOKEN_VARIABLE = "QAAS_TEST_JIRA_TOKEN";
 
 let server: PostgresServer;
@@ -82,7 +77,6 @@ async function corpusProfiles(): Promise<string[]> {
 /** A project whose tickets go to `jira`; in queue mode its artifacts are shared through a folder. */
 function project(jira: FakeJira, queued: boolean) {
   const created = tempProject();
-  created.addMode(MODE, { roster: ROSTER, budget: { usd: 5 } });
   const artifacts = path.join(created.dir, "shared-artifacts");
   created.patchSystem((system) => {
     if (queued) system.queue = { artifacts: { folder: artifacts } };

@@ -3,6 +3,7 @@ import { isHealthy, runCommand } from "../../targets/environment.ts";
 import type { ToolContext } from "../context.ts";
 import { currentEnvironment, runningSource, swapTarget } from "../environment-swap.ts";
 import { err, ok, type ToolResult } from "../result.ts";
+import { runOnce } from "../run-once.ts";
 import { defineTool } from "../tool.ts";
 import { checkOut, openWorkspace } from "../vcs/worktrees.ts";
 
@@ -55,14 +56,12 @@ const reset = defineTool({
   actions: commandOf("reset"),
   run(input, context) {
     if (input.once === undefined) return runStep("reset", context);
-    // Agents of one phase run side by side: one reset serves them all, and none starts before it is done.
-    const key = `env_control:reset:${input.once}`;
-    let pending = context.shared.get(key) as Promise<ToolResult> | undefined;
-    if (!pending) {
-      pending = runStep("reset", context);
-      context.shared.set(key, pending);
-    }
-    return pending;
+    // Agents of one phase run side by side, perhaps on several workers: one reset serves them all, and
+    // none starts before it is done (a second reset would pull the data from under another's test).
+    const timeoutSeconds = context.target?.profile.environment.reset?.timeout_seconds ?? 60;
+    return runOnce(context, `env_control:reset:${input.once}`, () => runStep("reset", context), {
+      staleAfterMs: (timeoutSeconds + 30) * 1000,
+    });
   },
 });
 
