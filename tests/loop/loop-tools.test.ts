@@ -6,7 +6,9 @@ import os, { availableParallelism } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DefectEnvelope } from "../../src/envelope/envelope.ts";
+import { renderBrowserTest } from "../../src/probes/browser/browser-test.ts";
 import { TIMED_MARK } from "../../src/probes/evidence/failing-test.ts";
+import { findChromium } from "../../src/probes/traffic/chromium.ts";
 import { TargetProfileSchema } from "../../src/targets/profile-schema.ts";
 import { invokeTool } from "../../src/tools/invoke-tool.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
@@ -35,6 +37,10 @@ beforeAll(async () => {
         browserNow -= 1;
         response.writeHead(200).end("{}");
       }, 800);
+    }
+    if (request.url === "/console-error") {
+      response.writeHead(200, { "content-type": "text/html" });
+      return response.end("<!doctype html><title>x</title><script>console.error('boom ' + 42)</script>");
     }
     if (request.url === "/timed") {
       timedNow += 1;
@@ -240,6 +246,38 @@ test("the page works", async () => {
     expect(browserMost).toBeLessThanOrEqual(availableParallelism());
     await closeRunServices(run);
   }, 60_000);
+
+  it("connect to one browser the run keeps for them instead of launching one per run", async () => {
+    // Every Chromium started goes through this wrapper, which counts it.
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-chromium-"));
+    const launches = path.join(folder, "launches.log");
+    const wrapper = path.join(folder, "chromium");
+    fs.writeFileSync(wrapper, `#!/bin/sh\necho launch >> "${launches}"\nexec ${findChromium()} "$@"\n`, {
+      mode: 0o755,
+    });
+    const previous = process.env.QAAS_CHROMIUM;
+    process.env.QAAS_CHROMIUM = wrapper;
+    try {
+      const run = context({ tools: ["run_n_times"] });
+      const test = renderBrowserTest(
+        {
+          title: "Console error on /console-error",
+          baseUrl,
+          role: "anonymous",
+          assertion: { kind: "console-error", page: "/console-error", signature: "boom {n}" },
+        },
+        "console-error",
+      );
+      storeTests(run, ["env-c1"], test.content, "GET /console-error");
+      const result = await invokeTool("run_n_times", { finding_id: "env-c1" }, run, "reproducer-c1");
+      expect(result).toMatchObject({ ok: true, data: { times: 3, failed: 3, own_assertion: true } });
+      expect(fs.readFileSync(launches, "utf8").trim().split("\n")).toHaveLength(1);
+      await closeRunServices(run);
+    } finally {
+      if (previous === undefined) delete process.env.QAAS_CHROMIUM;
+      else process.env.QAAS_CHROMIUM = previous;
+    }
+  }, 120_000);
 });
 
 describe("a generated HTTP test that names the user it sends as", () => {

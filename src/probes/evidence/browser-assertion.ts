@@ -11,13 +11,21 @@ export function needsBrowser(assertions: ReadonlyArray<{ kind: string }>): boole
 
 export const BROWSER_IMPORT = 'import { chromium } from "playwright-core";';
 
+/**
+ * How a generated test gets its browser: a launch, as a person runs it, or a connection to the browser
+ * server qaas keeps for its own runs of the tests (`QAAS_BROWSER_WS`), which spares a launch per run.
+ */
+export const OPEN_BROWSER = `process.env.QAAS_BROWSER_WS
+    ? await chromium.connect(process.env.QAAS_BROWSER_WS)
+    : await chromium.launch({
+        executablePath: process.env.QAAS_CHROMIUM ?? "/usr/bin/chromium",
+        args: ["--no-sandbox", "--disable-dev-shm-usage"],
+      })`;
+
 export const BROWSER_HELPERS = String.raw`
 // Needs playwright-core and a Chromium (QAAS_CHROMIUM, default /usr/bin/chromium).
 async function renderedElements(steps, path, user, tag) {
-  const browser = await chromium.launch({
-    executablePath: process.env.QAAS_CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-dev-shm-usage"],
-  });
+  const browser = ${OPEN_BROWSER};
   try {
     const headers = {};
     let url = new URL(fill(steps, path), BASE_URL).toString();

@@ -17,6 +17,7 @@ import {
   materialiseTest,
   repeatCommand,
 } from "../testing/finding-test.ts";
+import { testBrowserEndpoint } from "../testing/test-browser.ts";
 import { runTestProcess } from "../testing/test-process.ts";
 import { outcomeOf, parseTap, parseVitestJson, reasonOf, type TestOutcome } from "../testing/test-results.ts";
 import { defineTool } from "../tool.ts";
@@ -52,8 +53,10 @@ export async function runFindingTest(
   const file = materialiseTest(test, findingId, context);
   const command = repeatCommand(file, options.times);
   const baseUrl = context.target?.profile.environment.base_url;
+  const browserServer = drivesBrowser(test.source) ? await testBrowserEndpoint(context) : undefined;
   const env = {
     ...(baseUrl ? { QAAS_BASE_URL: baseUrl } : {}),
+    ...(browserServer ? { QAAS_BROWSER_WS: browserServer } : {}),
     ...(await sessionEnvOf(test.source, context)),
   };
   const runTest = () =>
@@ -120,8 +123,9 @@ async function sessionEnvOf(source: string, context: ToolContext): Promise<Recor
   return roleSessionEnv(webRoles(context, target).roles, role);
 }
 
-// Each browser test launches a Chromium of its own: several at once on a small machine thrash (five at once
-// took 15-20 s a run on two cores, where one alone takes about 3), so they take turns, one per core.
+// Each browser test renders its page in a context of its own (in the run's test browser, or a Chromium it
+// launches): several at once on a small machine thrash (five at once took 15-20 s a run on two cores, where
+// one alone takes about 3), so they take turns, one per core.
 async function inBrowserTurn<T>(context: ToolContext, work: () => Promise<T>): Promise<T> {
   const release = await sharedLimiter(
     context.shared,
