@@ -24,6 +24,7 @@ beforeAll(async () => {
     baseUrl: shop.baseUrl,
     document,
     extraOperations: SOURCE_TEMPLATES.map((template) => undocumented("GET", template)),
+    pages: [{ path: "/invoices/6", status: 200, links: [], forms: [], roles: ["anonymous"] }],
   });
   const profile = profileFor({
     name: "shop",
@@ -105,9 +106,15 @@ describe("check_navigation: undiscoverable-feature", () => {
 
 describe("check_navigation: dead-end", () => {
   it("flags a reached page with no way on, confirmed on a second page of its template", () => {
-    expect(flagged("dead-end")).toEqual(["/receipts/{id}"]);
-    const receipt = candidates.find((draft) => draft.defect_class === "dead-end");
+    expect(flagged("dead-end")).toEqual(["/invoices/{id}", "/receipts/{id}"]);
+    const receipt = candidates.find((draft) => draft.location.value === "/receipts/{id}");
     expect(receipt?.summary).toMatch(/a second page of the same template, \/receipts\/\d/);
+  });
+
+  it("confirms on a second record's page the walk did not open, known from the crawl", () => {
+    const invoice = candidates.find((draft) => draft.location.value === "/invoices/{id}");
+    expect(invoice?.summary).toMatch(/a second page of the same template, \/invoices\/6/);
+    expect(invoice?.confidence).toBe(0.75);
   });
 
   it("does not flag a print page with a back link nor a page whose button goes back", () => {

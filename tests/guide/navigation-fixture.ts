@@ -58,12 +58,15 @@ const ROUTES: Record<string, () => { status?: number; type?: string; body: strin
   "/orders": () => ({
     body: page(
       "Orders",
-      `${NAV}<a href="/receipts/7">Receipt 7</a> <a href="/receipts/8">Receipt 8</a> <a href="/notices/3">Notice</a> <a href="/labels/7" target="_blank">Label</a>`,
+      `${NAV}<a href="/receipts/7">Receipt 7</a> <a href="/receipts/8">Receipt 8</a> <a href="/notices/3">Notice</a> <a href="/labels/7" target="_blank">Label</a> <a href="/invoices/5">Invoice</a>`,
     ),
   }),
   "/receipts/7": () => ({ body: page("Receipt", `<h1>Receipt 7</h1><p>Total 12.00</p>`) }),
   "/receipts/8": () => ({ body: page("Receipt", `<h1>Receipt 8</h1><p>Total 80.00</p>`) }),
   "/labels/7": () => ({ body: page("Label", `<pre>SHIP TO: 7</pre>`) }),
+  // A dead end whose second record's page no link in the UI leads to: the crawl mapped it.
+  "/invoices/5": () => ({ body: page("Invoice", `<h1>Invoice 5</h1><p>Due 12.00</p>`) }),
+  "/invoices/6": () => ({ body: page("Invoice", `<h1>Invoice 6</h1><p>Due 80.00</p>`) }),
   "/notices/3": () => ({
     body: page("Notice", `<h1>Notice</h1><button onclick="history.back()">Back</button>`),
   }),
@@ -131,6 +134,7 @@ export const SOURCE_TEMPLATES = [
   "/settings/advanced",
   "/orders",
   "/receipts/{id}",
+  "/invoices/{id}",
   "/notices/{id}",
   "/labels/{id}",
   "/help",

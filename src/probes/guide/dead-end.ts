@@ -1,5 +1,6 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { browserSessionFor } from "../browser/browser-session.ts";
+import { mayFollow } from "../pages/urls.ts";
 import { guideFinding } from "./guide-finding.ts";
 import { type GuideScope, userOf } from "./guide-scope.ts";
 import { getPageTemplates, hasParameters, mayBeFeaturePage, pathOnly, templateOf } from "./path-templates.ts";
@@ -10,8 +11,9 @@ import type { RoleGraph } from "./ui-graph.ts";
 // dead-end: a page reached from the UI entry that offers no way on and no way back: in the rendered DOM
 // no same-origin link other than itself, no form, no navigation landmark, and no button or clickable
 // element a script could navigate with. Only the browser's view counts (a script may render the menu), so
-// the check does not run on the crawl fallback. Confirmed on a second instance of the same template, or,
-// when the walk saw only one, on a fresh load of the same page.
+// the check does not run on the crawl fallback. Confirmed on a second instance of the same template (one
+// the walk opened, else one it saw linked or the crawl mapped for the role), or, when there is none, on a
+// fresh load of the same page.
 
 export interface DeadEndStats {
   pages_judged: number;
@@ -99,17 +101,28 @@ async function confirmDeadEnd(
 ): Promise<EnvelopeDraft | string> {
   const role = scope.roles.find((each) => each.role === walk.role);
   if (!role) return "role not available";
-  const sibling = walk.pages.find(
+  const opened = walk.pages.find(
     (other) =>
       other !== page &&
       isJudgeable(other) &&
       pathOnly(other.finalPath) !== pathOnly(page.finalPath) &&
       templateOf(other.finalPath, templates) === template,
-  );
-  const second = sibling?.finalPath ?? page.finalPath;
+  )?.finalPath;
   const session = browserSessionFor(scope.run.context);
   const browsing = await session.context(role, scope.graph.origin);
-  const again = await renderPage(session, browsing, scope.graph.origin, second, { screenshot: true });
+  const load = (path: string) =>
+    renderPage(session, browsing, scope.graph.origin, path, { screenshot: true });
+  // A walk cut short by its time bound may not have opened a second record's page although it saw one
+  // linked (or the crawl mapped one for the role): that page is opened now, and only if it does not answer
+  // a page is the same page loaded afresh instead.
+  const unopened = opened ? undefined : otherInstance(scope, walk, page, template, templates);
+  let sibling = opened ?? unopened;
+  let again = await load(sibling ?? page.finalPath);
+  if (unopened && !isJudgeable(again.page)) {
+    sibling = undefined;
+    again = await load(page.finalPath);
+  }
+  const second = sibling ?? page.finalPath;
   if (!isJudgeable(again.page)) return "the second load did not answer a page";
   const offered = wayOn(again.page);
   if (offered) return `the second load offers ${offered}`;
@@ -148,6 +161,29 @@ async function confirmDeadEnd(
       ...(sibling ? [`Open ${second}: the same.`] : []),
     ],
   });
+}
+
+/** Another page of the template the role saw linked or was mapped to, not opened by the walk. */
+function otherInstance(
+  scope: GuideScope,
+  walk: RoleGraph,
+  page: RenderedPage,
+  template: string,
+  templates: readonly string[],
+): string | undefined {
+  const mapped = scope.run.map.pages
+    .filter((each) => (each.status ?? 200) < 400 && (!each.roles?.length || each.roles.includes(walk.role)))
+    .map((each) => each.path);
+  const seen = [...walk.reached, ...walk.pages.flatMap((each) => each.links), ...mapped];
+  const self = pathOnly(page.finalPath);
+  return seen.find(
+    (path) =>
+      path.startsWith("/") &&
+      mayFollow(path) &&
+      pathOnly(path) !== self &&
+      pathOnly(path) !== pathOnly(page.path) &&
+      templateOf(path, templates) === template,
+  );
 }
 
 function summaryOf(page: RenderedPage) {
