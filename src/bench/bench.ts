@@ -11,7 +11,7 @@ import { loadTarget } from "../targets/load-target.ts";
 import { parseBenchArgs } from "./bench-args.ts";
 import { round } from "./bench-numbers.ts";
 import { measureStaticInventory, writeSyntheticRepository } from "./inventory-bench.ts";
-import { descendantsMemoryMib, groupCpuSeconds } from "./process-sampler.ts";
+import { groupCpuSeconds, sampleDescendants } from "./process-sampler.ts";
 
 // The benchmark: one builtin run against a target (the bundled demo by default) in a fresh store, with
 // wall time per agent, requests sent (counted at fetch), requests per second, peak memory, findings and
@@ -87,6 +87,8 @@ const pidFile = path.join(home, "environments", `${target.profile.name}.pid`);
 let targetCpuSeconds: number | undefined;
 // The browser (Chromium and its renderers) runs as qaas's child processes: its memory is sampled apart.
 let browserPeakMib = 0;
+// Each browser launched (the run closes it when no agent needs it), by its first process: its CPU so far.
+const browserCpuSeconds = new Map<number, number>();
 let childrenPeakMib = 0;
 // qaas and every process it started (the managed target apart) at one instant: the machine's real peak,
 // which the three separate peaks above would overstate (they need not coincide).
@@ -95,8 +97,10 @@ const sampler = setInterval(() => {
   const group = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8")) : Number.NaN;
   const seconds = Number.isInteger(group) ? groupCpuSeconds(group) : undefined;
   if (seconds !== undefined) targetCpuSeconds = Math.max(targetCpuSeconds ?? 0, seconds);
-  const children = descendantsMemoryMib(process.pid, Number.isInteger(group) ? group : undefined);
+  const children = sampleDescendants(process.pid, Number.isInteger(group) ? group : undefined);
   browserPeakMib = Math.max(browserPeakMib, children.browser);
+  for (const [browser, seconds] of children.browserCpu)
+    browserCpuSeconds.set(browser, Math.max(browserCpuSeconds.get(browser) ?? 0, seconds));
   childrenPeakMib = Math.max(childrenPeakMib, children.other);
   const qaasMib = process.memoryUsage.rss() / (1024 * 1024);
   togetherPeakMib = Math.max(togetherPeakMib, qaasMib + children.browser + children.other);
@@ -187,6 +191,8 @@ const result = {
   per_agent_seconds: Object.fromEntries([...agentSeconds].map(([agent, seconds]) => [agent, round(seconds)])),
   cpu_seconds: round(cpuSeconds),
   target_cpu_seconds: targetCpuSeconds === undefined ? null : round(targetCpuSeconds),
+  /** Chromium's processes (every browser launched, the generated tests' included), sampled every half second. */
+  browser_cpu_seconds: round([...browserCpuSeconds.values()].reduce((sum, seconds) => sum + seconds, 0)),
   /** The share of the run's wall time qaas spent not computing: waiting on the target, sockets, timers. */
   waiting_share: round(Math.max(0, 1 - cpuSeconds / wallSeconds)),
   requests,
@@ -197,6 +203,8 @@ const result = {
   browser_peak_pss_mib: round(browserPeakMib),
   /** Pages the run's browser visited (main-frame navigations), and per minute a page of it was open. */
   browser_pages: browsingTally.pages,
+  /** Tabs opened for them (tabs are reused: see BrowserSession.borrowPage). */
+  browser_tabs: browsingTally.tabs,
   browser_seconds: round(browsingTally.browsingMs / 1000),
   browser_pages_per_minute: pagesPerMinute === null ? null : round(pagesPerMinute),
   /** Other child processes together at their largest (PSS): generated tests, channel scripts, tool commands. */
@@ -226,11 +234,11 @@ if (values.json) {
     ...Object.entries(result.per_agent_seconds).map(
       ([agent, seconds]) => `  ${agent.padEnd(18)} ${seconds}s`,
     ),
-    `CPU time             qaas ${result.cpu_seconds}s, target ${result.target_cpu_seconds ?? "—"}s; qaas waited ${Math.round(result.waiting_share * 100)}% of the wall time`,
+    `CPU time             qaas ${result.cpu_seconds}s, target ${result.target_cpu_seconds ?? "—"}s, browser ${result.browser_cpu_seconds}s; qaas waited ${Math.round(result.waiting_share * 100)}% of the wall time`,
     `requests sent        ${requests} (${result.requests_per_second}/s while agents ran)`,
     `SQL statements run   ${queries ?? "— (the profile names no statement log)"}`,
     `peak memory          ${result.peak_rss_mib} MiB qaas (RSS), ${result.browser_peak_pss_mib} MiB browser, ${result.children_peak_pss_mib} MiB other child processes (PSS); ${result.together_peak_mib} MiB at once`,
-    `browser              ${result.browser_pages} page(s) visited in ${result.browser_seconds}s with a page open (${result.browser_pages_per_minute ?? "—"}/min), peak ${result.browser_peak_pss_mib} MiB (PSS)`,
+    `browser              ${result.browser_pages} page(s) visited in ${result.browser_tabs} tab(s), in ${result.browser_seconds}s with a page open (${result.browser_pages_per_minute ?? "—"}/min), peak ${result.browser_peak_pss_mib} MiB (PSS)`,
     `measurement windows  ${windows ? `${windows.windows} opened: ${round((windows.held_ms ?? 0) / 1000)}s measuring, ${round((windows.drain_ms ?? 0) / 1000)}s waiting for others' requests to finish first` : "—"}`,
     "slowest requests     (seconds to the answer, summed)",
     ...result.slowest_requests.map(

@@ -9,6 +9,8 @@ interface ProcessStat {
   group: number;
   /** User + system CPU, in clock ticks. */
   ticks: number;
+  /** The same plus that of its children that ended and were waited for. */
+  treeTicks: number;
   /** Resident pages. */
   rssPages: number;
   /** The executable's name (comm), e.g. `chromium`, `node`. */
@@ -30,6 +32,7 @@ function processes(): ProcessStat[] {
         ppid: Number(fields[1]),
         group: Number(fields[2]),
         ticks: Number(fields[11]) + Number(fields[12]),
+        treeTicks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]),
         rssPages: Number(fields[21]),
       });
     } catch {
@@ -59,24 +62,36 @@ export function groupCpuSeconds(group: number): number | undefined {
 
 /**
  * Memory (MiB) of the descendants of `root` outside process group `exclude` (the managed target, which
- * qaas also starts): the browser's processes apart from the rest (generated tests, scripts). Each process
+ * qaas also starts): the browser's processes apart from the rest (generated tests, scripts); and the CPU
+ * seconds of each browser launched. Each process
  * counts its proportional share (PSS): Chromium's processes share most of their pages, and summing their
  * resident sizes would count those pages once per process.
  */
-export function descendantsMemoryMib(root: number, exclude?: number): { browser: number; other: number } {
+export function sampleDescendants(
+  root: number,
+  exclude?: number,
+): { browser: number; other: number; browserCpu: Map<number, number> } {
   const all = processes();
   const children = new Map<number, ProcessStat[]>();
   for (const process of all) children.set(process.ppid, [...(children.get(process.ppid) ?? []), process]);
   const pages = { browser: 0, other: 0 };
-  const queue = (children.get(root) ?? []).map((process) => ({ process, inBrowser: false }));
+  // Per launched browser (its first process), the CPU seconds of its processes so far: live ones and those
+  // that ended (a renderer's time moves to the process that waited for it), so it only grows.
+  const browserCpu = new Map<number, number>();
+  const queue = (children.get(root) ?? []).map((process) => ({
+    process,
+    browserRoot: undefined as number | undefined,
+  }));
   while (queue.length > 0) {
-    const { process, inBrowser } = queue.shift()!;
+    const { process, browserRoot: above } = queue.shift()!;
     if (process.group === exclude) continue;
     // Chromium's helpers (zygote, renderers, GPU) carry other names; they count as the browser's.
-    const browser = inBrowser || /chrom/i.test(process.name);
-    pages[browser ? "browser" : "other"] += proportionalPages(process);
-    queue.push(...(children.get(process.pid) ?? []).map((child) => ({ process: child, inBrowser: browser })));
+    const browserRoot = above ?? (/chrom/i.test(process.name) ? process.pid : undefined);
+    pages[browserRoot !== undefined ? "browser" : "other"] += proportionalPages(process);
+    if (browserRoot !== undefined)
+      browserCpu.set(browserRoot, (browserCpu.get(browserRoot) ?? 0) + process.treeTicks / 100);
+    queue.push(...(children.get(process.pid) ?? []).map((child) => ({ process: child, browserRoot })));
   }
   const mib = (count: number) => (count * 4096) / (1024 * 1024);
-  return { browser: mib(pages.browser), other: mib(pages.other) };
+  return { browser: mib(pages.browser), other: mib(pages.other), browserCpu };
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { QaasError } from "../errors.ts";
 import { SAFE_NAME } from "../store/artifacts.ts";
 import { writeFileAtomic } from "../store/atomic-write.ts";
-import { LEDGER_FILE, RunStore } from "../store/run-store.ts";
+import { LEDGER_FILE, type RunStore } from "../store/run-store.ts";
 
 // Queue mode keeps every run in the queue's PostgreSQL as well as in the coordinator's folder, so that
 // any machine can read it (`qaas runs/show/score/report --queue`) and a coordinator on another machine

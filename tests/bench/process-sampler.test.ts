@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { descendantsMemoryMib } from "../../src/bench/process-sampler.ts";
+import { sampleDescendants } from "../../src/bench/process-sampler.ts";
 
 // The bench's memory figure for the browser must be the browser's: a generated test or script that qaas
 // runs as a child process is counted apart.
@@ -19,26 +19,37 @@ function child(command: string, args: string[]): Promise<ChildProcess> {
   return new Promise((resolve) => process.once("spawn", () => resolve(process)));
 }
 
-describe("descendantsMemoryMib", () => {
+describe("sampleDescendants", () => {
   it("counts a child that is not a browser as other, not as browser", async () => {
-    const before = descendantsMemoryMib(process.pid);
+    const before = sampleDescendants(process.pid);
     await child(process.execPath, ["-e", "setTimeout(() => {}, 30000)"]);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const during = descendantsMemoryMib(process.pid);
+    const during = sampleDescendants(process.pid);
     expect(during.other).toBeGreaterThan(before.other + 10);
     expect(during.browser).toBe(before.browser);
   });
 
   it("counts a process named like Chromium, and what it starts, as the browser", async () => {
-    const before = descendantsMemoryMib(process.pid);
+    const before = sampleDescendants(process.pid);
     const fake = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "qaas-sampler-")), "chromium");
     fs.copyFileSync("/bin/sh", fake);
     fs.chmodSync(fake, 0o755);
     // The fake browser starts a helper with another name, as Chromium starts its renderers.
     await child(fake, ["-c", "sleep 30 & wait"]);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const during = descendantsMemoryMib(process.pid);
+    const during = sampleDescendants(process.pid);
     expect(during.browser).toBeGreaterThan(before.browser);
     expect(during.other).toBe(before.other);
+  });
+
+  it("keeps the CPU time of a browser's helpers that ended in that browser's figure", async () => {
+    const fake = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "qaas-sampler-")), "chromium");
+    fs.copyFileSync("/bin/sh", fake);
+    fs.chmodSync(fake, 0o755);
+    // A helper that computes for a second and ends, as a renderer does when its tab closes.
+    const browser = await child(fake, ["-c", "timeout 1 sh -c 'while :; do :; done'; sleep 30"]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const seconds = sampleDescendants(process.pid).browserCpu.get(browser.pid as number) ?? 0;
+    expect(seconds).toBeGreaterThan(0.5);
   });
 });

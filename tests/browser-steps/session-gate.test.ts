@@ -15,6 +15,12 @@ beforeAll(async () => {
     received.push(request.url ?? "/");
     // Never answered: the page that asks for it is closed while it waits.
     if (request.url === "/hang") return;
+    if (request.url === "/late-page") {
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end('<!doctype html><title>t</title><script>setTimeout(() => fetch("/late"), 300)</script>');
+      return;
+    }
     if (request.url === "/hanging-page") {
       response
         .writeHead(200, { "content-type": "text/html" })
@@ -107,6 +113,55 @@ describe("the browser session's gate", () => {
       gate.open();
       await loading;
       await expect.poll(() => gate.left, { timeout: 10_000 }).toBe(gate.entered);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
+
+  it("lets go of a request cut off by its tab moving on to another page", async () => {
+    const { gate, session, context } = await gatedContext();
+    gate.open();
+    try {
+      const page = await session.open(context, `${baseUrl}/hanging-page`);
+      await expect.poll(() => received.includes("/hang"), { timeout: 20_000 }).toBe(true);
+      expect(gate.left).toBeLessThan(gate.entered);
+      await session.giveBack(page.page);
+      expect(page.page.isClosed()).toBe(false);
+      await expect.poll(() => gate.left, { timeout: 10_000 }).toBe(gate.entered);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
+
+  it("lets go of a request its tab cancelled, moving on, while it waited at the gate", async () => {
+    let held: Promise<void> | undefined;
+    let release = () => {};
+    const counts = { entered: 0, left: 0 };
+    const session = new BrowserSession({
+      gate: async () => {
+        counts.entered += 1;
+        await held;
+        return () => {
+          counts.left += 1;
+        };
+      },
+    });
+    try {
+      const context = await session.context(
+        { role: "anonymous", headers: async () => ({}) },
+        new URL(baseUrl).origin,
+      );
+      const page = await session.open(context, `${baseUrl}/late-page`);
+      held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const enteredBefore = counts.entered;
+      // The page's late call reaches the gate and waits there; the tab moves on before the gate opens.
+      await expect.poll(() => counts.entered, { timeout: 20_000 }).toBeGreaterThan(enteredBefore);
+      await session.giveBack(page.page);
+      release();
+      await expect.poll(() => counts.left, { timeout: 10_000 }).toBe(counts.entered);
+      expect(received).not.toContain("/late");
     } finally {
       await session.close();
     }

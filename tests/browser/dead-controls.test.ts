@@ -168,7 +168,7 @@ describe("dead controls", () => {
       const anonymous = await own.context({ role: "anonymous", headers: async () => ({}) }, baseUrl);
       expect(own.pace.stretch()).toBe(1);
       for (let index = 0; index < 2; index += 1)
-        await closePage(await loadPage(own, anonymous, `${baseUrl}/slow`, { writesAllowed: false }));
+        await closePage(session, await loadPage(own, anonymous, `${baseUrl}/slow`, { writesAllowed: false }));
       expect(own.pace.stretch()).toBeGreaterThan(1);
     } finally {
       await own.close();
@@ -184,7 +184,7 @@ describe("dead controls", () => {
       // The DOM change 800 ms later is never waited for: the request already proved the control works.
       expect(outcome.effects).toEqual(["1 request(s)"]);
     } finally {
-      await closePage(loaded);
+      await closePage(session, loaded);
     }
   }, 90_000);
 });

@@ -32,7 +32,7 @@ export function tagOf(marker: string): string {
 }
 
 /**
- * Loads `url` in a new tab, lets the page's own calls settle and reads which markers became elements. The
+ * Loads `url` in a tab (borrowed, given back after), lets the page's own calls settle and reads which markers became elements. The
  * tab closes when `stop` aborts (what it would see is no longer wanted).
  */
 export async function look(
@@ -44,11 +44,11 @@ export async function look(
   stop?: AbortSignal,
 ): Promise<Look> {
   const result: Look = { shown: new Map(), carriers: new Map(), served: new Set(), unsettled: false };
-  const page = watchedPage((await session.newPage(context)).page);
+  const page = watchedPage((await session.borrowPage(context)).page);
   const close = () => void page.close().catch(() => {});
   stop?.addEventListener("abort", close, { once: true });
   const reads: Array<Promise<void>> = [];
-  page.on("response", (response) => {
+  const read = (response: Response): void => {
     // An event stream's body ends only when the page closes: waiting for it is the whole read bound, lost.
     const type = response.request().resourceType();
     if (!["document", "fetch", "xhr", "script"].includes(type)) return;
@@ -70,7 +70,8 @@ export async function look(
         })
         .catch(() => {}),
     );
-  });
+  };
+  page.on("response", read);
   let timer: NodeJS.Timeout | undefined;
   try {
     if (stop?.aborted) return result;
@@ -109,7 +110,8 @@ export async function look(
   } finally {
     clearTimeout(timer);
     stop?.removeEventListener("abort", close);
-    await boundedCall(page.close(), EVALUATE_MS, undefined);
+    page.off("response", read);
+    await boundedCall(session.giveBack(page), 2 * EVALUATE_MS, undefined);
   }
   return result;
 }

@@ -18,19 +18,25 @@ const POLL_MS = 50;
 const SETTLING_TYPES = new Set([...API_TYPES, "script", "document"]);
 const pendingCalls = new WeakMap<Page, { inFlight: number; lastActivity: number }>();
 
-/** A tab whose own API calls (fetch, XHR) and scripts are counted as they start and end. */
+/**
+ * A tab whose own API calls (fetch, XHR) and scripts are counted as they start and end; counted afresh from
+ * now when the tab was watched before (a reused tab).
+ */
 export function watchedPage(page: Page): Page {
-  const state = { inFlight: 0, lastActivity: Date.now() };
-  pendingCalls.set(page, state);
+  const watched = pendingCalls.has(page);
+  pendingCalls.set(page, { inFlight: 0, lastActivity: Date.now() });
+  if (watched) return page;
   const isCall = (request: PlaywrightRequest) => SETTLING_TYPES.has(request.resourceType());
   page.on("request", (request) => {
-    if (!isCall(request)) return;
+    const state = pendingCalls.get(page);
+    if (!state || !isCall(request)) return;
     state.lastActivity = Date.now();
     // An event stream stays open as long as the page does: its start is activity, never a pending call.
     if (request.resourceType() !== "eventsource") state.inFlight += 1;
   });
   const ended = (request: PlaywrightRequest) => {
-    if (!isCall(request) || request.resourceType() === "eventsource") return;
+    const state = pendingCalls.get(page);
+    if (!state || !isCall(request) || request.resourceType() === "eventsource") return;
     state.inFlight = Math.max(0, state.inFlight - 1);
     state.lastActivity = Date.now();
   };

@@ -1,9 +1,10 @@
-import type { Browser, BrowserContext, Page, Request, Response } from "playwright-core";
+import type { Browser, BrowserContext, CDPSession, Page, Request, Response } from "playwright-core";
 import type { ToolContext } from "../../tools/context.ts";
 import { onAgentEnd, onRunEnd } from "../../tools/run-end.ts";
 import { forbiddenRequests } from "../http/profile-endpoints.ts";
 import { quietWindowsOf } from "../http/quiet-window.ts";
 import { CHROMIUM_ARGS, findChromium, prepareContext } from "../traffic/chromium.ts";
+import { boundedCall } from "./bounded-call.ts";
 import { BrowsePace } from "./browse-pace.ts";
 import { type BrowsingRole, ContextSignIn } from "./context-sign-in.ts";
 
@@ -68,12 +69,16 @@ export interface OpenedPage {
 }
 
 const MAX_LOG_ENTRIES = 500;
+/** Tabs kept for reuse, across contexts: enough for the passes that run at once, few enough to cost little. */
+const MAX_IDLE_TABS = 6;
+/** How long a tab given back may take to reach a blank page before it is closed instead. */
+const BLANK_MS = 5_000;
 
 /**
- * Pages the browsers of this process visited (main-frame navigations) and the time at least one page was
- * open, so the bench can report pages per minute of browsing.
+ * Pages the browsers of this process visited (main-frame navigations), the tabs they opened for them and
+ * the time at least one page was open, so the bench can report pages per minute of browsing.
  */
-export const browsingTally = { pages: 0, browsingMs: 0 };
+export const browsingTally = { pages: 0, tabs: 0, browsingMs: 0 };
 
 export class BrowserSession {
   private launched: Promise<Browser> | undefined;
@@ -81,7 +86,11 @@ export class BrowserSession {
   private readonly logs = new WeakMap<Page, PageLog>();
   private readonly signIns = new WeakMap<BrowserContext, ContextSignIn>();
   private readonly holders = new Set<string>();
-  private openPages = 0;
+  /** Tabs given back, on a blank page, oldest first. */
+  private readonly idle: Page[] = [];
+  /** Tabs opened or lent and not yet closed or given back. */
+  private readonly inUse = new Set<Page>();
+  private readonly histories = new WeakMap<Page, CDPSession>();
   private browsingSince = 0;
   private closed = false;
   /** How long pages take to load now and how busy the machine is: the passes' time bounds stretch with it. */
@@ -189,27 +198,93 @@ export class BrowserSession {
   async newPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
     await this.options.beforePage?.();
     await this.signIns.get(context)?.renewIfRestarted(context);
+    const page = await this.createTab(context);
+    this.pageOpened(page);
+    return { page, log: this.freshLog(page) };
+  }
+
+  /**
+   * A tab of `context` for one page, logging from its first request: a tab given back earlier, or a new one.
+   * Opening a tab costs Chromium three times the CPU of the page it then loads, and page loads are most of
+   * what the browser agents do; the caller hands it back with `giveBack` (closing it works too). Listeners,
+   * routes and init scripts a caller adds to the tab are its to remove or to add once per tab.
+   */
+  async borrowPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
+    await this.options.beforePage?.();
+    await this.signIns.get(context)?.renewIfRestarted(context);
+    let page: Page | undefined;
+    for (let index = 0; index < this.idle.length && !page; index += 1) {
+      const candidate = this.idle[index] as Page;
+      if (candidate.isClosed() || candidate.context() === context) {
+        this.idle.splice(index, 1);
+        index -= 1;
+        if (!candidate.isClosed()) page = candidate;
+      }
+    }
+    page ??= await this.createTab(context);
+    this.pageOpened(page);
+    return { page, log: this.freshLog(page) };
+  }
+
+  /**
+   * Takes back a tab `borrowPage` lent: left on a blank document with its history cleared, so the next page
+   * starts as in a new tab (no script of the last page still running, no way back to it). A tab that does
+   * not get there, or beyond the few kept idle, is closed.
+   */
+  async giveBack(page: Page): Promise<void> {
+    if (!this.inUse.delete(page)) return;
+    this.pageDone();
+    if (page.isClosed()) return;
+    const blank = await boundedCall(
+      (async () => {
+        await page.goto("about:blank", { timeout: BLANK_MS });
+        let history = this.histories.get(page);
+        if (!history) {
+          history = await page.context().newCDPSession(page);
+          this.histories.set(page, history);
+        }
+        await history.send("Page.resetNavigationHistory");
+        return true;
+      })(),
+      BLANK_MS,
+      false,
+    );
+    if (!blank || this.closed || page.isClosed()) {
+      await boundedCall(page.close(), BLANK_MS, undefined);
+      return;
+    }
+    this.idle.push(page);
+    while (this.idle.length > MAX_IDLE_TABS) void (this.idle.shift() as Page).close().catch(() => {});
+  }
+
+  /** A tab with the listeners that fill its log (the current one, see freshLog). */
+  private async createTab(context: BrowserContext): Promise<Page> {
     const page = await context.newPage();
-    const log: PageLog = { console: [], pageErrors: [], network: [], dialogs: [], downloads: [] };
-    this.logs.set(page, log);
-    this.countOpenPage(page);
-    const push = <T>(list: T[], entry: T) => {
-      if (list.length < MAX_LOG_ENTRIES) list.push(entry);
+    browsingTally.tabs += 1;
+    page.once("close", () => {
+      if (this.inUse.delete(page)) this.pageDone();
+    });
+    const push = <T>(pick: (log: PageLog) => T[], entry: T) => {
+      const log = this.logs.get(page);
+      if (log && pick(log).length < MAX_LOG_ENTRIES) pick(log).push(entry);
     };
     page.on("console", (message) => {
       const where = message.location();
-      push(log.console, {
+      push((log) => log.console, {
         type: message.type(),
         text: message.text(),
         ...(where.url ? { location: `${where.url}:${where.lineNumber + 1}:${where.columnNumber + 1}` } : {}),
       });
     });
     page.on("pageerror", (error) =>
-      push(log.pageErrors, { message: error.message, ...(error.stack ? { stack: error.stack } : {}) }),
+      push((log) => log.pageErrors, {
+        message: error.message,
+        ...(error.stack ? { stack: error.stack } : {}),
+      }),
     );
     page.on("requestfinished", async (request) => {
       const response = await request.response().catch(() => null);
-      push(log.network, {
+      push((log) => log.network, {
         method: request.method(),
         url: request.url(),
         resourceType: request.resourceType(),
@@ -220,7 +295,7 @@ export class BrowserSession {
     // aborted for its type) still has the answer's status: it is the server's failure, not the browser's.
     page.on("requestfailed", async (request) => {
       const response = await request.response().catch(() => null);
-      push(log.network, {
+      push((log) => log.network, {
         method: request.method(),
         url: request.url(),
         resourceType: request.resourceType(),
@@ -229,17 +304,30 @@ export class BrowserSession {
       });
     });
     page.on("dialog", (dialog) => {
-      push(log.dialogs, `${dialog.type()}: ${dialog.message()}`);
+      push((log) => log.dialogs, `${dialog.type()}: ${dialog.message()}`);
       // A dialog left open blocks the page; dismissing is the harmless answer (no confirm goes through).
       void dialog.dismiss().catch(() => {});
     });
-    page.on("download", (download) => push(log.downloads, download.suggestedFilename()));
-    return { page, log };
+    page.on("download", (download) => push((log) => log.downloads, download.suggestedFilename()));
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame() && frame.url() !== "about:blank") browsingTally.pages += 1;
+    });
+    return page;
   }
 
-  /** Opens `url` in a new tab of `context` and waits for `load`; navigation errors are answered, not thrown. */
+  /** A new, empty log for the page's next use. */
+  private freshLog(page: Page): PageLog {
+    const log: PageLog = { console: [], pageErrors: [], network: [], dialogs: [], downloads: [] };
+    this.logs.set(page, log);
+    return log;
+  }
+
+  /**
+   * Opens `url` in a tab of `context` (borrowed: the caller gives it back) and waits for `load`; navigation
+   * errors are answered, not thrown.
+   */
   async open(context: BrowserContext, url: string, timeoutMs?: number): Promise<OpenedPage> {
-    const { page, log } = await this.newPage(context);
+    const { page, log } = await this.borrowPage(context);
     try {
       const response = await page.goto(url, {
         waitUntil: "load",
@@ -261,17 +349,14 @@ export class BrowserSession {
     return this.logs.get(page);
   }
 
-  /** Counts the page's visits, and the time at least one page of the session is open. */
-  private countOpenPage(page: Page): void {
-    if (this.openPages === 0) this.browsingSince = performance.now();
-    this.openPages += 1;
-    page.on("framenavigated", (frame) => {
-      if (frame === page.mainFrame() && frame.url() !== "about:blank") browsingTally.pages += 1;
-    });
-    page.once("close", () => {
-      this.openPages -= 1;
-      if (this.openPages === 0) browsingTally.browsingMs += performance.now() - this.browsingSince;
-    });
+  /** The time at least one page of the session is in use: a tab lent or opened, until given back or closed. */
+  private pageOpened(page: Page): void {
+    this.inUse.add(page);
+    if (this.inUse.size === 1) this.browsingSince = performance.now();
+  }
+
+  private pageDone(): void {
+    if (this.inUse.size === 0) browsingTally.browsingMs += performance.now() - this.browsingSince;
   }
 
   /** `holder` (an agent invocation) uses the browser until it calls `release`. */
@@ -313,6 +398,7 @@ export class BrowserSession {
     const launched = this.launched;
     this.launched = undefined;
     this.contexts.clear();
+    this.idle.length = 0;
     if (launched) await (await launched.catch(() => undefined))?.close().catch(() => {});
   }
 }
@@ -335,10 +421,18 @@ async function gateTargetRequests(
 ): Promise<void> {
   const open = new Map<Request, () => void>();
   const openByPage = new Map<Page, Set<Request>>();
+  // Requests that ended while they waited at the gate: a tab that moved on to another page (tabs are reused)
+  // cancels the last page's requests, and no event will come once they pass the gate.
+  const endedAtGate = new WeakSet<Request>();
   let closed = false;
   const done = (request: Request) => {
-    open.get(request)?.();
+    const leave = open.get(request);
+    if (!leave) {
+      endedAtGate.add(request);
+      return;
+    }
     open.delete(request);
+    leave();
   };
   context.on("requestfinished", done);
   context.on("requestfailed", done);
@@ -356,7 +450,7 @@ async function gateTargetRequests(
       // say it ended: left open, it would count as in flight for the rest of the run, and every measurement
       // window after it would wait its whole drain bound for it.
       const page = pageOf(request);
-      if (closed || page?.isClosed()) return leave();
+      if (closed || page?.isClosed() || endedAtGate.has(request)) return leave();
       const timer = setTimeout(() => done(request), MAX_IN_FLIGHT_MS);
       timer.unref();
       open.set(request, () => {

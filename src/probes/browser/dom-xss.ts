@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { BrowserContext } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Page as MapPage } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
@@ -10,7 +10,7 @@ import { ANONYMOUS } from "../pages/crawl-pages.ts";
 import { webRoles } from "../pages/web-session.ts";
 import { apiCallsSettled, watchedPage } from "./api-quiet.ts";
 import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
-import { browserSessionFor } from "./browser-session.ts";
+import { type BrowserSession, browserSessionFor } from "./browser-session.ts";
 
 // DOM-based XSS: a page's own script takes part of the URL (a query parameter, the fragment) and writes it
 // where the browser runs it (innerHTML, document.write, eval, a javascript: link). The server may never see
@@ -87,8 +87,8 @@ export async function probeDomXss(
       if (Date.now() > deadline()) return undefined;
       attempts += 1;
       const payloadFor = (token: number) => payloads(token)[index]!.text;
-      const first = await ran(browserContext, origin, page.path, source, payloadFor);
-      const again = first && (await ran(browserContext, origin, page.path, source, payloadFor));
+      const first = await ran(session, browserContext, origin, page.path, source, payloadFor);
+      const again = first && (await ran(session, browserContext, origin, page.path, source, payloadFor));
       if (first && again)
         return { page: page.template, role: role.role, source, sink, url: first, confirmUrl: again };
     }
@@ -103,6 +103,7 @@ export async function probeDomXss(
 
 /** Loads the page with the payload in `source`; the URL when the payload ran and the server did not echo it. */
 async function ran(
+  session: BrowserSession,
   browserContext: BrowserContext,
   origin: string,
   path: string,
@@ -112,13 +113,17 @@ async function ran(
   const token = randomInt(100_000, 999_999);
   const payload = payloadFor(token);
   const url = withPayload(new URL(path, origin), source, payload);
-  const page = watchedPage(await browserContext.newPage());
+  const page = watchedPage((await session.borrowPage(browserContext)).page);
   try {
-    await page.addInitScript((hook) => {
-      const calls: number[] = [];
-      Object.defineProperty(window, hook, { value: (value: number) => calls.push(value), writable: false });
-      Object.defineProperty(window, `${hook}Calls`, { value: calls, writable: false });
-    }, HOOK);
+    // Once per tab (tabs are reused); the script then runs in every document the tab loads.
+    if (!hooked.has(page)) {
+      hooked.add(page);
+      await page.addInitScript((hook) => {
+        const calls: number[] = [];
+        Object.defineProperty(window, hook, { value: (value: number) => calls.push(value), writable: false });
+        Object.defineProperty(window, `${hook}Calls`, { value: calls, writable: false });
+      }, HOOK);
+    }
     const response = await page.goto(url.href, { waitUntil: "load", timeout: 10_000 }).catch(() => null);
     await apiCallsSettled(page, SETTLE_MS);
     // A payload written into a link runs when someone follows it: follow those the page built from it.
@@ -136,9 +141,12 @@ async function ran(
     if (served.includes(payload)) return undefined;
     return url.href;
   } finally {
-    await boundedCall(page.close(), EVALUATE_MS, undefined);
+    await boundedCall(session.giveBack(page), 2 * EVALUATE_MS, undefined);
   }
 }
+
+/** Tabs that already carry the hook's init script. */
+const hooked = new WeakSet<Page>();
 
 /** The page's URL with `payload` in `source` (`#fragment` or `?name`). */
 function withPayload(url: URL, source: string, payload: string): URL {

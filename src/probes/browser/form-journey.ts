@@ -159,7 +159,7 @@ export async function runJourney(
     record.screenshot = await page.screenshot({ timeout: 5000 }).catch(() => undefined);
     return record;
   } finally {
-    await closePage(loaded);
+    await closePage(session, loaded);
   }
 }
 

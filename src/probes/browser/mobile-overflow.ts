@@ -107,7 +107,7 @@ export async function confirmedOverflow(
         .catch(() => undefined);
       return { overflow, ...(screenshot ? { screenshot } : {}) };
     } finally {
-      await closePage(loaded);
+      await closePage(session, loaded);
     }
   };
   const first = await measure(true);

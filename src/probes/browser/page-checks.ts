@@ -144,18 +144,18 @@ export async function checkPage(
         else visit.workingControls.add(controlKey(control));
         // A click that moved or replaced the page leaves the next control on another page: start over.
         if (movedAway(first, visit.url)) {
-          await closePage(first);
+          await closePage(session, first);
           first = await loadPage(session, context, visit.url, visit.load);
         }
       }
     }
-    await closePage(first);
+    await closePage(session, first);
     first = undefined;
     if (errors.length + background.length + violations.length + inert.length === 0) return result;
     await confirm(session, context, visit, { errors, background, violations, inert }, result);
     return result;
   } finally {
-    await closePage(first);
+    await closePage(session, first);
   }
 }
 
@@ -215,7 +215,7 @@ async function confirm(
         if (!retry.clicked) {
           // A click can fail to happen on a busy machine (the control not actionable in time): once more,
           // on a fresh load, before the candidate is left to a visit that may never come.
-          await closePage(second);
+          await closePage(session, second);
           second = await loadPage(session, context, visit.url, visit.load);
           if (!second.error && (second.status ?? 0) < 400) retry = await clickAndWatch(second, same);
         }
@@ -225,13 +225,13 @@ async function confirm(
         else
           result.unconfirmed.push(`${control.name}: the confirming click showed ${retry.effects.join(", ")}`);
         if (movedAway(second, visit.url)) {
-          await closePage(second);
+          await closePage(session, second);
           second = await loadPage(session, context, visit.url, visit.load);
         }
       }
     }
   } finally {
-    await closePage(second);
+    await closePage(session, second);
   }
 }
 

@@ -77,25 +77,34 @@ const ACTIVITY_HOOKS = `(() => {
   if (window.Worker) wrap(Worker.prototype, "postMessage");
 })();`;
 
-export async function loadPage(
-  session: BrowserSession,
-  context: BrowserContext,
-  url: string,
-  options: LoadOptions,
-): Promise<LoadedPage> {
-  const { page, log } = await session.newPage(context);
-  let inFlight = 0;
-  let started = 0;
-  let lastChange = Date.now();
-  const blocked: string[] = [];
+/** What a tab counts and refuses for the page it is loading now (tabs are reused: see borrowPage). */
+interface LoadState {
+  options: LoadOptions;
+  inFlight: number;
+  started: number;
+  lastChange: number;
+  blocked: string[];
+}
+
+const loadStates = new WeakMap<Page, LoadState>();
+
+/** The tab's counters and refusals for this load, its listeners, route and hooks added on its first load. */
+async function instrument(page: Page, options: LoadOptions): Promise<LoadState> {
+  const known = loadStates.has(page);
+  const state: LoadState = { options, inFlight: 0, started: 0, lastChange: Date.now(), blocked: [] };
+  loadStates.set(page, state);
+  if (known) return state;
+  const current = () => loadStates.get(page) as LoadState;
   page.on("request", () => {
-    inFlight += 1;
-    started += 1;
-    lastChange = Date.now();
+    const now = current();
+    now.inFlight += 1;
+    now.started += 1;
+    now.lastChange = Date.now();
   });
   const done = (): void => {
-    inFlight = Math.max(0, inFlight - 1);
-    lastChange = Date.now();
+    const now = current();
+    now.inFlight = Math.max(0, now.inFlight - 1);
+    now.lastChange = Date.now();
   };
   page.on("requestfinished", done);
   page.on("requestfailed", done);
@@ -103,6 +112,7 @@ export async function loadPage(
   await page.route("**/*", async (route) => {
     const request = route.request();
     const method = request.method().toUpperCase();
+    const { options, blocked } = current();
     const refused = options.refuse?.(method, request.url());
     if (refused || (!options.writesAllowed && !SAFE_METHODS.has(method))) {
       blocked.push(`${method} ${request.url()}`);
@@ -112,16 +122,31 @@ export async function loadPage(
     // Fall back, not continue: the role's context route adds its bearer header after this one.
     await route.fallback().catch(() => {});
   });
+  return state;
+}
+
+/** Whatever the tab loads next is neither refused nor counted for a load that ended. */
+const PASS_THROUGH: LoadOptions = { writesAllowed: true };
+
+export async function loadPage(
+  session: BrowserSession,
+  context: BrowserContext,
+  url: string,
+  options: LoadOptions,
+): Promise<LoadedPage> {
+  const { page, log } = await session.borrowPage(context);
+  const state = await instrument(page, options);
+  const { blocked } = state;
   const loaded: LoadedPage = {
     page,
     log,
     blocked,
-    requestsStarted: () => started,
+    requestsStarted: () => state.started,
     loadMs: 0,
     settle: async (quietMs = 300, maxMs = stretchedWait(loaded, 3000, 10_000)) => {
       const until = Date.now() + maxMs;
       while (Date.now() < until && !page.isClosed()) {
-        if (inFlight === 0 && Date.now() - lastChange >= quietMs) return;
+        if (state.inFlight === 0 && Date.now() - state.lastChange >= quietMs) return;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
@@ -142,7 +167,10 @@ export async function loadPage(
   return loaded;
 }
 
-/** Closes a tab, ignoring a browser that is already gone. */
-export async function closePage(loaded: LoadedPage | undefined): Promise<void> {
-  if (loaded) await boundedCall(loaded.page.close(), EVALUATE_MS, undefined);
+/** Gives the tab back to the session for another page (see borrowPage), ignoring a browser already gone. */
+export async function closePage(session: BrowserSession, loaded: LoadedPage | undefined): Promise<void> {
+  if (!loaded) return;
+  const state = loadStates.get(loaded.page);
+  if (state) state.options = PASS_THROUGH;
+  await boundedCall(session.giveBack(loaded.page), 2 * EVALUATE_MS, undefined);
 }

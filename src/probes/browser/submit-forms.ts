@@ -119,7 +119,7 @@ export async function submitForms(
     pagesOpened += 1;
     const loaded = await loadPage(session, browsing, url, { ...load, writesAllowed: false });
     const forms = loaded.error || (loaded.status ?? 0) >= 400 ? [] : await describeForms(loaded.page);
-    await closePage(loaded);
+    await closePage(session, loaded);
     const untried = forms.filter((form) => {
       const key = `${form.name}|${pathOnly(new URL(form.action, origin).pathname)}`;
       if (form.skip || formsDone.has(key) || RISKY_CONTROL.test(`${form.name} ${form.submitLabel}`))

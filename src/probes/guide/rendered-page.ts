@@ -80,7 +80,7 @@ export function localPath(url: string, origin: string): string | undefined {
 /** How long a page's scripts get to render after `load` (menus fetched on start-up, client routers). */
 const SETTLE_MS = 2_500;
 
-/** Opens `path` in the role's browser context, reads the rendered DOM and closes the tab. */
+/** Opens `path` in the role's browser context, reads the rendered DOM and gives the tab back. */
 export async function renderPage(
   session: BrowserSession,
   context: BrowserContext,
@@ -133,6 +133,6 @@ export async function renderPage(
       : undefined;
     return { page: rendered, ...(screenshot ? { screenshot } : {}) };
   } finally {
-    await opened.page.close().catch(() => {});
+    await session.giveBack(opened.page).catch(() => {});
   }
 }
