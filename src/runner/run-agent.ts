@@ -284,6 +284,15 @@ function stoppedAtBudget(
   };
 }
 
+/**
+ * Findings whose replay is slow: a timing measured, a channel waited on, a browser driven (a page's findings
+ * replay through a browser test, three runs of it). The router starts their reproduction first, so that the
+ * phase does not end on a few of them started last.
+ */
+export function replaysSlowly(domain: unknown): boolean {
+  return typeof domain === "string" && ["performance", "realtime", "ui", "usability"].includes(domain);
+}
+
 /** Reads what an invocation produced from the ledger entries it wrote, as they are written. */
 function collectOutcome(invocation: string) {
   const findings: AgentOutcome["findings"] = [];
@@ -295,8 +304,7 @@ function collectOutcome(invocation: string) {
     observe(kind: string, data: Record<string, unknown>) {
       if (data.invocation !== invocation) return;
       if (kind === "envelope_emitted") {
-        // Timings and channels replay slowly: the router starts their reproduction first.
-        const slow = data.domain === "performance" || data.domain === "realtime";
+        const slow = replaysSlowly(data.domain);
         findings.push({
           id: String(data.envelope_id),
           fileable: data.fileable === true,

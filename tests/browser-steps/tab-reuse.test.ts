@@ -115,8 +115,8 @@ describe("a tab given back", () => {
         pages.push((await session.open(context, `${baseUrl}/quiet`)).page);
       }
       for (const page of pages) await session.giveBack(page);
-      await expect.poll(() => pages.filter((page) => page.isClosed()).length, { timeout: 10_000 }).toBe(2);
-      expect(pages.slice(0, 2).every((page) => page.isClosed())).toBe(true);
+      await expect.poll(() => pages.filter((page) => page.isClosed()).length, { timeout: 10_000 }).toBe(4);
+      expect(pages.slice(0, 4).every((page) => page.isClosed())).toBe(true);
     } finally {
       await session.close();
     }

@@ -3,6 +3,7 @@ import { replay } from "../../src/router/executor.ts";
 import { initialState } from "../../src/router/run-state.ts";
 import { transition } from "../../src/router/transition.ts";
 import { activityOf } from "../../src/run/run-activity.ts";
+import { replaysSlowly } from "../../src/runner/run-agent.ts";
 import { plan, runScripted } from "./scripted-router.ts";
 
 const discovery = [
@@ -57,6 +58,13 @@ describe("router phases", () => {
       "quick",
       "also-quick",
     ]);
+  });
+
+  it("counts the findings replayed in a browser as slow, with timings and channels, and no others", () => {
+    for (const domain of ["performance", "realtime", "ui", "usability"])
+      expect(replaysSlowly(domain)).toBe(true);
+    for (const domain of ["api", "security", "data", "architecture", undefined])
+      expect(replaysSlowly(domain)).toBe(false);
   });
 
   it("never runs more discovery agents at once than the cap, and runs exclusive agents alone", () => {

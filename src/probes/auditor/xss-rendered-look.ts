@@ -1,5 +1,5 @@
 import type { BrowserContext, Response } from "playwright-core";
-import { apiCallsSettled, watchedPage } from "../browser/api-quiet.ts";
+import { apiCallsSettled } from "../browser/api-quiet.ts";
 import { boundedCall, EVALUATE_MS } from "../browser/bounded-call.ts";
 import type { BrowserSession } from "../browser/browser-session.ts";
 import type { HttpExchange } from "../http/http-types.ts";
@@ -44,7 +44,7 @@ export async function look(
   stop?: AbortSignal,
 ): Promise<Look> {
   const result: Look = { shown: new Map(), carriers: new Map(), served: new Set(), unsettled: false };
-  const page = watchedPage((await session.borrowPage(context)).page);
+  const { page } = await session.borrowPage(context);
   const close = () => void page.close().catch(() => {});
   stop?.addEventListener("abort", close, { once: true });
   const reads: Array<Promise<void>> = [];

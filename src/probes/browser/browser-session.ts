@@ -4,6 +4,7 @@ import { onAgentEnd, onRunEnd } from "../../tools/run-end.ts";
 import { forbiddenRequests } from "../http/profile-endpoints.ts";
 import { quietWindowsOf } from "../http/quiet-window.ts";
 import { CHROMIUM_ARGS, findChromium, prepareContext } from "../traffic/chromium.ts";
+import { watchedPage } from "./api-quiet.ts";
 import { boundedCall } from "./bounded-call.ts";
 import { BrowsePace } from "./browse-pace.ts";
 import { type BrowsingRole, ContextSignIn } from "./context-sign-in.ts";
@@ -70,7 +71,7 @@ export interface OpenedPage {
 
 const MAX_LOG_ENTRIES = 500;
 /** Tabs kept for reuse, across contexts: enough for the passes that run at once, few enough to cost little. */
-const MAX_IDLE_TABS = 6;
+const MAX_IDLE_TABS = 4;
 /** How long a tab given back may take to reach a blank page before it is closed instead. */
 const BLANK_MS = 5_000;
 
@@ -204,7 +205,8 @@ export class BrowserSession {
   }
 
   /**
-   * A tab of `context` for one page, logging from its first request: a tab given back earlier, or a new one.
+   * A tab of `context` for one page, logging from its first request and counting its API calls from now
+   * (apiCallsSettled): a tab given back earlier, or a new one.
    * Opening a tab costs Chromium three times the CPU of the page it then loads, and page loads are most of
    * what the browser agents do; the caller hands it back with `giveBack` (closing it works too). Listeners,
    * routes and init scripts a caller adds to the tab are its to remove or to add once per tab.
@@ -222,6 +224,7 @@ export class BrowserSession {
       }
     }
     page ??= await this.createTab(context);
+    watchedPage(page);
     this.pageOpened(page);
     return { page, log: this.freshLog(page) };
   }
@@ -259,7 +262,7 @@ export class BrowserSession {
 
   /** A tab with the listeners that fill its log (the current one, see freshLog). */
   private async createTab(context: BrowserContext): Promise<Page> {
-    const page = await context.newPage();
+    const page = watchedPage(await context.newPage());
     browsingTally.tabs += 1;
     page.once("close", () => {
       if (this.inUse.delete(page)) this.pageDone();

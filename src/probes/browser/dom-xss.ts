@@ -8,7 +8,7 @@ import { mapConcurrent } from "../http/concurrency.ts";
 import { probeTargetOf } from "../http/run-http.ts";
 import { ANONYMOUS } from "../pages/crawl-pages.ts";
 import { webRoles } from "../pages/web-session.ts";
-import { apiCallsSettled, watchedPage } from "./api-quiet.ts";
+import { apiCallsSettled } from "./api-quiet.ts";
 import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
 import { type BrowserSession, browserSessionFor } from "./browser-session.ts";
 
@@ -113,7 +113,7 @@ async function ran(
   const token = randomInt(100_000, 999_999);
   const payload = payloadFor(token);
   const url = withPayload(new URL(path, origin), source, payload);
-  const page = watchedPage((await session.borrowPage(browserContext)).page);
+  const { page } = await session.borrowPage(browserContext);
   try {
     // Once per tab (tabs are reused); the script then runs in every document the tab loads.
     if (!hooked.has(page)) {

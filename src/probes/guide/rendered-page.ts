@@ -1,4 +1,5 @@
 import type { BrowserContext } from "playwright-core";
+import { apiCallsSettled } from "../browser/api-quiet.ts";
 import type { BrowserSession } from "../browser/browser-session.ts";
 
 // One page as a person sees it once its scripts ran: every way onward the rendered DOM offers (anchors a
@@ -77,7 +78,7 @@ export function localPath(url: string, origin: string): string | undefined {
   }
 }
 
-/** How long a page's scripts get to render after `load` (menus fetched on start-up, client routers). */
+/** How long a page's own calls and scripts may take to settle after `load` (menus fetched on start-up, client routers). */
 const SETTLE_MS = 2_500;
 
 /** Opens `path` in the role's browser context, reads the rendered DOM and gives the tab back. */
@@ -108,7 +109,7 @@ export async function renderPage(
       ...(opened.error ? { error: opened.error } : {}),
     };
     if (!rendered.html || opened.error) return { page: rendered };
-    await opened.page.waitForLoadState("networkidle", { timeout: SETTLE_MS }).catch(() => {});
+    await apiCallsSettled(opened.page, SETTLE_MS);
     const facts = (await opened.page.evaluate(DOM_READER).catch(() => undefined)) as DomFacts | undefined;
     if (!facts) return { page: { ...rendered, error: "the rendered page could not be read" } };
     const unique = (values: Array<string | undefined>): string[] => [
