@@ -32,8 +32,8 @@ export function tagOf(marker: string): string {
 }
 
 /**
- * Loads `url` in a tab (borrowed, given back after), lets the page's own calls settle and reads which markers became elements. The
- * tab closes when `stop` aborts (what it would see is no longer wanted).
+ * Loads `url` in a tab (borrowed, given back after), lets the page's own calls settle and reads which markers
+ * became elements. The tab closes when `stop` aborts (what it would see is no longer wanted).
  */
 export async function look(
   session: BrowserSession,

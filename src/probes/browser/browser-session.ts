@@ -7,6 +7,7 @@ import { CHROMIUM_ARGS, findChromium, prepareContext } from "../traffic/chromium
 import { watchedPage } from "./api-quiet.ts";
 import { boundedCall } from "./bounded-call.ts";
 import { BrowsePace } from "./browse-pace.ts";
+import { gateTargetRequests } from "./browser-gate.ts";
 import { type BrowsingRole, ContextSignIn } from "./context-sign-in.ts";
 
 export type { BrowsingRole } from "./context-sign-in.ts";
@@ -88,7 +89,7 @@ export class BrowserSession {
   private readonly signIns = new WeakMap<BrowserContext, ContextSignIn>();
   private readonly holders = new Set<string>();
   /** Tabs given back, on a blank page, oldest first. */
-  private readonly idle: Page[] = [];
+  private idle: Page[] = [];
   /** Tabs opened or lent and not yet closed or given back. */
   private readonly inUse = new Set<Page>();
   private readonly histories = new WeakMap<Page, CDPSession>();
@@ -214,16 +215,10 @@ export class BrowserSession {
   async borrowPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
     await this.options.beforePage?.();
     await this.signIns.get(context)?.renewIfRestarted(context);
-    let page: Page | undefined;
-    for (let index = 0; index < this.idle.length && !page; index += 1) {
-      const candidate = this.idle[index] as Page;
-      if (candidate.isClosed() || candidate.context() === context) {
-        this.idle.splice(index, 1);
-        index -= 1;
-        if (!candidate.isClosed()) page = candidate;
-      }
-    }
-    page ??= await this.createTab(context);
+    // Tabs whose context closed meanwhile are gone with it.
+    this.idle = this.idle.filter((tab) => !tab.isClosed());
+    const index = this.idle.findIndex((tab) => tab.context() === context);
+    const page = index >= 0 ? (this.idle.splice(index, 1)[0] as Page) : await this.createTab(context);
     watchedPage(page);
     this.pageOpened(page);
     return { page, log: this.freshLog(page) };
@@ -401,90 +396,8 @@ export class BrowserSession {
     const launched = this.launched;
     this.launched = undefined;
     this.contexts.clear();
-    this.idle.length = 0;
+    this.idle = [];
     if (launched) await (await launched.catch(() => undefined))?.close().catch(() => {});
-  }
-}
-
-/**
- * The longest a browser request counts as in flight. A tab closed mid-load, or a request the browser makes
- * for itself (an icon), may never report that it ended; a measurement window must not wait on it forever.
- */
-const MAX_IN_FLIGHT_MS = 20_000;
-
-/**
- * Holds each request to `origin` until `gate` lets it go, and tells the gate when it has been answered, or
- * its tab or context closed, or it has been open for MAX_IN_FLIGHT_MS. Registered last on the context so it
- * runs first; it passes the request on to the other handlers.
- */
-async function gateTargetRequests(
-  context: BrowserContext,
-  origin: string,
-  gate: () => Promise<() => void>,
-): Promise<void> {
-  const open = new Map<Request, () => void>();
-  const openByPage = new Map<Page, Set<Request>>();
-  // Requests that ended while they waited at the gate: a tab that moved on to another page (tabs are reused)
-  // cancels the last page's requests, and no event will come once they pass the gate.
-  const endedAtGate = new WeakSet<Request>();
-  let closed = false;
-  const done = (request: Request) => {
-    const leave = open.get(request);
-    if (!leave) {
-      endedAtGate.add(request);
-      return;
-    }
-    open.delete(request);
-    leave();
-  };
-  context.on("requestfinished", done);
-  context.on("requestfailed", done);
-  context.on("close", () => {
-    closed = true;
-    for (const leave of open.values()) leave();
-    open.clear();
-  });
-  await context.route(
-    (url) => url.origin === origin,
-    async (route) => {
-      const request = route.request();
-      const leave = await gate();
-      // A request whose tab or context closed while it waited at the gate is never sent, and no event will
-      // say it ended: left open, it would count as in flight for the rest of the run, and every measurement
-      // window after it would wait its whole drain bound for it.
-      const page = pageOf(request);
-      if (closed || page?.isClosed() || endedAtGate.has(request)) return leave();
-      const timer = setTimeout(() => done(request), MAX_IN_FLIGHT_MS);
-      timer.unref();
-      open.set(request, () => {
-        clearTimeout(timer);
-        leave();
-      });
-      // Requests cut off by their tab closing report no end either: the tab's close ends them.
-      if (page) {
-        let requests = openByPage.get(page);
-        if (!requests) {
-          const ofPage = new Set<Request>();
-          openByPage.set(page, ofPage);
-          page.once("close", () => {
-            openByPage.delete(page);
-            for (const cutOff of ofPage) done(cutOff);
-          });
-          requests = ofPage;
-        }
-        requests.add(request);
-      }
-      await route.fallback().catch(() => done(request));
-    },
-  );
-}
-
-/** The tab a request belongs to; undefined for the browser's own requests (a service worker, an icon). */
-function pageOf(request: Request): Page | undefined {
-  try {
-    return request.frame().page();
-  } catch {
-    return undefined;
   }
 }
 

@@ -125,7 +125,7 @@ async function instrument(page: Page, options: LoadOptions): Promise<LoadState> 
   return state;
 }
 
-/** Whatever the tab loads next is neither refused nor counted for a load that ended. */
+/** Once a load ended, its refusals no longer apply to what the tab loads next (for another tool). */
 const PASS_THROUGH: LoadOptions = { writesAllowed: true };
 
 export async function loadPage(
