@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { emitProfile } from "../../corpus/generator/emit-profile.ts";
 import type { CorpusServer } from "../../corpus/model/servers.ts";
+import { freePort } from "../targets/free-port.ts";
 
 // The corpus servers as the benches point qaas at them: each one's committed profile, on a free port and
 // with absolute paths into a scratch corpus (see corpus/harness/scratch.ts).
@@ -21,16 +21,4 @@ export async function writeCorpusProfile(root: string, server: CorpusServer): Pr
     }),
   );
   return profile;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }

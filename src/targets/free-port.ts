@@ -1,6 +1,6 @@
 import net from "node:net";
 
-/** A loopback port the OS just handed out (port 0) and that is free again for a server the test starts. */
+/** A loopback port the OS just handed out (port 0) and that is free again for a server about to start. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

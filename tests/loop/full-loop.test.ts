@@ -7,9 +7,9 @@ import { parse, stringify } from "yaml";
 import { startRun } from "../../src/run/start-run.ts";
 import type { LedgerEntry } from "../../src/store/ledger-kinds.ts";
 import { RunStore } from "../../src/store/run-store.ts";
+import { freePort } from "../../src/targets/free-port.ts";
 import type { FakeModelServer, ScriptedReply } from "../seats/fakes/fake-model-server.ts";
 import { startOpenAIFakeServer } from "../seats/fakes/openai-fake-server.ts";
-import { freePort } from "../support/free-port.ts";
 import { REPO_ROOT, tempProject } from "../support/temp-config.ts";
 
 // `qaas run --mode full-loop --target demo`, in process, on a throw-away git copy of the demo app, with

@@ -4,7 +4,7 @@ import { JobQueue } from "../../src/queue/job-queue.ts";
 import { requestTargetRestart, serveTargetRestarts } from "../../src/queue/shared-restarts.ts";
 import { runWorker } from "../../src/queue/worker.ts";
 import { RunStore } from "../../src/store/run-store.ts";
-import { freePort } from "../support/free-port.ts";
+import { freePort } from "../../src/targets/free-port.ts";
 import { REPO_ROOT, tempProject } from "../support/temp-config.ts";
 import {
   FAST_QUEUE,

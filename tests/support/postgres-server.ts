@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "./free-port.ts";
+import { freePort } from "../../src/targets/free-port.ts";
 
 // A throwaway PostgreSQL server for tests: initdb into a temp folder, start it on a free loopback port
 // with its socket in that folder, stop it and delete everything afterwards. Uses the distribution's

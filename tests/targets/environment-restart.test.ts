@@ -4,8 +4,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { isHealthy, prepareEnvironment } from "../../src/targets/environment.ts";
+import { freePort } from "../../src/targets/free-port.ts";
 import { profileFor } from "../fixtures/probe-harness.ts";
-import { freePort } from "../support/free-port.ts";
 
 // A managed target that died comes back with restart(): started again with its own command, healthy.
 
