@@ -63,9 +63,8 @@ export function groupCpuSeconds(group: number): number | undefined {
 /**
  * Memory (MiB) of the descendants of `root` outside process group `exclude` (the managed target, which
  * qaas also starts): the browser's processes apart from the rest (generated tests, scripts); and the CPU
- * seconds of each browser launched. Each process
- * counts its proportional share (PSS): Chromium's processes share most of their pages, and summing their
- * resident sizes would count those pages once per process.
+ * seconds of each browser launched. Each process counts its proportional share (PSS): Chromium's processes
+ * share most of their pages, and summing their resident sizes would count those pages once per process.
  */
 export function sampleDescendants(
   root: number,

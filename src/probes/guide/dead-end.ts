@@ -115,13 +115,10 @@ async function confirmDeadEnd(
   // A walk cut short by its time bound may not have opened a second record's page although it saw one
   // linked (or the crawl mapped one for the role): that page is opened now, and only if it does not answer
   // a page is the same page loaded afresh instead.
-  const unopened = opened ? undefined : otherInstance(scope, walk, page, template, templates);
-  let sibling = opened ?? unopened;
-  let again = await load(sibling ?? page.finalPath);
-  if (unopened && !isJudgeable(again.page)) {
-    sibling = undefined;
-    again = await load(page.finalPath);
-  }
+  const tried = opened ?? otherInstance(scope, walk, page, template, templates);
+  const triedLoad = tried ? await load(tried) : undefined;
+  const sibling = triedLoad && (opened || isJudgeable(triedLoad.page)) ? tried : undefined;
+  const again = sibling && triedLoad ? triedLoad : await load(page.finalPath);
   const second = sibling ?? page.finalPath;
   if (!isJudgeable(again.page)) return "the second load did not answer a page";
   const offered = wayOn(again.page);

@@ -78,7 +78,10 @@ export function localPath(url: string, origin: string): string | undefined {
   }
 }
 
-/** How long a page's own calls and scripts may take to settle after `load` (menus fetched on start-up, client routers). */
+/**
+ * How long a page's own calls and scripts may take to settle after `load` (menus fetched on start-up, client
+ * routers); images and other assets are not waited for, they add no way onward.
+ */
 const SETTLE_MS = 2_500;
 
 /** Opens `path` in the role's browser context, reads the rendered DOM and gives the tab back. */
