@@ -49,9 +49,13 @@ describe("work done once for a run across workers", () => {
   it("lets a waiter do the work when its holder failed, or died holding it", async () => {
     const { sql } = await queueDatabase(postgres().url);
     const failing = runOnceShared(sql, once(sql, "w1"), async () => {
-      await pause(100);
+      await pause(500);
       throw new Error("reset exited with code 1");
     });
+    // w2 asks only once w1 holds the claim: asked together, either may win it.
+    await expect
+      .poll(() => sql("SELECT claimed_by FROM qaas_run_once WHERE key = 'reset:reproduce'", []))
+      .toEqual([{ claimed_by: "w1" }]);
     const waiting = runOnceShared(sql, once(sql, "w2"), async () => "done by w2");
     await expect(failing).rejects.toThrow(/code 1/);
     expect(await waiting).toBe("done by w2");
