@@ -21,6 +21,8 @@ export async function gateTargetRequests(
   gate: () => Promise<() => void>,
 ): Promise<void> {
   const open = new Map<Request, () => void>();
+  // Per tab, its requests still open: a tab lives for many pages (tabs are reused), so each leaves the set
+  // when it ends.
   const openByPage = new Map<Page, Set<Request>>();
   // Requests that ended while they waited at the gate: a tab that moved on to another page (tabs are reused)
   // cancels the last page's requests, and no event will come once they pass the gate.
@@ -33,6 +35,8 @@ export async function gateTargetRequests(
       return;
     }
     open.delete(request);
+    const page = pageOf(request);
+    if (page) openByPage.get(page)?.delete(request);
     leave();
   };
   context.on("requestfinished", done);

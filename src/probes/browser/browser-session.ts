@@ -198,8 +198,7 @@ export class BrowserSession {
 
   /** A new tab in `context`, logging from its first request; the caller closes it when done. */
   async newPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
-    await this.options.beforePage?.();
-    await this.signIns.get(context)?.renewIfRestarted(context);
+    await this.readyForPage(context);
     const page = await this.createTab(context);
     this.pageOpened(page);
     return { page, log: this.freshLog(page) };
@@ -213,8 +212,7 @@ export class BrowserSession {
    * routes and init scripts a caller adds to the tab are its to remove or to add once per tab.
    */
   async borrowPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
-    await this.options.beforePage?.();
-    await this.signIns.get(context)?.renewIfRestarted(context);
+    await this.readyForPage(context);
     // Tabs whose context closed meanwhile are gone with it.
     this.idle = this.idle.filter((tab) => !tab.isClosed());
     const index = this.idle.findIndex((tab) => tab.context() === context);
@@ -255,9 +253,15 @@ export class BrowserSession {
     while (this.idle.length > MAX_IDLE_TABS) void (this.idle.shift() as Page).close().catch(() => {});
   }
 
+  /** Before any page starts: between measurement windows, and with the role's session renewed if need be. */
+  private async readyForPage(context: BrowserContext): Promise<void> {
+    await this.options.beforePage?.();
+    await this.signIns.get(context)?.renewIfRestarted(context);
+  }
+
   /** A tab with the listeners that fill its log (the current one, see freshLog). */
   private async createTab(context: BrowserContext): Promise<Page> {
-    const page = watchedPage(await context.newPage());
+    const page = await context.newPage();
     browsingTally.tabs += 1;
     page.once("close", () => {
       if (this.inUse.delete(page)) this.pageDone();

@@ -75,6 +75,8 @@ export async function runJourney(
       ? "an update of a record the run did not create"
       : undefined);
   const loaded = await loadPage(session, context, url, { ...load, refuse });
+  // The tab goes on to other pages (tabs are reused): the journey's listeners leave with it, thrown or not.
+  let detach = (): void => {};
   try {
     if (loaded.error || (loaded.status ?? 0) >= 400) {
       record.skipped = `the page did not load (${loaded.error ?? loaded.status})`;
@@ -120,6 +122,10 @@ export async function runJourney(
     const errorsBefore = loaded.log.pageErrors.length;
     page.on("request", onRequest);
     page.on("requestfailed", onFailed);
+    detach = () => {
+      page.off("request", onRequest);
+      page.off("requestfailed", onFailed);
+    };
     const submit = page.locator(
       `form >> nth=${formIndex} >> css=button:not([type]), button[type=submit], input[type=submit]`,
     );
@@ -139,8 +145,7 @@ export async function runJourney(
     await page.waitForLoadState("load", { timeout: 5000 }).catch(() => {});
     await loaded.settle(500, stretchedWait(loaded, 5000, 10_000));
     await Promise.all(pending);
-    page.off("request", onRequest);
-    page.off("requestfailed", onFailed);
+    detach();
     record.refused = [...loaded.blocked];
     record.exceptions = loaded.log.pageErrors.slice(errorsBefore).map((error) => error.message);
     record.textAfter = String(await page.evaluate(VISIBLE_TEXT).catch(() => ""));
@@ -159,6 +164,7 @@ export async function runJourney(
     record.screenshot = await page.screenshot({ timeout: 5000 }).catch(() => undefined);
     return record;
   } finally {
+    detach();
     await closePage(session, loaded);
   }
 }
