@@ -1,20 +1,19 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BrowserSession } from "../../src/probes/browser/browser-session.ts";
 import { closePage, loadPage } from "../../src/probes/browser/page-load.ts";
+import { startTextServer, type TextServer } from "../support/text-server.ts";
 
 // Tabs are lent and given back instead of opened and closed per page: a given-back tab must start the next
 // page as a new tab would — nothing of the last page still running or logged, no way back to it, no
 // refusal of the last load applied to the next.
 
-let server: http.Server;
+let server: TextServer;
 let baseUrl: string;
 const received: string[] = [];
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
+  server = await startTextServer((request, _text, response) => {
     received.push(`${request.method} ${request.url}`);
     if (request.url === "/noisy") {
       // Logs and calls home every 50 ms for as long as it is open.
@@ -31,18 +30,12 @@ beforeAll(async () => {
         .end('<!doctype html><title>w</title><script>fetch("/save", { method: "POST" })</script>');
       return;
     }
-    response
-      .writeHead(200, { "content-type": "text/html" })
-      .end("<!doctype html><title>quiet</title><script>window.depth = history.length</script>");
+    response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>quiet</title>");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.baseUrl;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 
 const anonymous = { role: "anonymous", headers: async () => ({}) };
 

@@ -1,15 +1,13 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BrowserSession } from "../../src/probes/browser/browser-session.ts";
 import { renderPage } from "../../src/probes/guide/rendered-page.ts";
+import { startTextServer, type TextServer } from "../support/text-server.ts";
 
 // A page read by GUIDE's walk counts the links its script renders from an API call made after `load` (a
 // menu fetched on start-up), even when the API answers slowly; and the tab it was read in, lent again, reads
 // the next page with nothing of this one.
 
-let server: http.Server;
-let baseUrl: string;
+let server: TextServer;
 
 const SHELL = `<!doctype html><title>Shop</title><nav id="menu"></nav><script>
 addEventListener("load", () => {
@@ -23,7 +21,7 @@ addEventListener("load", () => {
 </script>`;
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
+  server = await startTextServer((request, _text, response) => {
     if (request.url === "/api/menu") {
       // Slower than a quiet moment after load: read at once, the page would show no menu.
       setTimeout(() => {
@@ -41,20 +39,15 @@ beforeAll(async () => {
     }
     response.writeHead(200, { "content-type": "text/html" }).end(SHELL);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 
 describe("a page rendered for the walk", () => {
   it("holds the links a script rendered from a slow API call after load", async () => {
     const session = new BrowserSession();
     try {
-      const origin = new URL(baseUrl).origin;
+      const origin = new URL(server.baseUrl).origin;
       const context = await session.context({ role: "anonymous", headers: async () => ({}) }, origin);
       const { page } = await renderPage(session, context, origin, "/");
       expect(page.links).toContain("/orders");
