@@ -23,6 +23,8 @@ import type { LoadedTarget } from "../../src/tools/context.ts";
 //   /ws/discussions notes and comments both tenant-scoped (a teammate gets both)  correct
 //   /ws/racy       numbers events from a counter read before an await and written after it: changes
 //                  handled at the same time share a number; one early glitch repeats a number once (ws-ordering)
+//   /ws/crowded    numbers changes one at a time until it is first handed several at once; from then on,
+//                  changes handled together share a number (ws-ordering)
 //   /ws/glitch     numbered in order, except that its third event reuses the second one's number  (ws-ordering)
 //   /ws/echo       numbered in order, but its third event is delivered twice (same frame)          correct
 // Comments are created under a note (`POST /api/notes/{id}/comments`) and read by their own id
@@ -62,6 +64,8 @@ interface Outbound {
   data: Record<string, unknown>;
   /** The number /ws/racy gives the event (computed while the request was handled). */
   racySeq?: number;
+  /** The number /ws/crowded gives the event. */
+  crowdedSeq?: number;
 }
 
 export const PASSWORDS = { alice: "alice-pass-1", bob: "bob-pass-2", carol: "carol-pass-3" };
@@ -81,6 +85,7 @@ export const CHANNELS = [
   "/ws/threads",
   "/ws/discussions",
   "/ws/racy",
+  "/ws/crowded",
   "/ws/glitch",
   "/ws/echo",
 ];
@@ -122,6 +127,43 @@ export async function startFixtureApp(): Promise<FixtureApp> {
     racyEvents += 1;
     // One glitch early on: the third change repeats the second one's number.
     return racyEvents === 3 ? seq - 1 : seq;
+  };
+  let crowdedCounter = 0;
+  let crowdedAtOnce = 0;
+  let crowdedLoaded = false;
+  let crowdedGrows = false;
+  let crowdedQueue: Promise<unknown> = Promise.resolve();
+  /**
+   * /ws/crowded's number: one change at a time until it has once been handed several at once; after that
+   * (more workers) each change reads the counter before a pause, so changes handled together share a number.
+   */
+  const crowdedNumber = async (): Promise<number | undefined> => {
+    if (![...clients].some((client) => client.channel === "/ws/crowded")) return undefined;
+    crowdedAtOnce += 1;
+    try {
+      if (crowdedLoaded) {
+        const seq = crowdedCounter + 1;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        crowdedCounter = seq;
+        return seq;
+      }
+      if (crowdedAtOnce > 1) crowdedGrows = true;
+      const turn = crowdedQueue.then(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        crowdedCounter += 1;
+        return crowdedCounter;
+      });
+      crowdedQueue = turn;
+      return await turn;
+    } finally {
+      crowdedAtOnce -= 1;
+      if (crowdedAtOnce === 0 && crowdedGrows) crowdedLoaded = true;
+    }
+  };
+  /** The numbers the racing channels give a change to a note. */
+  const raceNumbers = async (): Promise<Pick<Outbound, "racySeq" | "crowdedSeq">> => {
+    const [racySeq, crowdedSeq] = await Promise.all([racyNumber(), crowdedNumber()]);
+    return { ...(racySeq ? { racySeq } : {}), ...(crowdedSeq ? { crowdedSeq } : {}) };
   };
 
   const userOf = (token: string | null | undefined): User | undefined =>
@@ -196,6 +238,10 @@ export async function startFixtureApp(): Promise<FixtureApp> {
         case "/ws/racy":
           if (isNote && sameTenant && event.racySeq !== undefined)
             sendTo(client, { type: event.type, seq: event.racySeq, data: event.data });
+          break;
+        case "/ws/crowded":
+          if (isNote && sameTenant && event.crowdedSeq !== undefined)
+            sendTo(client, { type: event.type, seq: event.crowdedSeq, data: event.data });
           break;
         case "/ws/secure":
         case "/ws/closing":
@@ -291,13 +337,7 @@ export async function startFixtureApp(): Promise<FixtureApp> {
         tenant: user.tenant,
       };
       notes.set(note.id, note);
-      const racySeq = await racyNumber();
-      publish({
-        type: "note.created",
-        tenant: user.tenant,
-        data: { ...note },
-        ...(racySeq ? { racySeq } : {}),
-      });
+      publish({ type: "note.created", tenant: user.tenant, data: { ...note }, ...(await raceNumbers()) });
       return reply(201, note);
     }
     if (url.pathname === "/api/notes" && request.method === "GET") {
@@ -331,13 +371,7 @@ export async function startFixtureApp(): Promise<FixtureApp> {
       if (request.method === "PATCH") {
         if (typeof body.title === "string") note.title = body.title;
         if (typeof body.body === "string") note.body = body.body;
-        const racySeq = await racyNumber();
-        publish({
-          type: "note.updated",
-          tenant: user.tenant,
-          data: { ...note },
-          ...(racySeq ? { racySeq } : {}),
-        });
+        publish({ type: "note.updated", tenant: user.tenant, data: { ...note }, ...(await raceNumbers()) });
         return reply(200, note);
       }
     }

@@ -34,6 +34,20 @@ describe("ws_probe_ordering", () => {
     expect(answer.candidates[0]!.summary).toMatch(/seq \d+ came on more than one frame/);
   });
 
+  it("tries a second concurrent burst after a clean one, for a race that shows only once the server is loaded", async () => {
+    const answer = await probe(app, "ws_probe_ordering", { channel: "/ws/crowded", events: 8 });
+    expect(summary(answer)).toEqual({ filed: ["ws-ordering /ws/crowded"], held: [] });
+    const bursts = answer.stats.channels[0]!.bursts as Array<{ kind: string; problems: string[] }>;
+    expect(bursts.map((burst) => [burst.kind, burst.problems.length > 0])).toEqual([
+      ["sequential", false],
+      ["concurrent", false],
+      ["concurrent", true],
+      ["concurrent", true],
+    ]);
+    expect(answer.candidates[0]!.summary).toMatch(/During a concurrent burst of 8 updates/);
+    expect(answer.candidates[0]!.summary).toMatch(/seq \d+ came on more than one frame/);
+  });
+
   it("files a number shared by two different events even when no later burst repeats it", async () => {
     const answer = await probe(app, "ws_probe_ordering", { channel: "/ws/glitch", events: 6 });
     expect(summary(answer)).toEqual({ filed: ["ws-ordering /ws/glitch"], held: [] });
@@ -46,7 +60,7 @@ describe("ws_probe_ordering", () => {
     expect(summary(answer)).toEqual({ filed: [], held: ["ws-ordering /ws/echo"] });
   });
 
-  it("finds nothing on a channel that sends in order, under a sequential and a concurrent burst", async () => {
+  it("finds nothing on a channel that sends in order, under a sequential and two concurrent bursts", async () => {
     const answer = await probe(app, "ws_probe_ordering", { channel: "/ws/ordered", events: 8 });
     expect(answer.candidates).toEqual([]);
     const bursts = answer.stats.channels[0]!.bursts as Array<{
@@ -56,6 +70,7 @@ describe("ws_probe_ordering", () => {
     }>;
     expect(bursts).toEqual([
       { kind: "sequential", events: 8, problems: [], median_gap_ms: expect.any(Number) },
+      { kind: "concurrent", events: 8, problems: [], median_gap_ms: expect.any(Number) },
       { kind: "concurrent", events: 8, problems: [], median_gap_ms: expect.any(Number) },
     ]);
   });
