@@ -44,6 +44,20 @@ beforeAll(async () => {
           document.write("<option>EUR</option></select>");
         </script><button>Show</button></form></body></html>`,
       );
+    else if (url.pathname === "/tabs")
+      // The tab named in the fragment, opened by a string a timer runs.
+      html(
+        shell(
+          `window.showTab = (tab) => { document.getElementById("out").textContent = tab; }; setTimeout("showTab('" + decodeURIComponent(location.hash.slice(1) || "overview") + "')", 0);`,
+        ),
+      );
+    else if (url.pathname === "/run")
+      // A command from the fragment, run as code.
+      html(
+        shell(
+          `const command = decodeURIComponent(location.hash.slice(1)); if (command) setTimeout(command, 0);`,
+        ),
+      );
     else if (url.pathname === "/safe")
       html(
         shell(
@@ -84,6 +98,8 @@ describe("probe_dom_xss", () => {
       pages: [
         page("/search", ["/search?q=tea"]),
         page("/welcome"),
+        page("/tabs"),
+        page("/run"),
         page("/back", ["/back?next=/home"]),
         page("/safe", ["/safe?q=tea"]),
         page("/prices", [], [{ action: "/prices", method: "GET", fields: ["currency"] }]),
@@ -97,7 +113,14 @@ describe("probe_dom_xss", () => {
       const found = outcome.candidates.map(
         (draft) => `${draft.location.value} ${draft.dedupe?.discriminator}`,
       );
-      expect(found.sort()).toEqual(["/back ?next", "/prices ?currency", "/search ?q", "/welcome #fragment"]);
+      expect(found.sort()).toEqual([
+        "/back ?next",
+        "/prices ?currency",
+        "/run #fragment",
+        "/search ?q",
+        "/tabs #fragment",
+        "/welcome #fragment",
+      ]);
       expect(outcome.candidates[0]).toMatchObject({ domain: "security", defect_class: "xss" });
     } finally {
       await closeRunServices(context);

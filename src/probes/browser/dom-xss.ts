@@ -47,8 +47,14 @@ function payloads(token: number): Array<{ sink: string; text: string }> {
       sink: "HTML (innerHTML, document.write)",
       text: `"'></option></select><img src=x onerror=${HOOK}(${token})>`,
     },
-    { sink: "script (eval, setTimeout, a JavaScript string)", text: `';${HOOK}(${token});'` },
-    { sink: "a javascript: URL", text: `javascript:${HOOK}(${token})` },
+    // An expression, not a statement: `f('…')` (a call's argument) rejects `';x();'` but takes `''-x()-''`;
+    // the second half does the same inside double quotes and is a plain string inside single ones.
+    {
+      sink: "script (eval, setTimeout, a JavaScript string)",
+      text: `'-${HOOK}(${token})-'"-${HOOK}(${token})-"`,
+    },
+    // Also code on its own: run by eval or a timer as it is, `javascript:` is a label before the call.
+    { sink: "a javascript: URL, or code run as it is (eval, a timer)", text: `javascript:${HOOK}(${token})` },
   ];
 }
 
