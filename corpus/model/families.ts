@@ -63,6 +63,13 @@ export const FAMILIES = [
   ),
   family("xss", "security", "xss", ["CWE-79", "OWASP A03:2021"], "input lands unescaped in an HTML answer"),
   family(
+    "dom-xss",
+    "security",
+    "xss",
+    ["CWE-79", "OWASP DOM based XSS Prevention Cheat Sheet"],
+    "a page's own script writes part of its URL into HTML or code",
+  ),
+  family(
     "open-redirect",
     "security",
     "open-redirect",

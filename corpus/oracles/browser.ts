@@ -227,6 +227,42 @@ export function pageOracle(path: string, own: UiCheck, vulnerable: boolean) {
   };
 }
 
+/**
+ * DOM-based XSS, judged in a browser: the page is loaded with each payload of the cheat sheets' three
+ * contexts (HTML, a JavaScript string, a URL) in `source` (`#fragment` or `?name`), links the script built
+ * with `javascript:` are followed, and the payload calls a marker function defined before the page's own
+ * scripts. Flawed when any payload called it.
+ */
+export function domScriptOracle(path: string, source: string, vulnerable: boolean) {
+  return async (client: OracleClient) => {
+    const payloads = ["<img src=x onerror=__marked(1)>", "'-__marked(2)-'", "javascript:__marked(3)"];
+    const ran: string[] = [];
+    await withContext(client, 1280, async (context) => {
+      await context.addInitScript(() => {
+        const calls: number[] = [];
+        Object.assign(window, { __marked: (value: number) => calls.push(value), __calls: calls });
+      });
+      for (const payload of payloads) {
+        const url = new URL(path, client.baseUrl);
+        if (source === "#fragment") url.hash = payload;
+        else url.searchParams.set(source.slice(1), payload);
+        const { page } = await open(context, url.href, 200);
+        await page.evaluate(() => {
+          for (const anchor of document.querySelectorAll<HTMLAnchorElement>("a[href^='javascript:']"))
+            anchor.click();
+        });
+        await page.waitForTimeout(100);
+        const calls = await page.evaluate(() => (window as unknown as { __calls: number[] }).__calls);
+        if (calls.length > 0) ran.push(payload);
+        await page.close();
+      }
+    });
+    const evidence = ran.length > 0 ? `ran: ${ran.join(" | ")}` : "no payload ran";
+    if (vulnerable && ran.length === 0) throw new Error(`no payload ran on ${path} through ${source}`);
+    return { flawed: ran.length > 0, evidence };
+  };
+}
+
 /** Opens a page at desktop width and answers what `read` finds on it once it settled. */
 export async function openedPage<T>(
   client: OracleClient,

@@ -1,3 +1,4 @@
+import type { DomXssKnobs } from "../generator/families/dom-xss.ts";
 import type { DebugKnobs, ExposedFileKnobs, ListingKnobs } from "../generator/families/misconfiguration.ts";
 import type {
   CorsKnobs,
@@ -32,6 +33,23 @@ export const XSS = [
   xss.v("XSS-07", PP, { kind: "reflected", context: "body" }),
   xss.s("XSS-07S", PP, { kind: "reflected", context: "body", guard: "escaped" }),
   xss.v("XSS-08", PK, { kind: "stored", context: "attribute" }),
+];
+
+// DOM-based: the server answers the same bytes whatever the URL holds; the page's script is the flaw.
+const domXss = rowMaker<DomXssKnobs>("dom-xss", "high");
+
+export const DOM_XSS = [
+  domXss.v("DXSS-01", NS, { source: "fragment", sink: "inner-html" }),
+  domXss.s("DXSS-01S", NS, { source: "fragment", sink: "inner-html", guard: "escaped" }),
+  domXss.v("DXSS-02", PK, { source: "query", sink: "insert-adjacent" }),
+  domXss.s("DXSS-02S", PK, { source: "query", sink: "insert-adjacent", guard: "text" }),
+  domXss.v("DXSS-03", PS, { source: "fragment", sink: "timer-string" }),
+  domXss.s("DXSS-03S", PS, { source: "fragment", sink: "timer-string", guard: "function" }),
+  domXss.v("DXSS-04", NP, { source: "query", sink: "link-href" }),
+  domXss.s("DXSS-04S", NP, { source: "query", sink: "link-href", guard: "http-only" }),
+  domXss.v("DXSS-05", PP, { source: "query", sink: "contextual-fragment" }),
+  domXss.s("DXSS-05S", PP, { source: "query", sink: "contextual-fragment", guard: "escaped" }),
+  domXss.s("DXSS-06S", NS, { source: "query", sink: "inner-html", guard: "text" }),
 ];
 
 const redirect = rowMaker<OpenRedirectKnobs>("open-redirect", "medium");

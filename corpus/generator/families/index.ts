@@ -15,6 +15,7 @@ import { buildLostUpdate } from "./data-lost-update.ts";
 import { buildOrphanOnDelete } from "./data-orphans.ts";
 import { buildDoubleSubmitRace, buildRepeatedTransition } from "./data-transitions.ts";
 import { buildUniquenessInCode } from "./data-uniqueness.ts";
+import { buildDomXss } from "./dom-xss.ts";
 import {
   buildErrorDisclosure,
   buildExcessiveDataExposure,
@@ -103,6 +104,7 @@ const BUILDERS: Record<string, Builder> = {
   "double-submit-race": buildDoubleSubmitRace,
   "stale-derived-field": buildStaleDerivedField,
   "lost-update": buildLostUpdate,
+  "dom-xss": buildDomXss,
   "console-error": buildConsoleError,
   "broken-link": buildBrokenLink,
   accessibility: buildAccessibility,

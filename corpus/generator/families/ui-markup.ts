@@ -3,7 +3,15 @@ import { pageOracle } from "../../oracles/browser.ts";
 import { nodeRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { htmlAnswer, STR } from "../schemas.ts";
-import { assetEndpoint, assetPath, PICTURE_SVG, pageDocument, pagePath, pageVariant } from "./ui-page.ts";
+import {
+  assetEndpoint,
+  assetPath,
+  cap,
+  PICTURE_SVG,
+  pageDocument,
+  pagePath,
+  pageVariant,
+} from "./ui-page.ts";
 
 // What a page's markup promises: links and files that answer (RFC 9110's 404, WCAG 2.4.4), controls and
 // images with accessible names (WCAG 1.1.1, 1.3.1, 4.1.2; axe-core's label, select-name, image-alt and
@@ -296,8 +304,4 @@ export function buildVisualDefect(row: Row<LayoutKnobs>, ctx: BuildContext): Bui
         : "the wide table scrolls inside its own region; the page does not",
     oracle: pageOracle(path, "overflow", vulnerable),
   });
-}
-
-function cap(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

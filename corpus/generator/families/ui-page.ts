@@ -53,13 +53,21 @@ export function pageDocument(spec: PageSpec): string {
 
 /**
  * The GET that serves a page. On the cookie server a page holding a form gets the session's CSRF token in
- * place of `{csrf}`, as every form there must carry it.
+ * place of `{csrf}`, as every form there must carry it. `policy` replaces the servers' strict
+ * Content-Security-Policy for this page.
  */
-export function pageEndpoint(path: string, summary: string, document: string, status = 200): Endpoint {
+export function pageEndpoint(
+  path: string,
+  summary: string,
+  document: string,
+  status = 200,
+  policy?: string,
+): Endpoint {
   const literal = JSON.stringify(document);
+  const ownPolicy = policy ? `g.csp = ${JSON.stringify(policy)}\n` : "";
   const python = document.includes("{csrf}")
-    ? `session = session_of()\nreturn html_page(${status}, ${literal}.replace("{csrf}", session["csrf"] if session else ""))`
-    : `return html_page(${status}, ${literal})`;
+    ? `${ownPolicy}session = session_of()\nreturn html_page(${status}, ${literal}.replace("{csrf}", session["csrf"] if session else ""))`
+    : `${ownPolicy}return html_page(${status}, ${literal})`;
   return {
     method: "GET",
     path,
@@ -70,6 +78,7 @@ export function pageEndpoint(path: string, summary: string, document: string, st
       "GET",
       path,
       `return html(reply, ${status}, ${document.includes("{csrf}") ? `${literal}.replace("{csrf}", "")` : literal});`,
+      policy ? `{ config: { csp: ${JSON.stringify(policy)} } }` : undefined,
     ),
     python: pyRoute("GET", path, python),
   };
@@ -130,6 +139,8 @@ export interface PageVariant {
   page: UiPage;
   document: string;
   summary: string;
+  /** A Content-Security-Policy of the page's own (see pageEndpoint). */
+  policy?: string;
   title: string;
   why: string;
   /** The files and data operations the page uses: correct code, supporting operations. */
@@ -142,7 +153,7 @@ export interface PageVariant {
 /** A page variant's Built: the page is the ledger place, its GET and files are supporting operations. */
 export function pageVariant(row: Pick<Row, "label">, spec: PageVariant): Built {
   return {
-    endpoint: pageEndpoint(spec.page.path, spec.summary, spec.document),
+    endpoint: pageEndpoint(spec.page.path, spec.summary, spec.document, 200, spec.policy),
     page: spec.page,
     support: spec.files ?? [],
     ...(spec.alsoAt ? { alsoAt: spec.alsoAt } : {}),
@@ -184,4 +195,9 @@ export function jsonEndpoint(
       `return ${JSON.stringify(text)}, ${status}, {"Content-Type": "application/json"}`,
     ),
   };
+}
+
+/** `parcels` → `Parcels`, for titles and labels. */
+export function cap(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

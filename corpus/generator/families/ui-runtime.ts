@@ -3,7 +3,15 @@ import { pageOracle } from "../../oracles/browser.ts";
 import { nodeRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { htmlAnswer } from "../schemas.ts";
-import { assetEndpoint, assetPath, jsonEndpoint, pageDocument, pagePath, pageVariant } from "./ui-page.ts";
+import {
+  assetEndpoint,
+  assetPath,
+  cap,
+  jsonEndpoint,
+  pageDocument,
+  pagePath,
+  pageVariant,
+} from "./ui-page.ts";
 
 // What a page's scripts do when it loads and when a person acts (MDN's `error` and `unhandledrejection`
 // events, console.error; Nielsen's heuristics 1 and 9): an exception nothing catches at load or later, a
@@ -257,8 +265,4 @@ export function buildBrokenJourney(row: Row<JourneyKnobs>, ctx: BuildContext): B
 
 function savedPage(noun: string): string {
   return pageDocument({ title: "Saved", body: `<p>Your ${noun} note is saved.</p>` });
-}
-
-function cap(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

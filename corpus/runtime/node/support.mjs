@@ -33,7 +33,10 @@ export function createApp() {
     if (!request.routeOptions?.config?.plainHeaders) {
       reply.header("x-content-type-options", "nosniff");
       reply.header("x-frame-options", "DENY");
-      reply.header("content-security-policy", "default-src 'self'; frame-ancestors 'none'");
+      reply.header(
+        "content-security-policy",
+        request.routeOptions?.config?.csp ?? "default-src 'self'; frame-ancestors 'none'",
+      );
       reply.header("referrer-policy", "no-referrer");
     }
     return payload;

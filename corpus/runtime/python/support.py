@@ -65,7 +65,7 @@ def create_app(name):
         if not getattr(g, "plain_headers", False):
             response.headers["X-Content-Type-Options"] = "nosniff"
             response.headers["X-Frame-Options"] = "DENY"
-            response.headers["Content-Security-Policy"] = "default-src 'self'; frame-ancestors 'none'"
+            response.headers["Content-Security-Policy"] = getattr(g, "csp", None) or "default-src 'self'; frame-ancestors 'none'"
             response.headers["Referrer-Policy"] = "no-referrer"
         return response
 
