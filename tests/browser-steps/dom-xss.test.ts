@@ -58,6 +58,11 @@ beforeAll(async () => {
           `const command = decodeURIComponent(location.hash.slice(1)); if (command) setTimeout(command, 0);`,
         ),
       );
+    else if (url.pathname === "/continue")
+      // Sends the reader on to the URL a parameter names (a javascript: URL runs in the page).
+      html(
+        shell(`const next = new URLSearchParams(location.search).get("to"); if (next) location.href = next;`),
+      );
     else if (url.pathname === "/safe")
       html(
         shell(
@@ -100,6 +105,7 @@ describe("probe_dom_xss", () => {
         page("/welcome"),
         page("/tabs"),
         page("/run"),
+        page("/continue", ["/continue?to=/home"]),
         page("/back", ["/back?next=/home"]),
         page("/safe", ["/safe?q=tea"]),
         page("/prices", [], [{ action: "/prices", method: "GET", fields: ["currency"] }]),
@@ -115,6 +121,7 @@ describe("probe_dom_xss", () => {
       );
       expect(found.sort()).toEqual([
         "/back ?next",
+        "/continue ?to",
         "/prices ?currency",
         "/run #fragment",
         "/search ?q",
