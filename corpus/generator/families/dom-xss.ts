@@ -20,7 +20,7 @@ export interface DomXssKnobs {
 }
 
 /** What a page that runs legacy inline code sends instead of the servers' strict default. */
-export const LEGACY_PAGE_POLICY =
+const LEGACY_PAGE_POLICY =
   "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; frame-ancestors 'none'";
 
 const PARAMETER: Record<DomXssKnobs["sink"], string> = {
