@@ -133,4 +133,27 @@ describe("probe_dom_xss", () => {
       await closeRunServices(context);
     }
   }, 120_000);
+
+  it("tries pages that load scripts of their own first, when the bound reaches only some pages", async () => {
+    const profile = profileFor({
+      name: "site",
+      source: {},
+      environment: { mode: "managed", base_url: baseUrl },
+    });
+    const map = systemMapFor({
+      target: "site",
+      baseUrl,
+      document: { openapi: "3.0.3", info: { title: "s", version: "1" }, paths: {} },
+      // A server-rendered page with a parameter, listed first, and a page whose script reads the fragment.
+      pages: [page("/reflect", ["/reflect?q=tea"]), { ...page("/welcome"), scripts: ["/welcome.js"] }],
+    });
+    const context = probeContext({ profile, map, agent: "BROWSER" });
+    try {
+      const outcome = await probeDomXss(context, { max_pages: 1 });
+      if (typeof outcome === "string") throw new Error(outcome);
+      expect(outcome.candidates.map((draft) => draft.location.value)).toEqual(["/welcome"]);
+    } finally {
+      await closeRunServices(context);
+    }
+  }, 60_000);
 });

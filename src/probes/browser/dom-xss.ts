@@ -172,11 +172,14 @@ interface PageInputs {
   template: string;
   roles: string[] | undefined;
   sources: string[];
+  /** The page loads script files of its own (inline scripts are not in the map). */
+  scripted: boolean;
 }
 
 /**
  * Each HTML page once per template, with the query parameters its links and its GET forms carry and the
- * fragment; pages with parameters first, since the time bound may not reach every page.
+ * fragment. The time bound may not reach every page, so the likeliest come first: pages that load scripts
+ * of their own (only a script writes the URL into the page), then pages with parameters.
  */
 function pagesWithInputs(pages: readonly MapPage[]): PageInputs[] {
   const byTemplate = new Map<string, PageInputs>();
@@ -188,7 +191,9 @@ function pagesWithInputs(pages: readonly MapPage[]): PageInputs[] {
       template,
       roles: page.roles,
       sources: ["#fragment"],
+      scripted: false,
     };
+    if ((page.scripts ?? []).length > 0) entry.scripted = true;
     const own = page.path.split("?")[0]!;
     const names: string[] = [];
     for (const link of [page.path, ...page.links]) {
@@ -203,7 +208,8 @@ function pagesWithInputs(pages: readonly MapPage[]): PageInputs[] {
     for (const name of names) if (!entry.sources.includes(`?${name}`)) entry.sources.push(`?${name}`);
     byTemplate.set(template, entry);
   }
-  return [...byTemplate.values()].sort((a, b) => Number(b.sources.length > 1) - Number(a.sources.length > 1));
+  const likelihood = (entry: PageInputs) => 2 * Number(entry.scripted) + Number(entry.sources.length > 1);
+  return [...byTemplate.values()].sort((a, b) => likelihood(b) - likelihood(a));
 }
 
 function draftFor(context: ToolContext, hit: Hit): EnvelopeDraft {
