@@ -89,71 +89,61 @@ const page = (path: string, links: string[] = [], forms: Page["forms"] = []): Pa
   roles: ["anonymous"],
 });
 
+/** probe_dom_xss over a site whose map holds `pages`; the run's browser is closed afterwards. */
+async function probeSite(pages: Page[], options: { max_pages?: number } = {}) {
+  const profile = profileFor({
+    name: "site",
+    source: {},
+    environment: { mode: "managed", base_url: baseUrl },
+  });
+  const map = systemMapFor({
+    target: "site",
+    baseUrl,
+    document: { openapi: "3.0.3", info: { title: "s", version: "1" }, paths: {} },
+    pages,
+  });
+  const context = probeContext({ profile, map, agent: "BROWSER" });
+  try {
+    const outcome = await probeDomXss(context, options);
+    if (typeof outcome === "string") throw new Error(outcome);
+    return outcome;
+  } finally {
+    await closeRunServices(context);
+  }
+}
+
 describe("probe_dom_xss", () => {
   it("finds script writing a parameter or the fragment into HTML or a link, not text nor a server echo", async () => {
-    const profile = profileFor({
-      name: "site",
-      source: {},
-      environment: { mode: "managed", base_url: baseUrl },
-    });
-    const map = systemMapFor({
-      target: "site",
-      baseUrl,
-      document: { openapi: "3.0.3", info: { title: "s", version: "1" }, paths: {} },
-      pages: [
-        page("/search", ["/search?q=tea"]),
-        page("/welcome"),
-        page("/tabs"),
-        page("/run"),
-        page("/continue", ["/continue?to=/home"]),
-        page("/back", ["/back?next=/home"]),
-        page("/safe", ["/safe?q=tea"]),
-        page("/prices", [], [{ action: "/prices", method: "GET", fields: ["currency"] }]),
-        page("/reflect", ["/reflect?q=tea"]),
-      ],
-    });
-    const context = probeContext({ profile, map, agent: "BROWSER" });
-    try {
-      const outcome = await probeDomXss(context, {});
-      if (typeof outcome === "string") throw new Error(outcome);
-      const found = outcome.candidates.map(
-        (draft) => `${draft.location.value} ${draft.dedupe?.discriminator}`,
-      );
-      expect(found.sort()).toEqual([
-        "/back ?next",
-        "/continue ?to",
-        "/prices ?currency",
-        "/run #fragment",
-        "/search ?q",
-        "/tabs #fragment",
-        "/welcome #fragment",
-      ]);
-      expect(outcome.candidates[0]).toMatchObject({ domain: "security", defect_class: "xss" });
-    } finally {
-      await closeRunServices(context);
-    }
+    const outcome = await probeSite([
+      page("/search", ["/search?q=tea"]),
+      page("/welcome"),
+      page("/tabs"),
+      page("/run"),
+      page("/continue", ["/continue?to=/home"]),
+      page("/back", ["/back?next=/home"]),
+      page("/safe", ["/safe?q=tea"]),
+      page("/prices", [], [{ action: "/prices", method: "GET", fields: ["currency"] }]),
+      page("/reflect", ["/reflect?q=tea"]),
+    ]);
+    const found = outcome.candidates.map((draft) => `${draft.location.value} ${draft.dedupe?.discriminator}`);
+    expect(found.sort()).toEqual([
+      "/back ?next",
+      "/continue ?to",
+      "/prices ?currency",
+      "/run #fragment",
+      "/search ?q",
+      "/tabs #fragment",
+      "/welcome #fragment",
+    ]);
+    expect(outcome.candidates[0]).toMatchObject({ domain: "security", defect_class: "xss" });
   }, 120_000);
 
   it("tries pages that load scripts of their own first, when the bound reaches only some pages", async () => {
-    const profile = profileFor({
-      name: "site",
-      source: {},
-      environment: { mode: "managed", base_url: baseUrl },
-    });
-    const map = systemMapFor({
-      target: "site",
-      baseUrl,
-      document: { openapi: "3.0.3", info: { title: "s", version: "1" }, paths: {} },
-      // A server-rendered page with a parameter, listed first, and a page whose script reads the fragment.
-      pages: [page("/reflect", ["/reflect?q=tea"]), { ...page("/welcome"), scripts: ["/welcome.js"] }],
-    });
-    const context = probeContext({ profile, map, agent: "BROWSER" });
-    try {
-      const outcome = await probeDomXss(context, { max_pages: 1 });
-      if (typeof outcome === "string") throw new Error(outcome);
-      expect(outcome.candidates.map((draft) => draft.location.value)).toEqual(["/welcome"]);
-    } finally {
-      await closeRunServices(context);
-    }
+    // A server-rendered page with a parameter, listed first, and a page whose script reads the fragment.
+    const outcome = await probeSite(
+      [page("/reflect", ["/reflect?q=tea"]), { ...page("/welcome"), scripts: ["/welcome.js"] }],
+      { max_pages: 1 },
+    );
+    expect(outcome.candidates.map((draft) => draft.location.value)).toEqual(["/welcome"]);
   }, 60_000);
 });
