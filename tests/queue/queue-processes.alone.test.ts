@@ -13,6 +13,7 @@ import { copyQueueRuns } from "../../src/cli/queue-runs.ts";
 import { runScoreCommand } from "../../src/score/score-command.ts";
 import { parseArtifactUri } from "../../src/store/artifacts.ts";
 import { RunStore } from "../../src/store/run-store.ts";
+import { fingerprintLabel } from "../../src/trackers/tracker.ts";
 import { type PostgresServer, startPostgres } from "../support/postgres-server.ts";
 import { REPO_ROOT, tempProject } from "../support/temp-config.ts";
 import { type FakeJira, JIRA_EMAIL, JIRA_TOKEN, startFakeJira } from "../trackers/fake-jira.ts";
@@ -143,11 +144,22 @@ function citedArtifactsOf(store: RunStore): string[] {
     .filter((uri) => uri.startsWith("artifact://"));
 }
 
+/** The fingerprints the runs' ledgers say were filed, as the tracker labels them. */
+function recordedTickets(home: string, runIds: string[]): string[] {
+  const fingerprints = runIds.flatMap((runId) =>
+    RunStore.open(home, runId)
+      .readLedger()
+      .entries.filter((entry) => entry.kind === "ticket_filed")
+      .flatMap((entry) => entry.data.fingerprints as string[]),
+  );
+  return [...new Set(fingerprints.map(fingerprintLabel))].sort();
+}
+
 /** Each fingerprint's tickets in the tracker; more than one would be a finding filed twice. */
 function ticketsByFingerprint(jira: FakeJira): Map<string, string[]> {
   const tickets = new Map<string, string[]>();
   for (const issue of jira.issues.values()) {
-    for (const label of issue.labels.filter((name) => name.startsWith("qaas-fp_"))) {
+    for (const label of issue.labels.filter((name) => name.startsWith(fingerprintLabel("fp_")))) {
       tickets.set(label, [...(tickets.get(label) ?? []), issue.key]);
     }
   }
@@ -291,10 +303,13 @@ describe("queue mode with processes", () => {
       [...queuedScores.values()].some((card) => (card as { matched: string[] }).matched.length > 0),
     ).toBe(true);
 
-    // No finding filed twice, and as many tickets as the embedded runs filed.
+    // No finding filed twice, and the tracker holds exactly the tickets the runs' ledgers recorded, though a
+    // worker died mid-run. (Not compared with the embedded runs' count: a finding outside the golden ledger,
+    // such as a slow page, can come and go with the machine's load; the scores above compare what counts.)
     const filed = ticketsByFingerprint(queueJira);
     expect([...filed.values()].filter((keys) => keys.length > 1)).toEqual([]);
     expect(filed.size).toBeGreaterThan(0);
-    expect(filed.size).toBe(ticketsByFingerprint(embeddedJira).size);
+    expect([...filed.keys()].sort()).toEqual(recordedTickets(home, runIds));
+    expect(ticketsByFingerprint(embeddedJira).size).toBeGreaterThan(0);
   }, 1_200_000);
 });
