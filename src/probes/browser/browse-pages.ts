@@ -12,20 +12,22 @@ import { sessionPoolFor } from "../session/session-pool.ts";
 import { AccessibilityBook } from "./accessibility-findings.ts";
 import type { BrowsingRole } from "./browser-session.ts";
 import { browserSessionFor, DESKTOP, MOBILE } from "./browser-session.ts";
+import type { ConfirmedLayout } from "./layout-check.ts";
+import { confirmedLayout } from "./layout-check.ts";
+import { layoutFaultDraft, overflowDraft } from "./layout-findings.ts";
+import { faultKey } from "./layout-measure.ts";
 import { brokenLinkDrafts, LinkBook } from "./link-findings.ts";
-import type { ConfirmedOverflow } from "./mobile-overflow.ts";
-import { confirmedOverflow } from "./mobile-overflow.ts";
 import type { BrowserCheck } from "./page-checks.ts";
 import { BROWSER_CHECKS, checkPage } from "./page-checks.ts";
-import { overflowDraft, pageDrafts } from "./page-findings.ts";
+import { pageDrafts } from "./page-findings.ts";
 import { passDeadline } from "./pass-deadline.ts";
 
 // BROWSER's deterministic pass: every page of the pinned map that a role reached is opened as that role,
 // one page per path template (each template first as one role that reached it, the roles taking turns,
-// then as the others), in the run's Chromium, and checked for console errors,
-// broken links and assets, blocking accessibility violations, dead controls, failing background requests
-// and, at phone width, sideways overflow. Each candidate is confirmed on a fresh load (or a second
-// request) before it becomes a draft. Bounded by pages per role and by total time (stretched while pages
+// then as the others), in the run's Chromium, and checked for console errors, broken links and assets,
+// blocking accessibility violations, dead controls, failing background requests and layout faults
+// (overlapped controls and clipped text at both widths, sideways overflow at phone width). Each candidate
+// is confirmed on a fresh load (or a second request) before it becomes a draft. Bounded by pages per role and by total time (stretched while pages
 // load slowly); every tab is closed as soon as its page is done.
 
 export interface BrowseOptions {
@@ -100,7 +102,7 @@ export async function browsePages(
   const layoutDone = new Set<string>();
   const workingControls = new Set<string>();
   const judgedControls = new Set<string>();
-  const scannedTemplates = new Set<string>();
+  const markupChecked = new Set<string>();
   const stats: BrowseStats = {
     checks: [...checks],
     roles: [],
@@ -113,10 +115,27 @@ export async function browsePages(
     durationMs: 0,
   };
   const templatesSeen = new Set<string>();
-  const chromeOverflows = new Map<
+  // A fault of the page's frame (a header every page shares) is one defect however many pages show it:
+  // the first page carries it, the others are its related places.
+  const frameFaults = new Map<
     string,
-    { scope: Parameters<typeof overflowDraft>[0]; overflow: ConfirmedOverflow; related: string[] }
+    { template: string; related: string[]; draft: (related: string[]) => EnvelopeDraft | undefined }
   >();
+  const place = (
+    chrome: string | undefined,
+    key: string,
+    template: string,
+    draft: (related: string[]) => EnvelopeDraft | undefined,
+  ) => {
+    const shared = chrome ? frameFaults.get(`${key}\u0000${chrome}`) : undefined;
+    if (shared) {
+      if (shared.template !== template && !shared.related.includes(template)) shared.related.push(template);
+    } else if (chrome) frameFaults.set(`${key}\u0000${chrome}`, { template, related: [], draft });
+    else {
+      const made = draft([]);
+      if (made) candidates.push(made);
+    }
+  };
 
   // Every template first (each by the first role that reached it), then the same templates as the other
   // roles: a slow machine or a large app then runs out of time on repeats, not on pages never opened.
@@ -154,9 +173,9 @@ export async function browsePages(
     if (!desktop) return undefined;
     roleStats.pages += 1;
     const url = new URL(path, target.baseUrl).toString();
-    // Axe rules follow the markup, which roles mostly share: one scan per template.
-    const scanAccessibility = !scannedTemplates.has(template);
-    scannedTemplates.add(template);
+    // Axe rules and layout follow the markup, which roles mostly share: one look per template.
+    const markupChecks = !markupChecked.has(template);
+    markupChecked.add(template);
     // The time left is shared among the pages left (a few run at once): on a busy machine a page's clicks
     // stop at its share, and the pages after it are still opened. A template's first visit shares it with
     // the other first visits only: another role's second look at a page is worth less than a first look.
@@ -169,7 +188,7 @@ export async function browsePages(
       workingControls,
       judgedControls,
       template,
-      scanAccessibility,
+      markupChecks,
       maxControls: MAX_CONTROLS_PER_PAGE,
       controlsUntil: Date.now() + share,
     });
@@ -177,18 +196,18 @@ export async function browsePages(
     for (const why of page.unconfirmed)
       if (stats.inertUnconfirmed.length < MAX_UNCONFIRMED_LISTED)
         stats.inertUnconfirmed.push(`${template} as ${plan.role.role}: ${why}`);
-    if (page.skipped && scanAccessibility) scannedTemplates.delete(template);
-    let overflow: ConfirmedOverflow | undefined;
+    if (page.skipped && markupChecks) markupChecked.delete(template);
+    let layout: ConfirmedLayout | undefined;
     if (!page.skipped && checks.has("layout") && !layoutDone.has(template) && Date.now() < pagesDeadline()) {
       layoutDone.add(template);
-      overflow = await layoutOf(session, plan.role, origin, url, load);
+      layout = await layoutOf(session, plan.role, origin, url, load);
     }
-    return { plan, path, template, page, overflow };
+    return { plan, path, template, page, layout };
   });
   // Drafts in visiting order, whichever page finished first: the answer must not depend on timing.
   for (const visit of visited) {
     if (!visit) continue;
-    const { plan, path, template, page, overflow } = visit;
+    const { plan, path, template, page, layout } = visit;
     templatesSeen.add(template);
     if (page.skipped) {
       plan.roleStats.skipped.push(`${path}: ${page.skipped}`);
@@ -198,19 +217,19 @@ export async function browsePages(
     candidates.push(...pageDrafts(scope, page));
     accessibility.add(scope, page);
     plan.book.add(template, page.links);
-    if (overflow) {
-      // The page's frame (a header every page shares) overflowing is one defect however many pages
-      // show it: the first page carries it, the others are its related places.
-      const chrome = overflow.first.culprit?.chrome;
-      const shared = chrome ? chromeOverflows.get(chrome) : undefined;
-      if (shared) {
-        if (!shared.related.includes(template)) shared.related.push(template);
-      } else if (chrome) chromeOverflows.set(chrome, { scope, overflow, related: [] });
-      else {
-        const draft = overflowDraft(scope, overflow);
-        if (draft) candidates.push(draft);
-      }
-    }
+    for (const pair of page.layoutFaults)
+      place(pair.first.chrome, faultKey(pair.first), template, (related) =>
+        layoutFaultDraft(scope, pair, DESKTOP, page.screenshot, related),
+      );
+    const overflow = layout?.overflow;
+    if (overflow)
+      place(overflow.first.culprit?.chrome, "overflow", template, (related) =>
+        overflowDraft(scope, overflow, layout?.screenshot, related),
+      );
+    for (const pair of layout?.faults ?? [])
+      place(pair.first.chrome, faultKey(pair.first), template, (related) =>
+        layoutFaultDraft(scope, pair, MOBILE, layout?.screenshot, related),
+      );
   }
   // Pages still loading at the pages' deadline can eat the links' fifth: they get a short floor of their
   // own, since a link check is one plain request and a broken link is found nowhere else.
@@ -235,9 +254,9 @@ export async function browsePages(
     candidates.push(...links.drafts);
   }
   candidates.push(...accessibility.drafts());
-  for (const { scope, overflow, related } of chromeOverflows.values()) {
-    const draft = overflowDraft(scope, overflow, related);
-    if (draft) candidates.push(draft);
+  for (const { draft, related } of frameFaults.values()) {
+    const made = draft(related);
+    if (made) candidates.push(made);
   }
   if (stats.roles.length > 0 && stats.roles.every((role) => role.error)) {
     return `the browser could not open a page for any role: ${stats.roles[0]?.error}`;
@@ -255,10 +274,10 @@ async function layoutOf(
   role: BrowsingRole,
   origin: string,
   url: string,
-  load: Parameters<typeof confirmedOverflow>[3],
+  load: Parameters<typeof confirmedLayout>[3],
 ) {
   try {
-    return await confirmedOverflow(session, await session.context(role, origin, MOBILE), url, load);
+    return await confirmedLayout(session, await session.context(role, origin, MOBILE), url, load);
   } catch {
     return undefined;
   }

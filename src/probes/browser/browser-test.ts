@@ -13,6 +13,8 @@ export type BrowserAssertion =
   | { kind: "accessibility"; page: string; rule: string; selectors?: string[] }
   | { kind: "dead-control"; page: string; selector: string; name: string }
   | { kind: "overflow"; page: string }
+  /** `selector`: the covered control, or the box that cuts its text off; `mobile`: seen at phone width. */
+  | { kind: "layout-fault"; fault: "overlap" | "clipped"; page: string; selector: string; mobile: boolean }
   | { kind: "background-error"; page: string; method: string; path: string }
   /** The page opens without an error status (a charter reached it and it answered 4xx/5xx). */
   | { kind: "page-status"; page: string }
@@ -95,6 +97,30 @@ async function settle(page) {
 `;
   return { path, command: `node --test ${path}`, content: `${header}\n${body(input)}` };
 }
+
+// What lies at the control's centre once it is scrolled into view: the control itself (or what it holds,
+// or a label of it) when it can be clicked.
+const OVERLAP_CHECK = `    await element.scrollIntoViewIfNeeded();
+    const onTop = await element.evaluate((control) => {
+      const box = control.getBoundingClientRect();
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+      if (!hit || control.contains(hit) || hit.contains(control)) return "";
+      if ([...(control.labels ?? [])].some((label) => label.contains(hit))) return "";
+      return hit.outerHTML.slice(0, 120);
+    });
+    assert.equal(onTop, "", "the control must be the element a click at its centre reaches, not what lies on top of it");`;
+
+// The box must show all of its text: on an axis where it hides what overflows (not truncating on purpose
+// with an ellipsis or a line clamp), its text must fit.
+const CLIPPED_CHECK = `    const cut = await element.evaluate((box) => {
+      const style = getComputedStyle(box);
+      const hides = (overflow) => overflow === "hidden" || overflow === "clip";
+      const wide = hides(style.overflowX) && style.textOverflow !== "ellipsis" && box.scrollWidth > box.clientWidth + 2;
+      const clamped = style.webkitLineClamp && style.webkitLineClamp !== "none";
+      const tall = hides(style.overflowY) && !clamped && box.scrollHeight > box.clientHeight + 4;
+      return wide || tall ? box.scrollWidth + "×" + box.scrollHeight + "px of text in a " + box.clientWidth + "×" + box.clientHeight + "px box" : "";
+    });
+    assert.equal(cut, "", "the box must show all of its text instead of cutting it off");`;
 
 function body(input: BrowserTestInput): string {
   const title = JSON.stringify(oneLine(input.title));
@@ -218,6 +244,21 @@ test(${title}, async () => {
       width: document.documentElement.clientWidth,
     }));
     assert.ok(scrollWidth <= width + 2, "the page must fit a phone screen without scrolling sideways (got " + scrollWidth + "px wide at a " + width + "px viewport)");
+  } finally {
+    await browser.close();
+  }
+});
+`;
+    case "layout-fault":
+      return `test(${title}, async () => {
+  needsCookie(ROLE);
+  const { browser, page } = await open(${a.mobile ? "{ width: 390, height: 844 }, true" : ""});
+  try {
+    await page.goto(PAGE, { waitUntil: "load" });
+    await settle(page);
+    const element = page.locator(${JSON.stringify(a.selector)}).first();
+    await element.waitFor({ state: "attached", timeout: 5000 });
+${a.fault === "overlap" ? OVERLAP_CHECK : CLIPPED_CHECK}
   } finally {
     await browser.close();
   }

@@ -8,13 +8,17 @@ import type { ConsoleError } from "./console-errors.ts";
 import { consoleErrorsOf } from "./console-errors.ts";
 import type { ClickOutcome, Control } from "./dead-controls.ts";
 import { clickAndWatch, clickableControls } from "./dead-controls.ts";
+import type { FaultPair } from "./layout-check.ts";
+import { sameFaults } from "./layout-check.ts";
+import type { LayoutFault } from "./layout-measure.ts";
+import { measureLayout } from "./layout-measure.ts";
 import type { LoadedPage, LoadOptions } from "./page-load.ts";
 import { closePage, loadPage } from "./page-load.ts";
 
 // One page as one role at desktop width: a first load finds candidates, a second, fresh load confirms
-// them (the same error again, the same axe rule, the control still inert, the same request failing), and
-// only what both loads agree on is answered. Links are only collected here; browse-pages checks each
-// target once per role.
+// them (the same error again, the same axe rule, the control still inert, the same request failing, the
+// same layout fault), and only what both loads agree on is answered. Links are only collected here;
+// browse-pages checks each target once per role.
 
 export const BROWSER_CHECKS = [
   "console",
@@ -39,8 +43,11 @@ export interface PageVisit {
   judgedControls: Set<string>;
   /** The page's path template, for `judgedControls`. */
   template: string;
-  /** False when another role's page of this template was already scanned by axe (same markup rules). */
-  scanAccessibility?: boolean;
+  /**
+   * False when another role's page of this template was already scanned by axe and measured for layout
+   * faults: both follow the markup, which roles mostly share.
+   */
+  markupChecks?: boolean;
   maxControls: number;
   /**
    * When clicking stops (epoch ms): the page's share of the pass's time. Controls left then are not judged
@@ -59,6 +66,8 @@ export interface ConfirmedPage {
   assets: Array<{ asset: FailedAsset; recheck: number }>;
   violations: Array<{ first: AxeViolation; second: AxeViolation }>;
   deadControls: Array<{ control: Control; first: ClickOutcome; second: ClickOutcome }>;
+  /** Overlapped controls and clipped text at desktop width. */
+  layoutFaults: FaultPair[];
   links: RenderedLink[];
   notes: string[];
   /** Controls left unclicked because the page's share of the time was spent. */
@@ -80,6 +89,7 @@ export async function checkPage(
     assets: [],
     violations: [],
     deadControls: [],
+    layoutFaults: [],
     links: [],
     notes: [],
     unclicked: 0,
@@ -114,14 +124,19 @@ export async function checkPage(
       }
     }
     let violations: AxeViolation[] = [];
-    if (visit.checks.has("accessibility") && visit.scanAccessibility !== false) {
+    if (visit.checks.has("accessibility") && visit.markupChecks !== false) {
       const scanned = await blockingViolations(first.page);
       if (typeof scanned === "string") result.notes.push(scanned);
       else violations = scanned;
     }
+    // Measured before any click changes the page.
+    const layout =
+      visit.checks.has("layout") && visit.markupChecks !== false
+        ? (await measureLayout(first.page, { sideways: false })).faults
+        : [];
     // Evidence only: a page with nothing to show for itself is not photographed (a dead control found
     // below is, on the confirming load).
-    if (errors.length + background.length + violations.length + result.assets.length > 0)
+    if (errors.length + background.length + violations.length + layout.length + result.assets.length > 0)
       result.screenshot = await screenshotOf(first.page);
     const inert: Array<{ control: Control; outcome: ClickOutcome }> = [];
     if (visit.checks.has("controls")) {
@@ -151,8 +166,9 @@ export async function checkPage(
     }
     await closePage(session, first);
     first = undefined;
-    if (errors.length + background.length + violations.length + inert.length === 0) return result;
-    await confirm(session, context, visit, { errors, background, violations, inert }, result);
+    if (errors.length + background.length + violations.length + layout.length + inert.length === 0)
+      return result;
+    await confirm(session, context, visit, { errors, background, violations, layout, inert }, result);
     return result;
   } finally {
     await closePage(session, first);
@@ -168,6 +184,7 @@ async function confirm(
     errors: ConsoleError[];
     background: NetworkEntry[];
     violations: AxeViolation[];
+    layout: LayoutFault[];
     inert: Array<{ control: Control; outcome: ClickOutcome }>;
   },
   result: ConfirmedPage,
@@ -199,6 +216,10 @@ async function confirm(
           const same = rescanned.find((other) => other.rule === violation.rule);
           if (same) result.violations.push({ first: violation, second: same });
         }
+    }
+    if (candidates.layout.length > 0) {
+      const again = await measureLayout(second.page, { sideways: false });
+      result.layoutFaults.push(...sameFaults(candidates.layout, again.faults));
     }
     if (candidates.inert.length > 0) {
       const present = await clickableControls(second.page, 200);

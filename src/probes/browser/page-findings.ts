@@ -1,14 +1,13 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import type { Masker } from "../http/masking.ts";
-import type { ConfirmedOverflow } from "./mobile-overflow.ts";
 import type { ConfirmedPage } from "./page-checks.ts";
 import { uiFinding } from "./ui-finding.ts";
 
 // Confirmed page results → envelope drafts, one per page template and signature (console error), control
 // (dead control), request (background failure) or asset; accessibility waits for every page
-// (accessibility-findings.ts). Severity follows what a person loses: an exception or a failing request
-// breaks a journey, a missing image mostly does not.
+// (accessibility-findings.ts), layout faults have their own (layout-findings.ts). Severity follows what a
+// person loses: an exception or a failing request breaks a journey, a missing image mostly does not.
 
 export interface PageScope {
   context: ToolContext;
@@ -126,41 +125,4 @@ export function pageDrafts(scope: PageScope, page: ConfirmedPage): EnvelopeDraft
     );
   }
   return drafts;
-}
-
-export function overflowDraft(
-  scope: PageScope,
-  overflow: ConfirmedOverflow,
-  /** Other page templates whose shared frame overflows the same way (see Culprit.chrome). */
-  related: string[] = [],
-): EnvelopeDraft | undefined {
-  const key = `visual-defect|${scope.template}|mobile-overflow`;
-  if (scope.seen.has(key)) return undefined;
-  scope.seen.add(key);
-  const { first, second } = overflow;
-  const culprit = first.culprit
-    ? ` The widest element sticking out is ${first.culprit.selector} (${first.culprit.width}px wide, right edge at ${first.culprit.right}px).`
-    : "";
-  const elsewhere =
-    related.length > 0
-      ? ` It is part of the frame every page shares (${first.culprit?.chrome}): ${related.join(", ")} overflow the same way.`
-      : "";
-  return uiFinding(scope.context, scope.masker, {
-    role: scope.role,
-    baseUrl: scope.baseUrl,
-    location: scope.template,
-    ...(overflow.screenshot ? { screenshot: overflow.screenshot } : {}),
-    defectClass: "visual-defect",
-    title: `${scope.template} overflows a phone screen sideways (${first.scrollWidth}px at ${first.viewportWidth}px)`,
-    summary: `At mobile width (${first.viewportWidth}px) ${scope.path} is ${first.scrollWidth}px wide and scrolls sideways, on two loads (${second.scrollWidth}px the second time).${culprit}${elsewhere}`,
-    ...(related.length > 0 ? { related } : {}),
-    impact: "On a phone part of the page is off screen and the page pans sideways while reading.",
-    severity: "low",
-    confidence: 0.8,
-    discriminator: "mobile-overflow",
-    steps: [`open ${scope.path} as ${scope.role} at 390px width (mobile)`, "scroll sideways: the page moves"],
-    observed: { page: scope.path, role: scope.role, first, second },
-    notes: first.culprit ? [`widest offending element: ${first.culprit.selector}`] : [],
-    assertion: { kind: "overflow", page: scope.path },
-  });
 }
