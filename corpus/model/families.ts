@@ -393,8 +393,13 @@ export const FAMILIES = [
     "visual-defect",
     "ui",
     "visual-defect",
-    ["WCAG 2.x 1.4.10 Reflow", "MDN Responsive design"],
-    "content wider than a phone's viewport, so the page scrolls sideways",
+    [
+      "WCAG 2.x 1.4.10 Reflow",
+      "WCAG 2.x 1.4.4 Resize Text",
+      "WCAG 2.2 2.5.8 Target Size",
+      "MDN Responsive design",
+    ],
+    "content wider than a phone's viewport, so the page scrolls sideways; a control another element covers; text its box cuts off",
   ),
   family(
     "undiscoverable-feature",

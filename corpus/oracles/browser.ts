@@ -1,5 +1,5 @@
 import { AxeBuilder } from "@axe-core/playwright";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { CHROMIUM_ARGS, findChromium } from "../../src/probes/traffic/chromium.ts";
 import type { OracleClient } from "./oracle.ts";
 
@@ -7,19 +7,34 @@ import type { OracleClient } from "./oracle.ts";
 // page is audited the way the public catalogues define its defects, each check independent of qaas:
 // uncaught exceptions and unhandled rejections (MDN `error`/`unhandledrejection`), console.error calls, a
 // same-origin request answered 5xx, a script/stylesheet/image or a same-origin link answering 404/410/5xx,
-// axe-core's WCAG 2 A/AA rules, horizontal overflow at a 375 px phone width (WCAG 1.4.10), and every
-// button clicked on a fresh load: one that changes nothing (no DOM change, no request, no navigation),
-// throws, or ends on an error answer (≥ 400, or a 5xx request) is a broken step.
+// axe-core's WCAG 2 A/AA rules, horizontal overflow at a 375 px phone width (WCAG 1.4.10), a visible
+// control another element covers at 1280 or 375 px (Playwright's own actionability check: the element at
+// the control's centre "intercepts pointer events"; WCAG 2.5.8), text clipped by a box too small for it
+// (overflow hidden or clip, no ellipsis or line clamp; WCAG 1.4.4, 1.4.10), and every button clicked on a
+// fresh load: one that changes nothing (no DOM change, no request, no navigation), throws, or ends on an
+// error answer (≥ 400, or a 5xx request) is a broken step.
 
 export interface UiReport {
   consoleErrors: string[];
   brokenLinks: string[];
   accessibility: string[];
   overflow: string[];
+  overlap: string[];
+  clipped: string[];
   brokenSteps: string[];
 }
 
 export type UiCheck = keyof UiReport;
+
+const ALL_CHECKS: readonly UiCheck[] = [
+  "consoleErrors",
+  "brokenLinks",
+  "accessibility",
+  "overflow",
+  "overlap",
+  "clipped",
+  "brokenSteps",
+];
 
 export function launchOracleBrowser(): () => Promise<Browser> {
   let launched: Promise<Browser> | undefined;
@@ -87,7 +102,7 @@ async function open(context: BrowserContext, url: string, settleMs = 700): Promi
 export async function auditPage(
   client: OracleClient,
   path: string,
-  checks: readonly UiCheck[] = ["consoleErrors", "brokenLinks", "accessibility", "overflow", "brokenSteps"],
+  checks: readonly UiCheck[] = ALL_CHECKS,
 ): Promise<UiReport> {
   const url = new URL(path, client.baseUrl).href;
   const report: UiReport = {
@@ -95,6 +110,8 @@ export async function auditPage(
     brokenLinks: [],
     accessibility: [],
     overflow: [],
+    overlap: [],
+    clipped: [],
     brokenSteps: [],
   };
   await withContext(client, 1280, async (context) => {
@@ -120,10 +137,13 @@ export async function auditPage(
         ...results.violations.map((violation) => `${violation.id} (${violation.nodes.length})`),
       );
     }
+    // Clipping is measured before the overlap check's trial clicks scroll anything into view.
+    if (checks.includes("clipped")) report.clipped.push(...(await clippedText(load.page, 1280)));
+    if (checks.includes("overlap")) report.overlap.push(...(await coveredControls(load.page, 1280)));
     await load.page.close();
     if (checks.includes("brokenSteps")) report.brokenSteps.push(...(await clickEveryButton(context, url)));
   });
-  if (checks.includes("overflow")) {
+  if (checks.some((check) => ["overflow", "overlap", "clipped"].includes(check))) {
     await withContext(client, 375, async (context) => {
       const load = await open(context, url, 200);
       const widths = await load.page.evaluate(() => [
@@ -132,11 +152,93 @@ export async function auditPage(
       ]);
       if ((widths[0] ?? 0) > (widths[1] ?? 0) + 1)
         report.overflow.push(`${widths[0]} px wide in a ${widths[1]} px viewport`);
+      if (checks.includes("clipped")) report.clipped.push(...(await clippedText(load.page, 375)));
+      if (checks.includes("overlap")) report.overlap.push(...(await coveredControls(load.page, 375)));
       await load.page.close();
     });
   }
   for (const check of Object.keys(report) as UiCheck[]) if (!checks.includes(check)) report[check] = [];
   return report;
+}
+
+/** The controls a person clicks or types into. */
+const CONTROLS = "button, a[href], input:not([type=hidden]), select, textarea";
+
+/**
+ * What covers a control at the point a click aims at, by Playwright's own actionability check (a trial
+ * click that does not act): the element that "intercepts pointer events" there. Other failures (not
+ * visible, disabled, still moving) are no overlap. A label in front of its own control covers nothing:
+ * clicking a label activates its control (HTML's label activation behaviour), the custom checkbox pattern.
+ */
+async function coveredBy(control: Locator): Promise<string | undefined> {
+  try {
+    await control.click({ trial: true, timeout: 1500 });
+    return undefined;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const cover = /- (<.*?>.*?) intercepts pointer events/.exec(message)?.[1];
+    if (!cover) return undefined;
+    const ownLabel = await control.evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+      return hit?.closest("label")?.control === element;
+    });
+    return ownLabel ? undefined : cover;
+  }
+}
+
+/** The visible controls another element covers on this load, each checked where Playwright would click. */
+async function coveredControls(page: Page, width: number): Promise<string[]> {
+  const controls = page.locator(CONTROLS);
+  const covered: string[] = [];
+  const count = await controls.count();
+  for (let index = 0; index < count; index += 1) {
+    const control = controls.nth(index);
+    if (!(await control.isVisible())) continue;
+    const cover = await coveredBy(control);
+    if (!cover) continue;
+    const name = await control.evaluate(
+      (element) =>
+        `${element.tagName.toLowerCase()} "${(element.textContent ?? "").trim() || element.getAttribute("aria-label") || element.id}"`,
+    );
+    covered.push(`at ${width} px ${name} is covered by ${cover}`);
+  }
+  return covered;
+}
+
+/**
+ * Text a box too small for it cuts off: an element whose overflow is hidden or clip on an axis its content
+ * overflows, holding text. Deliberate truncation is not clipping: an ellipsis on the horizontal axis, a line
+ * clamp, or a visually hidden box of 1 px (text for screen readers). Select and textarea show their own
+ * content in a list or by scrolling.
+ */
+async function clippedText(page: Page, width: number): Promise<string[]> {
+  const boxes = await page.evaluate(() => {
+    // No function is declared in here: tsx would wrap it in a helper the page does not have.
+    const found: string[] = [];
+    for (const element of document.querySelectorAll("body *")) {
+      if (element.matches("select, textarea")) continue;
+      const style = getComputedStyle(element);
+      const clipX = ["hidden", "clip"].includes(style.overflowX);
+      const clipY = ["hidden", "clip"].includes(style.overflowY);
+      if (!clipX && !clipY) continue;
+      const text = (element.textContent ?? "").replace(/\s+/g, " ").trim();
+      if (text === "") continue;
+      const box = element.getBoundingClientRect();
+      if (box.width <= 1 || box.height <= 1) continue;
+      if (!["", "none"].includes(style.getPropertyValue("-webkit-line-clamp"))) continue;
+      const wide =
+        clipX && element.scrollWidth > element.clientWidth + 1 && style.textOverflow !== "ellipsis";
+      const tall = clipY && element.scrollHeight > element.clientHeight + 1;
+      if (!wide && !tall) continue;
+      const name = [element.tagName.toLowerCase(), ...element.classList].join(".");
+      found.push(
+        `${name} "${text.slice(0, 40)}" needs ${element.scrollWidth}×${element.scrollHeight} px in ${element.clientWidth}×${element.clientHeight}`,
+      );
+    }
+    return found;
+  });
+  return boxes.map((line) => `at ${width} px ${line}`);
 }
 
 /** Each button on its own fresh load: what the click changed, threw or was answered. */
@@ -150,6 +252,11 @@ async function clickEveryButton(context: BrowserContext, url: string): Promise<s
     const { page } = load;
     const button = page.locator("button, input[type=submit]").nth(index);
     const name = ((await button.textContent()) ?? "").trim() || `button ${index + 1}`;
+    // A button something covers cannot be clicked at all: that is the overlap check's finding, not a step's.
+    if (await coveredBy(button)) {
+      await page.close();
+      continue;
+    }
     await page.evaluate(() => {
       const marker = window as unknown as { __changes: number };
       marker.__changes = 0;

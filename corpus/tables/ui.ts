@@ -1,4 +1,5 @@
-import type { AccessibilityKnobs, LayoutKnobs, LinkKnobs } from "../generator/families/ui-markup.ts";
+import type { LayoutKnobs } from "../generator/families/ui-layout.ts";
+import type { AccessibilityKnobs, LinkKnobs } from "../generator/families/ui-markup.ts";
 import type { ConsoleKnobs, JourneyKnobs } from "../generator/families/ui-runtime.ts";
 import type { CopyKnobs, DeadEndKnobs, DiscoverKnobs } from "../generator/families/usability.ts";
 import { rowMaker } from "../model/row.ts";
@@ -69,6 +70,20 @@ export const VISUAL_DEFECT = [
   layout.s("VIS-01S", NP, { form: "fluid" }),
   layout.v("VIS-02", PS, { form: "wide-table" }),
   layout.s("VIS-02S", PS, { form: "scroll-region" }),
+  // Controls drawn over other controls; a click at their centre lands on something else.
+  layout.v("VIS-03", NS, { form: "absolute-toolbar" }),
+  layout.s("VIS-03S", NS, { form: "button-group" }),
+  layout.v("VIS-04", PK, { form: "phone-overlap" }),
+  layout.s("VIS-04S", PK, { form: "corner-badge" }),
+  layout.v("VIS-05", PP, { form: "text-over-link" }),
+  layout.s("VIS-05S", PP, { form: "custom-checkbox" }),
+  // Text cut off by a box too small for it.
+  layout.v("VIS-06", PS, { form: "nowrap-badge" }),
+  layout.s("VIS-06S", PS, { form: "ellipsis" }),
+  layout.v("VIS-07", NP, { form: "fixed-height" }),
+  layout.s("VIS-07S", NP, { form: "visually-hidden" }),
+  layout.v("VIS-08", NS, { form: "fixed-cell" }),
+  layout.s("VIS-08S", PK, { form: "line-clamp" }),
 ];
 
 const discover = rowMaker<DiscoverKnobs>("undiscoverable-feature", "medium");

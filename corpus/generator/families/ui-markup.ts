@@ -15,8 +15,7 @@ import {
 
 // What a page's markup promises: links and files that answer (RFC 9110's 404, WCAG 2.4.4), controls and
 // images with accessible names (WCAG 1.1.1, 1.3.1, 4.1.2; axe-core's label, select-name, image-alt and
-// button-name rules), text at 4.5:1 contrast (WCAG 1.4.3, axe color-contrast), and content that reflows
-// into a 320-375 px phone without sideways scrolling (WCAG 1.4.10).
+// button-name rules) and text at 4.5:1 contrast (WCAG 1.4.3, axe color-contrast). Layout is ui-layout.ts.
 
 export interface LinkKnobs {
   form:
@@ -261,47 +260,3 @@ export function buildAccessibility(row: Row<AccessibilityKnobs>, ctx: BuildConte
 
 const ICON =
   '<svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path d="M2 5l6 6 6-6" fill="none" stroke="#000" stroke-width="2"/></svg>';
-
-export interface LayoutKnobs {
-  form: "fixed-width" | "wide-table" | "fluid" | "scroll-region";
-}
-
-export function buildVisualDefect(row: Row<LayoutKnobs>, ctx: BuildContext): Built {
-  const { form } = row.knobs;
-  const path = pagePath(ctx);
-  const noun = ctx.place.plural;
-  const vulnerable = row.label === "vulnerable";
-  const sheet = assetPath(ctx, "css");
-  const css = {
-    "fixed-width": ".board { width: 1100px; border: 1px solid #333; }\n",
-    fluid: ".board { max-width: 1100px; width: 100%; box-sizing: border-box; border: 1px solid #333; }\n",
-    "wide-table":
-      "table { min-width: 900px; border-collapse: collapse; }\ntd, th { border: 1px solid #333; padding: 4px; }\n",
-    "scroll-region":
-      ".scroll { overflow-x: auto; max-width: 100%; }\ntable { min-width: 900px; border-collapse: collapse; }\ntd, th { border: 1px solid #333; padding: 4px; }\n",
-  }[form];
-  const table = `<table><caption>${cap(noun)} by week</caption><thead><tr><th scope="col">Week</th><th scope="col">Opened</th><th scope="col">Closed</th></tr></thead><tbody><tr><td>1</td><td>12</td><td>9</td></tr></tbody></table>`;
-  const body = {
-    "fixed-width": `<div class="board"><p>This week's ${noun}: twelve opened, nine closed.</p></div>`,
-    fluid: `<div class="board"><p>This week's ${noun}: twelve opened, nine closed.</p></div>`,
-    "wide-table": table,
-    // The WAI pattern for a wide table: a focusable, named region that scrolls on its own.
-    "scroll-region": `<div class="scroll" role="region" aria-label="${cap(noun)} by week" tabindex="0">${table}</div>`,
-  }[form];
-  return pageVariant(row, {
-    page: { path, label: `${cap(noun)} board`, listed: "menu" },
-    document: pageDocument({ title: `${cap(noun)} board`, body, styles: [sheet] }),
-    summary: `The ${noun} board`,
-    files: [assetEndpoint(sheet, "css", css)],
-    title: vulnerable
-      ? form === "fixed-width"
-        ? "A fixed 1100 px wide block makes the page scroll sideways on a phone (WCAG 1.4.10)"
-        : "A 900 px table makes the whole page scroll sideways on a phone (WCAG 1.4.10)"
-      : `The ${noun} board holds wide content`,
-    why:
-      form === "fluid"
-        ? "the block is at most 100% wide"
-        : "the wide table scrolls inside its own region; the page does not",
-    oracle: pageOracle(path, "overflow", vulnerable),
-  });
-}
