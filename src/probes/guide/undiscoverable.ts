@@ -96,10 +96,12 @@ export async function findUndiscoverable(
   let absent: Map<string, ServedAnswer | undefined> | undefined;
   let mentionTexts: Map<string, string> | undefined;
 
-  // A walk cut short has not searched every reachable page: "nothing links to it" would be a guess.
+  // A walk cut short has not searched every reachable page: "nothing links to it" would be a guess. So
+  // has one that opened no page of the UI at all (its entry dropped or timed out: a restarting target, a
+  // busy machine).
   const cutShort = scope.graph.roles
-    .filter((walk) => walk.stopped)
-    .map((walk) => `${walk.role} (${walk.stopped})`);
+    .filter((walk) => walk.stopped || !walk.pages.some((page) => page.html && !page.error))
+    .map((walk) => `${walk.role} (${walk.stopped ?? "no page of the UI opened"})`);
   for (const [template, provenance] of pageTemplates(scope)) {
     stats.templates += 1;
     if (cutShort.length > 0) {
