@@ -10,15 +10,19 @@ import { type FakeRunContext, runPlaybookDirectly } from "../support/fake-run-co
 
 // A walk whose entry page could not be opened (the target restarting, a load that timed out on a busy
 // machine) has seen no page of the UI: that nothing it saw links to a page says nothing, and every page
-// served when typed afterwards would be called reachable only by its URL.
+// served when typed afterwards would be called reachable only by its URL. A page that failed once is
+// opened again after a moment, so a target back from a restart is still walked.
 
 function page(title: string, body: string): string {
   return `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 }
 
 let server: http.Server;
-let context: FakeRunContext;
-let calls: Awaited<ReturnType<typeof runPlaybookDirectly>>;
+let baseUrl: string;
+let context: FakeRunContext | undefined;
+/** How many more times the entry drops the connection, or answers 503 (a target restarting). */
+let drops = Number.POSITIVE_INFINITY;
+let unavailable = 0;
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
@@ -26,14 +30,29 @@ beforeAll(async () => {
     const html = (body: string) => response.writeHead(200, { "content-type": "text/html" }).end(body);
     const nav =
       '<nav><a href="/">Home</a> <a href="/dashboard">Dashboard</a> <a href="/reports">Reports</a></nav>';
-    // The entry never answers as a page: the connection drops.
-    if (path === "/") return void request.socket.destroy();
+    if (path === "/" && drops > 0) {
+      drops -= 1;
+      return void request.socket.destroy();
+    }
+    if (path === "/" && unavailable > 0) {
+      unavailable -= 1;
+      return void response.writeHead(503, { "content-type": "text/html" }).end(page("Restarting", ""));
+    }
+    if (path === "/") return html(page("Home", `${nav}<h1>Home</h1>`));
     if (path === "/dashboard") return html(page("Dashboard", `${nav}<h1>Dashboard</h1>`));
     if (path === "/reports") return html(page("Reports", `${nav}<h1>Reports</h1>`));
     response.writeHead(404, { "content-type": "text/html" }).end(page("Not found", "<h1>Not found</h1>"));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+/** GUIDE's check_navigation on the site, in a run of its own. */
+async function navigation(): Promise<{
+  candidates: EnvelopeDraft[];
+  stats: { undiscoverable: { skipped: Record<string, string[]> } };
+}> {
+  if (context) await closeRunServices(context);
   const map = systemMapFor({
     target: "dropped",
     baseUrl,
@@ -46,28 +65,42 @@ beforeAll(async () => {
     environment: { mode: "external", base_url: baseUrl },
   });
   context = probeContext({ profile, map, agent: "GUIDE" });
-  calls = await runPlaybookDirectly(guidePlaybook, guideTools, context);
-}, 180_000);
+  const calls = await runPlaybookDirectly(guidePlaybook, guideTools, context);
+  const checked = calls.find((call) => call.tool === "check_navigation")?.result;
+  if (!checked?.ok) throw new Error("check_navigation failed");
+  return checked.data as Awaited<ReturnType<typeof navigation>>;
+}
 
 afterAll(async () => {
-  await closeRunServices(context);
+  if (context) await closeRunServices(context);
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
 describe("GUIDE when the walk could not open the UI's entry", () => {
-  it("judges no page undiscoverable, and says which walk saw no page", () => {
-    const navigation = calls.find((call) => call.tool === "check_navigation")?.result;
-    if (!navigation?.ok) throw new Error("check_navigation failed");
-    const { candidates, stats } = navigation.data as {
-      candidates: EnvelopeDraft[];
-      stats: { undiscoverable: { skipped: Record<string, string[]> } };
-    };
+  it("judges no page undiscoverable, and says which walk saw no page", async () => {
+    drops = Number.POSITIVE_INFINITY;
+    unavailable = 0;
+    const { candidates, stats } = await navigation();
     expect(candidates.filter((draft) => draft.defect_class === "undiscoverable-feature")).toEqual([]);
     const skipped = Object.entries(stats.undiscoverable.skipped).find(([reason]) =>
       reason.includes("cut short"),
     );
     expect(skipped?.[0]).toContain("anonymous (no page of the UI opened)");
     expect(skipped?.[1]).toEqual(expect.arrayContaining(["/dashboard", "/reports"]));
-  });
+  }, 120_000);
+
+  it("opens a page that failed once again, and walks on from it", async () => {
+    drops = 0;
+    unavailable = 1;
+    const { candidates, stats } = await navigation();
+    expect(unavailable).toBe(0);
+    expect(candidates.filter((draft) => draft.defect_class === "undiscoverable-feature")).toEqual([]);
+    expect(stats.undiscoverable.skipped["linked from a reachable page"]).toEqual(
+      expect.arrayContaining(["/dashboard", "/reports"]),
+    );
+    expect(Object.keys(stats.undiscoverable.skipped).some((reason) => reason.includes("cut short"))).toBe(
+      false,
+    );
+  }, 120_000);
 });

@@ -18,6 +18,7 @@ const TABS_PER_WALK = 2;
  * the browser: two at once roughly halve GUIDE's time without piling every role's tabs onto two cores.
  */
 const ROLES_AT_ONCE = 2;
+const RETRY_PAUSE_MS = 2_000;
 
 // What each role can reach from the UI entry by clicking: a breadth-first walk in a real browser (so links
 // a script renders into a menu count), one per role. It never submits a form and never follows a sign-out
@@ -120,6 +121,11 @@ async function walkRole(
       if (walk.stopped) return;
       const path = queue.shift() as string;
       let page = await render(path);
+      if (unopened(page) && Date.now() + RETRY_PAUSE_MS < limits.deadline) {
+        // A target restarting (after another agent's probe took it down) answers again in a moment.
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+        page = await render(path);
+      }
       if (signedIn && landedOnSignIn(page, path, signIn)) {
         // Either the role may not see this page (some frameworks send it to sign in), or its session ended
         // under the walk (a restarted target forgets sessions kept in memory). Opened again, after the
@@ -155,6 +161,11 @@ async function walkRole(
   };
   await Promise.all(Array.from({ length: TABS_PER_WALK }, tab));
   return walk;
+}
+
+/** A page the browser could not open, or that the server failed to answer. */
+function unopened(page: RenderedPage): boolean {
+  return page.error !== undefined || page.status === undefined || page.status >= 500;
 }
 
 /** A page asked for by another path that ended on the sign-in page. */
