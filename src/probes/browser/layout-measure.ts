@@ -94,8 +94,10 @@ export async function measureLayout(page: Page, options: { sideways: boolean }):
         return ["body", ...parts].join(" > ");
       };
       const words = (text: string | null | undefined): string => (text ?? "").replace(/\s+/g, " ").trim();
+      // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, without hidden parts.
+      const rendered = (element: Element): string => words((element as HTMLElement).innerText);
       const shown = (element: Element): boolean =>
-        element.checkVisibility({ opacityProperty: true, visibilityProperty: true }) &&
+        (element.checkVisibility?.({ opacityProperty: true, visibilityProperty: true }) ?? true) &&
         !element.closest("[aria-hidden='true'], [inert]");
 
       const measureOverflow = (): Overflow | undefined => {
@@ -131,6 +133,7 @@ export async function measureLayout(page: Page, options: { sideways: boolean }):
 
       const faults = new Map<string, LayoutFault>();
       const note = (fault: Omit<LayoutFault, "count">, element: Element) => {
+        // faultKey's identity (a page function cannot call it).
         const key = `${fault.kind}\u0000${fault.selector}\u0000${fault.covering ?? ""}`;
         const same = faults.get(key);
         if (same) same.count += 1;
@@ -220,7 +223,7 @@ export async function measureLayout(page: Page, options: { sideways: boolean }):
               kind: "clipped",
               selector: describe(box),
               path: pathOf(box),
-              text: words((box as HTMLElement).innerText || box.textContent).slice(0, 80),
+              text: (rendered(box) || words(box.textContent)).slice(0, 80),
               detail:
                 axis === "wide"
                   ? `its text runs ${Math.round(past)}px past the right edge of its ${size} box, which hides what overflows`
@@ -240,7 +243,7 @@ export async function measureLayout(page: Page, options: { sideways: boolean }):
         const nameOf = (element: Element): string =>
           words(
             element.getAttribute("aria-label") ||
-              (element as HTMLElement).innerText ||
+              rendered(element) ||
               (element as HTMLInputElement).value ||
               element.getAttribute("placeholder") ||
               element.getAttribute("title"),
@@ -303,7 +306,7 @@ export async function measureLayout(page: Page, options: { sideways: boolean }):
               "button, a[href], input, select, textarea, label, [role='button'], [role='link']",
             );
             const covering = onTop && !onTop.contains(control) ? onTop : hit;
-            const coveringName = words((covering as HTMLElement).innerText).slice(0, 40);
+            const coveringName = rendered(covering).slice(0, 40);
             note(
               {
                 kind: "overlap",
@@ -322,8 +325,11 @@ export async function measureLayout(page: Page, options: { sideways: boolean }):
       };
 
       const overflow = sideways ? measureOverflow() : undefined;
-      clippedText();
-      overlappedControls();
+      // A page that breaks one measure (an odd element, a script's getter) still gets the others.
+      for (const measure of [clippedText, overlappedControls])
+        try {
+          measure();
+        } catch {}
       return { ...(overflow ? { overflow } : {}), faults: [...faults.values()] };
     },
     {
