@@ -99,10 +99,10 @@ async function settle(page) {
 }
 
 // What lies at the control's centre once it is scrolled into view: the control itself (or what it holds,
-// or a label of it) when it can be clicked.
+// or a label of it) when it can be clicked. A link wrapped over two lines is aimed at by its largest line.
 const OVERLAP_CHECK = `    await element.scrollIntoViewIfNeeded();
     const onTop = await element.evaluate((control) => {
-      const box = control.getBoundingClientRect();
+      const box = [...control.getClientRects()].sort((a, b) => b.width * b.height - a.width * a.height)[0] ?? control.getBoundingClientRect();
       const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
       if (!hit || control.contains(hit) || hit.contains(control)) return "";
       if ([...(control.labels ?? [])].some((label) => label.contains(hit))) return "";
