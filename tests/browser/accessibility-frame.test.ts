@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { browsePages } from "../../src/probes/browser/browse-pages.ts";
@@ -8,7 +7,7 @@ import { closeRunServices } from "../../src/tools/run-end.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
 import type { TextServer } from "../support/text-server.ts";
 import { startTextServer } from "../support/text-server.ts";
-import { anonymousPagesContext } from "./fixture-site.ts";
+import { anonymousPagesContext, generatedBrowserTest } from "./fixture-site.ts";
 
 // Accessibility faults of the frame every page shares (a logo without a text alternative, an icon link
 // with no name) and of one page's own content (a picture without one, an unlabelled input). The frame's
@@ -72,17 +71,7 @@ const accessibility = () =>
     }))
     .sort((a, b) => `${a.at} ${a.rule}`.localeCompare(`${b.at} ${b.rule}`));
 
-/** Copies a draft's generated test under node_modules, so it resolves playwright-core and axe as a project would. */
-function generatedTest(draft: EnvelopeDraft | undefined): string {
-  const uri = draft?.evidence.find((item) => item.kind === "failing_test")?.uri;
-  if (!uri) throw new Error("no generated test");
-  const folder = path.join(process.cwd(), "node_modules", ".cache", "qaas-browser-tests");
-  fs.mkdirSync(folder, { recursive: true });
-  const name = uri.replace(/^artifact:\/\/[^/]+\//, "");
-  const file = path.join(folder, `frame-${path.basename(name)}`);
-  fs.copyFileSync(path.join(context.artifactsDir, name), file);
-  return file;
-}
+const generatedTest = (draft: EnvelopeDraft | undefined) => generatedBrowserTest(context, draft, "frame");
 
 function run(file: string): Promise<number> {
   return new Promise((resolve) =>

@@ -1,5 +1,8 @@
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
 
@@ -245,4 +248,23 @@ export function anonymousPagesContext(
     },
   });
   return probeContext({ profile, map, agent: "BROWSER" });
+}
+
+/**
+ * Copies a draft's generated browser test under node_modules (named `<prefix>-<file>`), so it resolves
+ * playwright-core and axe as it would inside a project; answers the copy's path.
+ */
+export function generatedBrowserTest(
+  context: FakeRunContext,
+  draft: EnvelopeDraft | undefined,
+  prefix: string,
+): string {
+  const uri = draft?.evidence.find((item) => item.kind === "failing_test")?.uri;
+  if (!uri) throw new Error("no generated test");
+  const name = uri.replace(/^artifact:\/\/[^/]+\//, "");
+  const folder = path.join(process.cwd(), "node_modules", ".cache", "qaas-browser-tests");
+  fs.mkdirSync(folder, { recursive: true });
+  const file = path.join(folder, `${prefix}-${path.basename(name)}`);
+  fs.copyFileSync(path.join(context.artifactsDir, name), file);
+  return file;
 }

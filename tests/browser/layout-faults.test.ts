@@ -1,8 +1,5 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { browsePages } from "../../src/probes/browser/browse-pages.ts";
@@ -10,7 +7,9 @@ import { closeRunServices } from "../../src/tools/run-end.ts";
 import { isOwnAssertion } from "../../src/tools/testing/finding-test.ts";
 import { parseTap } from "../../src/tools/testing/test-results.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
-import { anonymousPagesContext } from "./fixture-site.ts";
+import type { TextServer } from "../support/text-server.ts";
+import { startTextServer } from "../support/text-server.ts";
+import { anonymousPagesContext, generatedBrowserTest } from "./fixture-site.ts";
 
 // Overlapped controls and clipped text, in the forms they take in real stylesheets, beside the look-alikes
 // that hide or cover on purpose: a custom checkbox over its invisible native input, a modal dialog, a fixed
@@ -86,19 +85,16 @@ const PAGES: Record<string, () => string> = {
   "/home-b": () => page("Help", "<p>Ask us.</p>", "", BRAND),
 };
 
-let server: http.Server;
-let baseUrl: string;
+let server: TextServer;
 let context: FakeRunContext;
 let candidates: EnvelopeDraft[];
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
+  server = await startTextServer((request, _text, response) => {
     const render = PAGES[(request.url ?? "/").split("?")[0] as string];
     response.writeHead(render ? 200 : 404, { "content-type": "text/html" }).end(render ? render() : "");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  context = anonymousPagesContext("layout", baseUrl, Object.keys(PAGES));
+  context = anonymousPagesContext("layout", server.baseUrl, Object.keys(PAGES));
   const answer = await browsePages(context, { max_seconds: 150, checks: ["layout"] });
   if (typeof answer === "string") throw new Error(answer);
   candidates = answer.candidates;
@@ -106,8 +102,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeRunServices(context);
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
 });
 
 const found = () =>
@@ -125,24 +120,12 @@ function draftAt(at: string): EnvelopeDraft {
   return draft;
 }
 
-/** The draft's generated test, copied under node_modules so it resolves playwright-core as in a project. */
-function generatedTest(draft: EnvelopeDraft): string {
-  const uri = draft.evidence.find((item) => item.kind === "failing_test")?.uri;
-  if (!uri) throw new Error("no generated test");
-  const name = uri.replace(/^artifact:\/\/[^/]+\//, "");
-  const folder = path.join(process.cwd(), "node_modules", ".cache", "qaas-browser-tests");
-  fs.mkdirSync(folder, { recursive: true });
-  const file = path.join(folder, `layout-${path.basename(name)}`);
-  fs.copyFileSync(path.join(context.artifactsDir, name), file);
-  return file;
-}
-
 function run(file: string): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) =>
     execFile(
       process.execPath,
       ["--test", "--test-reporter=tap", file],
-      { env: { ...process.env, QAAS_BASE_URL: baseUrl }, timeout: 60_000 },
+      { env: { ...process.env, QAAS_BASE_URL: server.baseUrl }, timeout: 60_000 },
       (error, stdout) =>
         resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout }),
     ),
@@ -178,7 +161,9 @@ describe("layout faults", () => {
   });
 
   it("gives each a test that fails on its own assertion while the fault is there and passes once fixed", async () => {
-    const files = ["/toolbar", "/phone-only", "/badge", "/summary"].map((at) => generatedTest(draftAt(at)));
+    const files = ["/toolbar", "/phone-only", "/badge", "/summary"].map((at) =>
+      generatedBrowserTest(context, draftAt(at), "layout"),
+    );
     try {
       for (const file of files) {
         const { code, stdout } = await run(file);

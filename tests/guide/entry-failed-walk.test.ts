@@ -1,5 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import guidePlaybook from "../../src/agents/playbooks/guide.ts";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
@@ -7,6 +5,7 @@ import { closeRunServices } from "../../src/tools/run-end.ts";
 import { guideTools } from "../../src/tools/servers/guide-server.ts";
 import { probeContext, profileFor, systemMapFor, undocumented } from "../fixtures/probe-harness.ts";
 import { type FakeRunContext, runPlaybookDirectly } from "../support/fake-run-context.ts";
+import { startTextServer, type TextServer } from "../support/text-server.ts";
 
 // A walk whose entry page could not be opened (the target restarting, a load that timed out on a busy
 // machine) has seen no page of the UI: that nothing it saw links to a page says nothing, and every page
@@ -17,15 +16,14 @@ function page(title: string, body: string): string {
   return `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 }
 
-let server: http.Server;
-let baseUrl: string;
+let server: TextServer;
 let context: FakeRunContext | undefined;
 /** How many more times the entry drops the connection, or answers 503 (a target restarting). */
 let drops = Number.POSITIVE_INFINITY;
 let unavailable = 0;
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
+  server = await startTextServer((request, _text, response) => {
     const path = (request.url ?? "/").split("?")[0];
     const html = (body: string) => response.writeHead(200, { "content-type": "text/html" }).end(body);
     const nav =
@@ -43,8 +41,6 @@ beforeAll(async () => {
     if (path === "/reports") return html(page("Reports", `${nav}<h1>Reports</h1>`));
     response.writeHead(404, { "content-type": "text/html" }).end(page("Not found", "<h1>Not found</h1>"));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 /** GUIDE's check_navigation on the site, in a run of its own. */
@@ -55,14 +51,14 @@ async function navigation(): Promise<{
   if (context) await closeRunServices(context);
   const map = systemMapFor({
     target: "dropped",
-    baseUrl,
+    baseUrl: server.baseUrl,
     document: { openapi: "3.0.3", info: { title: "dropped", version: "1" }, paths: {} },
     extraOperations: ["/", "/dashboard", "/reports"].map((path) => undocumented("GET", path)),
   });
   const profile = profileFor({
     name: "dropped",
     source: {},
-    environment: { mode: "external", base_url: baseUrl },
+    environment: { mode: "external", base_url: server.baseUrl },
   });
   context = probeContext({ profile, map, agent: "GUIDE" });
   const calls = await runPlaybookDirectly(guidePlaybook, guideTools, context);
@@ -73,8 +69,7 @@ async function navigation(): Promise<{
 
 afterAll(async () => {
   if (context) await closeRunServices(context);
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
 });
 
 describe("GUIDE when the walk could not open the UI's entry", () => {
