@@ -1,10 +1,13 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium } from "../../src/probes/traffic/chromium.ts";
 import { recordTraffic, type TrafficResult } from "../../src/probes/traffic/record-traffic.ts";
 import { candidatesFromTraffic } from "../../src/probes/traffic/traffic-candidates.ts";
 import { type SpaServer, startSpaServer } from "./frontend-spa-server.ts";
 
-// Real Chromium (Debian's package: `apt-get install -y chromium`) loading the storefront fixture.
+// Real Chromium (Debian's package: `apt-get install -y chromium-headless-shell`, or chromium) loading the storefront fixture.
 
 let spa: SpaServer;
 let traffic: TrafficResult;
@@ -148,5 +151,28 @@ describe("findChromium", () => {
 
   it("finds the installed Chromium", () => {
     expect(findChromium({ PATH: process.env.PATH })).toMatch(/chrom/);
+  });
+
+  it("prefers the headless shell to the full browser, wherever each lies on PATH", () => {
+    const bins = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-chromium-"));
+    const [early, late] = [path.join(bins, "early"), path.join(bins, "late")];
+    for (const [folder, name] of [
+      [early, "chromium"],
+      [late, "chromium-headless-shell"],
+    ] as const) {
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(folder, name), "#!/bin/sh\n", { mode: 0o755 });
+    }
+    try {
+      const found = findChromium({ PATH: [early, late].join(path.delimiter) }, []);
+      expect(found).toBe(path.join(late, "chromium-headless-shell"));
+      fs.rmSync(path.join(late, "chromium-headless-shell"));
+      expect(findChromium({ PATH: [early, late].join(path.delimiter) }, [])).toBe(
+        path.join(early, "chromium"),
+      );
+      expect(() => findChromium({ PATH: late }, [])).toThrow(/apt-get install -y chromium-headless-shell/);
+    } finally {
+      fs.rmSync(bins, { recursive: true, force: true });
+    }
   });
 });
