@@ -87,8 +87,9 @@ export async function trialIdempotency(
   }
   for (let round = 1; round <= ROUNDS; round += 1) {
     const key = `qaas-${uniqueSeed()}`;
-    const answers = await run.client.together(() =>
-      Promise.all(Array.from({ length: CONCURRENT }, () => resend(key))),
+    const answers = await run.client.together(
+      () => Promise.all(Array.from({ length: CONCURRENT }, () => resend(key))),
+      CONCURRENT,
     );
     const stored = await duplicates(answers, undefined);
     if (stored.length < 2) continue;

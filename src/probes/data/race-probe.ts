@@ -157,8 +157,9 @@ async function raceUnique(
     );
     const ready = prepared.filter((request) => request !== undefined);
     const exchanges = (
-      await trial.run.client.together(() =>
-        Promise.all(ready.map((request) => sendPrepared(trial.run, user, request!))),
+      await trial.run.client.together(
+        () => Promise.all(ready.map((request) => sendPrepared(trial.run, user, request!))),
+        ready.length,
       )
     ).filter((exchange): exchange is HttpExchange => exchange !== undefined);
     const accepted = exchanges.filter(isSuccess);
@@ -304,8 +305,10 @@ async function raceCounters(
         continue;
       const unit = second - first;
       const exchanges = (
-        await trial.run.client.together(() =>
-          Promise.all(Array.from({ length: concurrency }, () => sendPrepared(trial.run, user, prepared))),
+        await trial.run.client.together(
+          () =>
+            Promise.all(Array.from({ length: concurrency }, () => sendPrepared(trial.run, user, prepared))),
+          concurrency,
         )
       ).filter((exchange): exchange is HttpExchange => exchange !== undefined);
       const accepted = exchanges.filter(isSuccess);

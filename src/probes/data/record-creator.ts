@@ -209,14 +209,16 @@ export class RecordCreator {
       Array.from({ length: count }, () => this.prepare(createFamily, user, options)),
     );
     // Together: a measurement window of another agent must not split the race this is for.
-    const exchanges = await this.run.client.together(() =>
-      Promise.all(
-        prepared.map((entry) =>
-          typeof entry === "string"
-            ? undefined
-            : send(this.run, user, toSpec(this.run.target.baseUrl, entry.request)),
+    const exchanges = await this.run.client.together(
+      () =>
+        Promise.all(
+          prepared.map((entry) =>
+            typeof entry === "string"
+              ? undefined
+              : send(this.run, user, toSpec(this.run.target.baseUrl, entry.request)),
+          ),
         ),
-      ),
+      count,
     );
     return prepared.map((entry, index) =>
       typeof entry === "string" ? { reason: entry } : this.finish(entry, user, exchanges[index]),

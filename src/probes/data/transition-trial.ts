@@ -108,8 +108,9 @@ export async function trialTransition(
     if (!target) return "no fresh record for the concurrent trial";
     const start = await snapshot(creator, target);
     if (!start) return "the fresh record cannot be read back";
-    const answers = await run.client.together(() =>
-      Promise.all(Array.from({ length: CONCURRENT }, () => sendOnRecord(run, target, operation))),
+    const answers = await run.client.together(
+      () => Promise.all(Array.from({ length: CONCURRENT }, () => sendOnRecord(run, target, operation))),
+      CONCURRENT,
     );
     const accepted = answers.filter((answer) => answer.exchange && isSuccess(answer.exchange));
     const end = await snapshot(creator, target);

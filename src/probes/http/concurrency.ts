@@ -1,29 +1,49 @@
 /** What caps work in flight: `acquire` resolves once a slot is free and answers how to give it back. */
 export interface Limiter {
   acquire(): Promise<() => void>;
+  /**
+   * Several slots at the same moment (at most the limit), for requests that must reach the target
+   * together: taken one by one, a burst behind other work leaves one at a time and races nothing.
+   */
+  acquireMany?(count: number): Promise<Array<() => void>>;
 }
 
 /** A counting semaphore: at most `limit` holders at once, served in arrival order. */
 export class Semaphore implements Limiter {
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Array<{ need: number; resolve: () => void }> = [];
 
   constructor(readonly limit: number) {}
 
   async acquire(): Promise<() => void> {
-    if (this.active >= this.limit) {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    } else {
-      this.active += 1;
-    }
+    const [release] = await this.acquireMany(1);
+    return release!;
+  }
+
+  /** `count` slots at once (capped at the limit); later arrivals wait behind them, so a group is not starved. */
+  async acquireMany(count: number): Promise<Array<() => void>> {
+    const need = Math.max(1, Math.min(count, this.limit));
+    if (this.waiting.length === 0 && this.active + need <= this.limit) this.active += need;
+    else await new Promise<void>((resolve) => this.waiting.push({ need, resolve }));
+    return Array.from({ length: need }, () => this.releaser());
+  }
+
+  private releaser(): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.waiting.shift();
-      // The slot passes straight to the next waiter, so `active` only drops when nobody waits.
-      if (next) next();
-      else this.active -= 1;
+      this.active -= 1;
+      // Whoever waits first is served first, a group once enough slots are free together.
+      for (
+        let next = this.waiting[0];
+        next && this.active + next.need <= this.limit;
+        next = this.waiting[0]
+      ) {
+        this.waiting.shift();
+        this.active += next.need;
+        next.resolve();
+      }
     };
   }
 }

@@ -104,6 +104,8 @@ export class HttpClient {
   };
 
   private metDownTarget = false;
+  /** Slots `together` took for a burst, which its requests use before asking the limiter for more. */
+  private readonly reservedSlots: Array<Array<() => void>> = [];
 
   constructor(private readonly options: HttpClientOptions) {}
 
@@ -134,11 +136,24 @@ export class HttpClient {
   }
 
   /**
-   * Runs `burst`, requests that must reach the target at the same moment (a race), so that no other
-   * client's measurement window splits it (see quiet-window.ts).
+   * Runs `burst`, `requests` requests that must reach the target at the same moment (a race), so that no
+   * other client's measurement window splits it (see quiet-window.ts) and the run's cap lets them out at once.
    */
-  together<Result>(burst: () => Promise<Result>): Promise<Result> {
-    return this.options.quiet ? this.options.quiet.together(this, burst) : burst();
+  together<Result>(burst: () => Promise<Result>, requests = 1): Promise<Result> {
+    const gathered = async () => {
+      // The burst's slots are taken at one moment and its requests use them: behind other agents' work,
+      // slots taken one by one would let the requests out one at a time, and a race would never happen.
+      const limiter = this.options.limiter;
+      const slots = requests > 1 && limiter.acquireMany ? await limiter.acquireMany(requests) : [];
+      this.reservedSlots.push(slots);
+      try {
+        return await burst();
+      } finally {
+        this.reservedSlots.splice(this.reservedSlots.indexOf(slots), 1);
+        for (const give of slots) give();
+      }
+    };
+    return this.options.quiet ? this.options.quiet.together(this, gathered) : gathered();
   }
 
   /**
@@ -187,7 +202,8 @@ export class HttpClient {
     const leaveWindow = await this.options.quiet?.enter(this, { bypass: extra.signIn });
     let slot: () => void;
     try {
-      slot = await this.options.limiter.acquire();
+      slot =
+        this.reservedSlots.find((slots) => slots.length > 0)?.pop() ?? (await this.options.limiter.acquire());
     } catch (error) {
       // A limiter held across workers can fail (its database gone, the worker stopping).
       leaveWindow?.();

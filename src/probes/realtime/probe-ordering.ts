@@ -92,10 +92,12 @@ async function probeChannel(
       });
     } else {
       events.push(
-        ...(await realtime.run.client.together(() =>
-          mapConcurrent([...Array(count).keys()], count, (index) =>
-            realtime.driver.another(source.event, owner?.name, `${kind} ${index + 1}`, mode),
-          ),
+        ...(await realtime.run.client.together(
+          () =>
+            mapConcurrent([...Array(count).keys()], count, (index) =>
+              realtime.driver.another(source.event, owner?.name, `${kind} ${index + 1}`, mode),
+            ),
+          count,
         )),
       );
     }
