@@ -82,7 +82,7 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env, installPaths 
   }
   throw new QaasError(
     "CHROMIUM_MISSING",
-    `no Chromium found (looked at $QAAS_CHROMIUM, ${CANDIDATES.join(", ")} and PATH): install it with \`apt-get install -y chromium-headless-shell\` (or chromium), or set QAAS_CHROMIUM to its path`,
+    `no Chromium found (looked at $QAAS_CHROMIUM, ${installPaths.join(", ")} and PATH): install it with \`apt-get install -y chromium-headless-shell\` (or chromium), or set QAAS_CHROMIUM to its path`,
   );
 }
 
