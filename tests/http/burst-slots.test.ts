@@ -1,8 +1,8 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Semaphore } from "../../src/probes/http/concurrency.ts";
 import { HttpClient, RequestBudget } from "../../src/probes/http/http-client.ts";
+import { startTextServer, type TextServer } from "../support/text-server.ts";
 
 // A race needs its requests at the target at one moment. Under the run's cap, with other agents' requests
 // holding slots, a burst that took its slots one by one would leave a request at a time; it takes them
@@ -47,11 +47,11 @@ describe("HttpClient.together under a busy cap", () => {
   const hung: http.ServerResponse[] = [];
   const burst: Array<{ response: http.ServerResponse; inFlight: number }> = [];
   let burstInFlight = 0;
-  let server: http.Server;
+  let server: TextServer;
   let baseUrl: string;
 
   beforeAll(async () => {
-    server = http.createServer((request, response) => {
+    server = await startTextServer((request, _text, response) => {
       if (request.url?.startsWith("/hang")) {
         hung.push(response);
         return;
@@ -65,13 +65,9 @@ describe("HttpClient.together under a busy cap", () => {
           each.response.writeHead(200).end("{}");
         }
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = server.baseUrl;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() => server.close());
 
   it("sends no request of the burst until all of it can leave, then sends it at once", async () => {
     const limiter = new Semaphore(4);

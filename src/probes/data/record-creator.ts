@@ -218,7 +218,7 @@ export class RecordCreator {
               : send(this.run, user, toSpec(this.run.target.baseUrl, entry.request)),
           ),
         ),
-      count,
+      prepared.filter((entry) => typeof entry !== "string").length,
     );
     return prepared.map((entry, index) =>
       typeof entry === "string" ? { reason: entry } : this.finish(entry, user, exchanges[index]),

@@ -144,7 +144,8 @@ export class HttpClient {
       // The burst's slots are taken at one moment and its requests use them: behind other agents' work,
       // slots taken one by one would let the requests out one at a time, and a race would never happen.
       const limiter = this.options.limiter;
-      const slots = requests > 1 && limiter.acquireMany ? await limiter.acquireMany(requests) : [];
+      if (requests < 2 || !limiter.acquireMany) return burst();
+      const slots = await limiter.acquireMany(requests);
       this.reservedSlots.push(slots);
       try {
         return await burst();
