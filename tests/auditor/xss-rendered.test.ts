@@ -10,6 +10,7 @@ import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import type { Operation, Page } from "../../src/map/system-map.ts";
 import { ordered } from "../../src/probes/auditor/xss-rendered.ts";
+import { BrowserSession } from "../../src/probes/browser/browser-session.ts";
 import { closeRunServices } from "../../src/tools/run-end.ts";
 import { probeXssTool } from "../../src/tools/servers/security-server.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
@@ -136,6 +137,7 @@ async function probe(
   app: NotesApp,
   pages: Page[] = [board],
   signIn: Record<string, unknown> = {},
+  browser?: BrowserSession,
 ): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown>; launched: boolean }> {
   const profile = profileFor({
     name: "notes",
@@ -146,6 +148,7 @@ async function probe(
   const map = systemMapFor({ target: "notes", baseUrl: app.baseUrl, document: DOCUMENT, pages });
   const context = probeContext({ profile, map, agent: "AUDITOR" });
   lastArtifacts = context.artifactsDir;
+  if (browser) context.shared.set("browser:session", browser);
   try {
     const result = await callTool(probeXssTool, {}, context);
     if (!result.ok) throw new Error(result.error);
@@ -154,6 +157,20 @@ async function probe(
     return { ...data, launched: context.shared.has("browser:session") };
   } finally {
     await closeRunServices(context);
+    await browser?.close();
+  }
+}
+
+/** The run's browser, whose role contexts fail to open (a sign-in timing out) the first `failures` times. */
+class FailingContexts extends BrowserSession {
+  constructor(private failures: number) {
+    super();
+  }
+
+  override context(...args: Parameters<BrowserSession["context"]>) {
+    if (this.failures <= 0) return super.context(...args);
+    this.failures -= 1;
+    return Promise.reject(new Error("signing in timed out"));
   }
 }
 
@@ -312,6 +329,20 @@ describe("probe_xss: stored values a page's own script inserts", () => {
       stdout: expect.stringContaining("a stored value must be inserted into the page as text, not markup"),
     });
     await expect(runGenerated(testFile, apps.text!.baseUrl)).resolves.toBeDefined();
+  }, 120_000);
+
+  it("opens a reader's browser context again when it failed once, and counts and notes pages nobody read", async () => {
+    const retried = await probe(apps.markup!, [board], {}, new FailingContexts(1));
+    expect(retried.candidates.map((candidate) => candidate.title)).toEqual([
+      "Stored XSS: body text saved through POST /notes is inserted as markup by the script of /board",
+    ]);
+    expect(retried.stats.browser_contexts_failed).toBe(0);
+    const unread = await probe(apps.markup!, [board], {}, new FailingContexts(Number.POSITIVE_INFINITY));
+    expect(unread.candidates).toEqual([]);
+    expect(unread.stats).toMatchObject({ browser_pages_loaded: 0, browser_contexts_failed: 1 });
+    expect(unread.stats.notes).toContainEqual(
+      "probe_xss: 1 page look(s) had no browser context, so their pages went unread (anonymous: signing in timed out)",
+    );
   }, 120_000);
 
   it("leaves the page that sets the note as text alone, though it loaded it in the browser", async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as pause } from "node:timers/promises";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { operationKey } from "../api/operation-index.ts";
 import { endpointLocation } from "../api/probe-support.ts";
@@ -49,6 +50,8 @@ const MAX_SECONDS = 60;
  * and a few renderers fit a small machine where many would not.
  */
 const TABS = 3;
+const CONTEXT_ATTEMPTS = 2;
+const CONTEXT_RETRY_MS = 1_000;
 
 interface RenderedHit {
   entry: PlantedMarker;
@@ -70,6 +73,7 @@ export async function renderedStoredXss(
     browser_confirm_loads: 0,
     browser_confirmed: 0,
     browser_pages_unsettled: 0,
+    browser_contexts_failed: 0,
   };
   // No browser is launched unless a marker is still unaccounted for and a page could have put it there.
   if (planted.length === 0)
@@ -100,6 +104,25 @@ export async function renderedStoredXss(
   let confirms = 0;
   let loads = 0;
   let unsettled = 0;
+  const failures: string[] = [];
+  // A context signs its reader in before it opens: under load that may time out once, and a page read by
+  // nobody must not pass for a page that showed nothing.
+  const contextOf = async (viewer: string | undefined, name: string) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await session.context(roleOf(run, viewer), origin, DESKTOP, name);
+      } catch (error) {
+        if (attempt < CONTEXT_ATTEMPTS && !run.context.signal.aborted) {
+          await pause(CONTEXT_RETRY_MS);
+          continue;
+        }
+        failures.push(
+          `${viewer ?? "anonymous"}: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`,
+        );
+        return undefined;
+      }
+    }
+  };
   try {
     loads = await workInOrder(order, {
       width: TABS,
@@ -108,9 +131,7 @@ export async function renderedStoredXss(
       // Every planted marker is looked for on every page: what a look sees must not depend on what the
       // pages before it, still loading, will have found.
       work: async (page, stop) => {
-        const context = await session
-          .context(roleOf(run, page.viewer), origin, DESKTOP, lookSession)
-          .catch(() => undefined);
+        const context = await contextOf(page.viewer, lookSession);
         if (!context || stop.aborted) return undefined;
         return look(session, context, joinUrl(run.target.baseUrl, page.path), markers, page.viewer, stop);
       },
@@ -122,9 +143,7 @@ export async function renderedStoredXss(
         );
         if (shown.length === 0) return false;
         // The second signal: a fresh context (no cache, no storage) loads the page again.
-        const fresh = await session
-          .context(roleOf(run, page.viewer), origin, DESKTOP, confirmSession)
-          .catch(() => undefined);
+        const fresh = await contextOf(page.viewer, confirmSession);
         if (!fresh) return false;
         confirms += 1;
         const url = joinUrl(run.target.baseUrl, page.path);
@@ -149,6 +168,11 @@ export async function renderedStoredXss(
   // Pages read while a call of their own was still unanswered: a marker it would have brought is not seen.
   stats.browser_pages_unsettled = unsettled;
   stats.browser_confirmed = hits.length;
+  stats.browser_contexts_failed = failures.length;
+  if (failures.length > 0)
+    run.notes.push(
+      `probe_xss: ${failures.length} page look(s) had no browser context, so their pages went unread (${[...new Set(failures)].join("; ")})`,
+    );
   return { candidates: hits.map((hit) => findingOf(run, hit)), stats };
 }
 
