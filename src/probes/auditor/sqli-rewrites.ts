@@ -3,14 +3,14 @@ import type { QuoteChar } from "./sqli-payloads.ts";
 import { concatOperators, numericRewrites, ORDER_BY_TAILS, stringRewrite } from "./sqli-payloads.ts";
 import type { SqliProof } from "./sqli-proof.ts";
 import { describeShot, sameAnswerAssertion } from "./sqli-proof.ts";
-import type { PointShots } from "./sqli-shots.ts";
+import type { PointShots, Shot } from "./sqli-shots.ts";
 
 // Blind injection through syntax-equivalent rewrites, for servers that hide the database error (a bare 500,
 // or an empty or default answer). A rewrite means the same thing to SQL and something else to any code
 // that treats the input as data: `v'||'` is `v` only inside an SQL literal, `2-1` is `1` only to SQL, a
 // second sort key `,1` changes nothing only in an ORDER BY. Each is confirmed by its twin of the same
-// characters that is not valid SQL (`v'|*'`, `2-1-`, `,9999`) answering differently, and by a second,
-// independent rewrite. A server that chokes on a quote for another reason (a JSON or type bug) gives the
+// characters that is not valid SQL (`v'|*'`, `2-1-`, `,9999`) answering differently, the same way again when
+// sent last, and by a second, independent rewrite. A server that chokes on a quote for another reason (a JSON or type bug) gives the
 // twins the same answer, and a server whose answer ignores the value gives every variant the baseline.
 
 /** `v'||'` answers like `v`, `v'||*'` does not, `q'||'aas` answers like `v` too. */
@@ -30,6 +30,7 @@ export async function stringRewriteProof(
       ? await shots.send("split-rewrite", rewrite.split, { replace: true })
       : await shots.send("equivalent-again", rewrite.equivalent.slice(shots.value.length));
     if (!shots.same(second, base)) return undefined;
+    if (!(await brokenAgain(shots, invalid))) return undefined;
     return {
       technique: "blind-error",
       context: `string (${quote})`,
@@ -69,6 +70,7 @@ export async function numericRewriteProof(shots: PointShots): Promise<SqliProof 
     if (shots.same(invalid, base) || shots.same(invalid, equivalent)) return undefined;
     const second = await shots.send("subquery-expression", rewrite.subquery, { replace: true });
     if (!shots.same(second, base)) return undefined;
+    if (!(await brokenAgain(shots, invalid))) return undefined;
     return {
       technique: "blind-error",
       context: "numeric",
@@ -98,6 +100,7 @@ export async function orderByProof(shots: PointShots): Promise<SqliProof | undef
   if (shots.same(invalid, base) || shots.same(invalid, equivalent)) return undefined;
   const second = await shots.send("subquery-sort-key", ORDER_BY_TAILS.subquery);
   if (!shots.same(second, base)) return undefined;
+  if (!(await brokenAgain(shots, invalid))) return undefined;
   return {
     technique: "blind-error",
     context: "sort key (ORDER BY)",
@@ -114,4 +117,14 @@ export async function orderByProof(shots: PointShots): Promise<SqliProof | undef
       ),
     ],
   };
+}
+
+/**
+ * The broken twin sent once more, last, answers as it did the first time and still unlike the baseline: a
+ * target whose state changed between the shots (a mode another client switched, a record gone) makes one
+ * differing answer that does not repeat, where broken SQL fails every time.
+ */
+async function brokenAgain(shots: PointShots, invalid: Shot): Promise<boolean> {
+  const again = await shots.send(`${invalid.label}-again`, invalid.value, { replace: true });
+  return shots.same(again, invalid) && !shots.same(again, shots.baselineShot);
 }
