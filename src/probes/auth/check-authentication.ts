@@ -9,6 +9,7 @@ import type { ProfileUser } from "../session/sign-in.ts";
 import { checkBruteForce } from "./brute-force.ts";
 import { checkCsrf } from "./check-csrf.ts";
 import { checkTokenForgery } from "./check-token-forgery.ts";
+import { checkCookieFlags } from "./cookie-flag.ts";
 import { checkCookieForgery } from "./cookie-forgery.ts";
 import { settleEncoding } from "./credential-encoding.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
@@ -20,8 +21,8 @@ import { checkSessionCookie } from "./session-cookie.ts";
 import { checkUserEnumeration } from "./user-enumeration.ts";
 
 // check_authentication: the ways sign-in itself breaks. Forged session tokens on every authenticated read,
-// signed session cookies whose secret is in the source or a default, and a session cookie set readable by
-// scripts or kept for months;
+// signed session cookies whose secret is in the source or a default, plain cookies whose flipped value lets
+// a caller in (`admin=false`), and a session cookie set readable by scripts or kept for months;
 // then, on every operation that takes credentials, reset tokens handed back, answers that tell accounts
 // apart, another account's password set through an operation that names it, and unlimited password guessing — last, since a limit it trips may slow the sign-ins after it.
 // Cross-site request forgery on the state changes a cookie session authorises comes before them too.
@@ -30,6 +31,7 @@ import { checkUserEnumeration } from "./user-enumeration.ts";
 export const AUTH_CHECKS = [
   "token-forgery",
   "cookie-forgery",
+  "cookie-flag",
   "session-cookie",
   "csrf",
   "reset-token-exposure",
@@ -95,8 +97,20 @@ export async function checkAuthentication(
           return result.candidates;
         })
       : Promise.resolve([]);
-    const [forged, signed, kept, found] = await Promise.all([forgery, cookies, sessionCookie, others]);
-    candidates.push(...forged, ...signed, ...kept, ...found);
+    const flags = wanted.has("cookie-flag")
+      ? checkCookieFlags(run, users, selected).then((result) => {
+          stats.cookie_flag = result.stats;
+          return result.candidates;
+        })
+      : Promise.resolve([]);
+    const [forged, signed, flagged, kept, found] = await Promise.all([
+      forgery,
+      cookies,
+      flags,
+      sessionCookie,
+      others,
+    ]);
+    candidates.push(...forged, ...signed, ...flagged, ...kept, ...found);
   });
   return { candidates, stats: { ...stats, budget_exhausted: exhausted } };
 }
