@@ -98,6 +98,13 @@ export const FAMILIES = [
     "a role-restricted operation answers a lower role",
   ),
   family(
+    "cookie-flag",
+    "security",
+    "missing-authorization",
+    ["CWE-565", "CWE-602", "OWASP A01:2021"],
+    "a plain cookie the client can change decides who is let in",
+  ),
+  family(
     "mass-assignment",
     "api",
     "validation-missing",

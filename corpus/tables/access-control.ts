@@ -1,4 +1,5 @@
 import type { ClientPriceKnobs } from "../generator/families/client-price.ts";
+import type { CookieFlagKnobs } from "../generator/families/cookie-flag.ts";
 import type { FunctionAuthorizationKnobs } from "../generator/families/function-authorization.ts";
 import type { MassAssignmentKnobs } from "../generator/families/mass-assignment.ts";
 import type { MissingAuthenticationKnobs } from "../generator/families/missing-authentication.ts";
@@ -154,4 +155,19 @@ export const MISSING_AUTHENTICATION = [
   authn.s("AUTHN-09S", PP, { data: "write", safeStyle: "enforced" }),
   authn.v("AUTHN-10", PK, { data: "profile" }),
   authn.s("AUTHN-10S", PK, { data: "profile", safeStyle: "enforced" }),
+];
+
+const flag = rowMaker<CookieFlagKnobs>("cookie-flag", "high");
+
+export const COOKIE_FLAG = [
+  flag.v("FLAG-01", NS, { flag: "boolean", refusal: "status" }),
+  flag.s("FLAG-01S", NS, { flag: "boolean", refusal: "status", guard: "signed" }),
+  flag.v("FLAG-02", PS, { flag: "role", refusal: "message" }),
+  flag.s("FLAG-02S", PS, { flag: "role", refusal: "message", guard: "ignored" }),
+  flag.v("FLAG-03", NP, { flag: "toggle", refusal: "message" }),
+  flag.s("FLAG-03S", NP, { flag: "toggle", refusal: "status", guard: "cosmetic" }),
+  flag.v("FLAG-04", PP, { flag: "digit", refusal: "status" }),
+  flag.s("FLAG-04S", PP, { flag: "digit", refusal: "status", guard: "signed" }),
+  flag.v("FLAG-05", PK, { flag: "boolean", refusal: "message" }),
+  flag.s("FLAG-05S", PK, { flag: "role", refusal: "status", guard: "ignored" }),
 ];

@@ -1,6 +1,7 @@
 import type { Row } from "../model/row.ts";
 import {
   CLIENT_PRICE,
+  COOKIE_FLAG,
   FUNCTION_AUTHORIZATION,
   MASS_ASSIGNMENT,
   MISSING_AUTHENTICATION,
@@ -69,6 +70,7 @@ export const ALL_ROWS: readonly Row[] = [
   ...FUNCTION_AUTHORIZATION,
   ...MASS_ASSIGNMENT,
   ...CLIENT_PRICE,
+  ...COOKIE_FLAG,
   ...MISSING_AUTHENTICATION,
   ...TOKEN_FORGERY,
   ...USER_ENUMERATION,

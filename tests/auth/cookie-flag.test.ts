@@ -156,18 +156,25 @@ describe("check_authentication: access decided by a flag cookie", () => {
     expect(report).toMatchObject({ domain: "security", defect_class: "missing-authorization" });
     expect(report.summary).toContain("refused an anonymous visitor with that value (403) and answered 200");
 
-    // The anonymous finding's test fails while the flag decides: the flipped cookie is let in.
-    const uri = report.evidence.find((item) => item.kind === "failing_test")!.uri!;
-    const file = path.join(context.artifactsDir, uri.replace(/^artifact:\/\/[^/]+\//, ""));
-    const replay = await execute(process.execPath, ["--test", file], {
-      env: { ...process.env, QAAS_BASE_URL: baseUrl },
-      timeout: 20_000,
-    }).catch((error: { stdout?: string }) => ({ failed: true, stdout: error.stdout ?? "" }));
-    expect(replay).toMatchObject({
-      failed: true,
-      stdout: expect.stringContaining(
-        "changing the cookie admin must not change what the server lets the caller do",
-      ),
-    });
+    // Each anonymous finding's test fails while the flag decides, whether the refusal was a 403 or words
+    // in a 200: the flipped cookie gets another answer.
+    for (const [endpoint, cookie] of [
+      ["GET /admin-report", "admin"],
+      ["GET /console", "env"],
+    ] as const) {
+      const found = candidates.find((candidate) => candidate.location.value === endpoint)!;
+      const uri = found.evidence.find((item) => item.kind === "failing_test")!.uri!;
+      const file = path.join(context.artifactsDir, uri.replace(/^artifact:\/\/[^/]+\//, ""));
+      const replay = await execute(process.execPath, ["--test", file], {
+        env: { ...process.env, QAAS_BASE_URL: baseUrl },
+        timeout: 20_000,
+      }).catch((error: { stdout?: string }) => ({ failed: true, stdout: error.stdout ?? "" }));
+      expect(replay).toMatchObject({
+        failed: true,
+        stdout: expect.stringContaining(
+          `changing the cookie ${cookie} must not change what the server lets the caller do`,
+        ),
+      });
+    }
   }, 60_000);
 });

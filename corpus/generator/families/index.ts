@@ -9,6 +9,7 @@ import {
   buildNoSqlInjection,
   buildTemplateInjection,
 } from "./code-injection.ts";
+import { buildCookieFlag } from "./cookie-flag.ts";
 import { buildStaleDerivedField } from "./data-derived.ts";
 import { buildUncheckedDomain } from "./data-domains.ts";
 import { buildLostUpdate } from "./data-lost-update.ts";
@@ -93,6 +94,7 @@ const BUILDERS: Record<string, Builder> = {
   "unindexed-query": buildUnindexedQuery,
   "regex-dos": buildRegexDos,
   "client-price": buildClientPrice,
+  "cookie-flag": buildCookieFlag,
   "ws-authentication": buildRealtimeAuthentication,
   "ws-authorization": buildRealtimeAuthorization,
   "ws-ordering": buildRealtimeOrdering,
