@@ -53,6 +53,13 @@ export const FAMILIES = [
     ["CWE-22", "OWASP A01:2021"],
     "input names a file outside the folder it should stay in",
   ),
+  family(
+    "path-traversal-write",
+    "security",
+    "injection",
+    ["CWE-22", "CWE-73", "OWASP A01:2021"],
+    "a file name from the request decides where the application writes",
+  ),
   family("xxe", "security", "xxe", ["CWE-611", "OWASP A05:2021"], "an XML parser resolves external entities"),
   family(
     "ssrf",

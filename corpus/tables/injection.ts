@@ -5,6 +5,7 @@ import type {
   TemplateInjectionKnobs,
 } from "../generator/families/code-injection.ts";
 import type { PathTraversalKnobs, SsrfKnobs, XxeKnobs } from "../generator/families/file-and-fetch.ts";
+import type { FileWriteKnobs } from "../generator/families/file-write.ts";
 import { rowMaker } from "../model/row.ts";
 import { NP, NS, PK, PP, PS } from "../model/servers.ts";
 
@@ -95,4 +96,18 @@ export const INSECURE_DESERIALIZATION = [
   deser.s("DESER-02S", PS, { format: "pickle" }),
   deser.v("DESER-03", PP, { format: "yaml" }),
   deser.s("DESER-03S", PP, { format: "yaml" }),
+];
+
+const write = rowMaker<FileWriteKnobs>("path-traversal-write", "critical");
+
+export const PATH_TRAVERSAL_WRITE = [
+  write.v("WRITE-01", NS, { input: "json", field: "filename", check: "none" }),
+  write.s("WRITE-01S", NS, { input: "json", field: "filename", guard: "basename" }),
+  write.v("WRITE-02", PS, { input: "query", field: "path", check: "none" }),
+  write.s("WRITE-02S", PS, { input: "json", field: "filename", guard: "resolved-check" }),
+  write.v("WRITE-03", NP, { input: "json", field: "path", check: "strip-once" }),
+  write.s("WRITE-03S", NP, { input: "query", field: "path", guard: "generated" }),
+  write.v("WRITE-04", PP, { input: "json", field: "filename", check: "strip-once" }),
+  write.s("WRITE-04S", PK, { input: "json", field: "filename", guard: "resolved-check" }),
+  write.v("WRITE-05", PK, { input: "json", field: "name", check: "none" }),
 ];

@@ -15,7 +15,7 @@ export interface InjectionServer {
   document: Record<string, unknown>;
   /** The application's folder: its sources and the documents it serves. */
   root: string;
-  /** Names an upload was asked to write outside the documents folder (none may ever be sent). */
+  /** Names an upload was asked to write outside the documents folder. */
   escapedWrites: string[];
   close(): Promise<void>;
 }
@@ -269,12 +269,12 @@ export async function startInjectionServer(options: { vulnerable: boolean }): Pr
         return response.end(content);
       }
       if (route === "POST /api/documents/upload") {
-        // Writes wherever the name points (both variants: the write side is not what the fixture varies),
-        // and answers with the file's content as it now is.
+        // Writes wherever the name points; the safe build keeps only the name's last part, inside the
+        // documents folder. Answers with the file's content as it now is.
         const body = JSON.parse((await readBody(request)) || "{}") as { file?: unknown; content?: unknown };
         if (typeof body.file !== "string" || typeof body.content !== "string")
           return json(response, 400, { error: "file and content required" });
-        const file = path.join(docs, body.file);
+        const file = path.join(docs, vulnerable ? body.file : path.basename(body.file));
         if (!file.startsWith(`${docs}${path.sep}`)) escapedWrites.push(body.file);
         fs.mkdirSync(path.dirname(file), { recursive: true });
         fs.writeFileSync(file, body.content);

@@ -96,19 +96,33 @@ describe("injection probes: the vulnerable build is found, the safe build is not
     expect((await probe("probe_template_injection", safe)).candidates).toEqual([]);
   });
 
-  it("probe_path_traversal: ../ reaches the application's own source file", async () => {
+  it("probe_path_traversal: ../ reaches the application's own source file, and an upload's name writes above its folder", async () => {
     const { candidates } = await probe("probe_path_traversal", vulnerable);
-    expect(summarize(candidates)).toEqual(["injection GET /api/documents/read [path-traversal:query:file]"]);
+    expect(summarize(candidates)).toEqual([
+      "injection GET /api/documents/read [path-traversal:query:file]",
+      "injection POST /api/documents/upload [path-traversal-write:body:file]",
+    ]);
     expect(exchangeLabels(candidates[0]!)).toEqual([
       "traversal",
       "traversal-again",
       "missing-file",
       "baseline",
     ]);
+    expect(exchangeLabels(candidates[1]!)).toEqual(["plain-name", "traversal", "baseline"]);
+    expect(candidates[1]!.summary).toMatch(
+      /wrote docs\/qaas-[a-z0-9]+\.txt; set to \.\.\/ and another new name, it wrote qaas-[a-z0-9]+\.txt, one folder above/,
+    );
     expect((await probe("probe_path_traversal", safe)).candidates).toEqual([]);
-    // The upload's `file` names where it writes: no traversal was ever sent there (it would overwrite the
-    // application's own files), and the sources are as they were.
-    expect(vulnerable.escapedWrites).toEqual([]);
+    // The upload's `file` names where it writes: the only names sent outside the folder are new ones of
+    // qaas's own, never a file the application has, and none of the files the check wrote is left behind.
+    expect(vulnerable.escapedWrites.length).toBeGreaterThan(0);
+    for (const name of vulnerable.escapedWrites) expect(name).toMatch(/^\.\.\/qaas-[a-z0-9]+\.txt$/);
+    const left = (folder: string): string[] =>
+      fs
+        .readdirSync(folder, { recursive: true, encoding: "utf8" })
+        .filter((file) => /qaas-[a-z0-9]+\.txt$/.test(file));
+    expect(left(vulnerable.root)).toEqual([]);
+    expect(left(safe.root)).toEqual([]);
     expect(fs.readFileSync(path.join(vulnerable.root, "server.js"), "utf8")).toMatch(
       /the fixture application.s own entry point/,
     );
@@ -178,7 +192,11 @@ describe("injection probes: the vulnerable build is found, the safe build is not
     "probe_insecure_deserialization",
   ]) {
     it(`${tool}: the generated test fails on the vulnerable build and passes on the safe one`, async () => {
-      const { candidates, artifactsDir } = await probe(tool, vulnerable);
+      const { candidates: found, artifactsDir } = await probe(tool, vulnerable);
+      // A write traversal is proven on the target's disk and ships without a test: the others each have one.
+      const candidates = found.filter((candidate) =>
+        candidate.evidence.some((item) => item.kind === "failing_test"),
+      );
       expect(candidates).toHaveLength(1);
       const onVulnerable = await replay(candidates[0]!, artifactsDir, vulnerable);
       expect(onVulnerable.failed).toBe(true);

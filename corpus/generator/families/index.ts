@@ -24,6 +24,7 @@ import {
   buildSecretInResponse,
 } from "./exposure.ts";
 import { buildPathTraversal, buildSsrf, buildXxe } from "./file-and-fetch.ts";
+import { buildFileWrite } from "./file-write.ts";
 import { buildFunctionAuthorization } from "./function-authorization.ts";
 import { buildMassAssignment } from "./mass-assignment.ts";
 import { buildDebugExposure, buildDirectoryListing, buildExposedFile } from "./misconfiguration.ts";
@@ -60,6 +61,7 @@ const BUILDERS: Record<string, Builder> = {
   "command-injection": buildCommandInjection,
   "template-injection": buildTemplateInjection,
   "path-traversal": buildPathTraversal,
+  "path-traversal-write": buildFileWrite,
   xxe: buildXxe,
   ssrf: buildSsrf,
   xss: buildXss,

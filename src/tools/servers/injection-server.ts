@@ -8,6 +8,7 @@ import { probeOpenRedirect } from "../../probes/injection/open-redirect.ts";
 import { probePathTraversal } from "../../probes/injection/path-traversal.ts";
 import { probeSsrf } from "../../probes/injection/ssrf.ts";
 import { probeTemplateInjection } from "../../probes/injection/template-injection.ts";
+import { probeWriteTraversal } from "../../probes/injection/write-traversal.ts";
 import { probeXxe } from "../../probes/injection/xxe.ts";
 import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
 import type { ToolDefinition } from "../tool.ts";
@@ -72,7 +73,7 @@ export const probePathTraversalTool = defineTool({
   name: "probe_path_traversal",
   server: "security",
   description:
-    "Path traversal on file-naming inputs, reading only files the application ships (its sources when the profile gives the source path, the scripts and styles its pages load): `../`, `....//`, `..%2f`, double-encoded, `..\\`, the absolute path and a climb to / then the absolute path; reported when the answer carries the file's own lines, confirmed by a repeat, a missing-file control and the plain name (which must not show them).",
+    "Path traversal on file-naming inputs, reading only files the application ships (its sources when the profile gives the source path, the scripts and styles its pages load): `../`, `....//`, `..%2f`, double-encoded, `..\\`, the absolute path and a climb to / then the absolute path; reported when the answer carries the file's own lines, confirmed by a repeat, a missing-file control and the plain name (which must not show them). Where the target runs from its source tree on this machine, file names an operation writes too: a new plain name shows where names land, and `../` with another new name must land one folder above (both removed afterwards).",
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
@@ -80,7 +81,14 @@ export const probePathTraversalTool = defineTool({
       context,
       "probe_path_traversal",
       { max_requests: input.max_requests ?? surfaceBudget(context, 1200) },
-      (run) => probePathTraversal(run, input),
+      async (run) => {
+        const read = await probePathTraversal(run, input);
+        const write = await probeWriteTraversal(run, input);
+        return {
+          candidates: [...read.candidates, ...write.candidates],
+          stats: { ...read.stats, write: write.stats },
+        };
+      },
     ),
 });
 
