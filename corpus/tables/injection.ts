@@ -110,4 +110,7 @@ export const PATH_TRAVERSAL_WRITE = [
   write.v("WRITE-04", PP, { input: "json", field: "filename", check: "strip-once" }),
   write.s("WRITE-04S", PK, { input: "json", field: "filename", guard: "resolved-check" }),
   write.v("WRITE-05", PK, { input: "json", field: "name", check: "none" }),
+  write.v("WRITE-06", PK, { input: "multipart", field: "document", check: "none" }),
+  write.s("WRITE-06S", PP, { input: "multipart", field: "document", guard: "basename" }),
+  write.v("WRITE-07", PP, { input: "multipart", field: "document", check: "strip-once" }),
 ];

@@ -11,9 +11,10 @@ import { err, guarded, json, obj, STR } from "../schemas.ts";
 // Writes never leave the server's own folder, whatever the name: the corpus is dangerous enough.
 
 export interface FileWriteKnobs {
-  input: "json" | "query";
-  /** The input's name: what a caller sets to choose where the file goes. */
-  field: "filename" | "path" | "name";
+  /** `multipart`: an uploaded file's own name (Flask's `request.files`; the Fastify servers parse no multipart). */
+  input: "json" | "query" | "multipart";
+  /** The input's name: what a caller sets to choose where the file goes (multipart: the file part's name). */
+  field: "filename" | "path" | "name" | "document";
   /** Vulnerable rows. */
   check?: "none" | "strip-once";
   /** Safe rows. */
@@ -47,7 +48,10 @@ export function buildFileWrite(row: Row<FileWriteKnobs>, ctx: BuildContext): Bui
           : "name",
   };
   const inside = !vulnerable && guard === "resolved-check";
-  const node = `let name = ${readInput("node", input, field)};
+  const multipart = input === "multipart";
+  if (multipart && ctx.server.stack !== "python")
+    throw new Error(`${row.id}: multipart uploads are served by the Flask servers only`);
+  const node = `let name = ${readInput("node", input === "query" ? "query" : "json", field)};
 const content = (request.body ?? {})["content"];
 if (typeof content !== "string") return reply.code(400).send({ error: "content is required" });
 if (name === "" || name.length > 200) return reply.code(400).send({ error: "${field} must be 1 to 200 characters" });
@@ -58,11 +62,18 @@ if (!target.startsWith(${inside ? "folder" : "HERE"} + path.sep)) return reply.c
 fs.mkdirSync(path.dirname(target), { recursive: true });
 fs.writeFileSync(target, content);
 return reply.code(201).send({ stored: path.basename(target) });`;
-  const python = `user = require_user()
-name = ${readInput("python", input, field)}
+  const read = multipart
+    ? `upload = request.files.get(${JSON.stringify(field)})
+if upload is None or not upload.filename:
+    return jsonify(error="a file is required"), 400
+name = upload.filename
+content = upload.read().decode("utf-8", "replace")`
+    : `name = ${readInput("python", input === "query" ? "query" : "json", field)}
 content = (request.get_json(silent=True) or {}).get("content")
 if not isinstance(content, str):
-    return jsonify(error="content is required"), 400
+    return jsonify(error="content is required"), 400`;
+  const python = `user = require_user()
+${read}
 if name == "" or len(name) > 200:
     return jsonify(error="${field} must be 1 to 200 characters"), 400
 folder = os.path.join(HERE, ${folder})
@@ -79,9 +90,14 @@ return jsonify(stored=os.path.basename(target)), 201`;
     path,
     summary: `Store a ${place.singular} file`,
     access: "user",
-    parameters: inputParam(input, field, STR),
-    body:
-      input === "json"
+    parameters: input === "query" ? inputParam("query", field, STR) : [],
+    body: multipart
+      ? {
+          contentType: "multipart/form-data",
+          schema: obj({ [field]: { type: "string", format: "binary" } }),
+          required: true,
+        }
+      : input === "json"
         ? inputBody("json", { [field]: STR, content: STR }, [field, "content"])
         : { contentType: "application/json", schema: obj({ content: STR }), required: true },
     responses: {
@@ -96,7 +112,7 @@ return jsonify(stored=os.path.basename(target)), 201`;
   return {
     endpoint,
     title: vulnerable
-      ? `${path} writes files outside its folder through ${input === "json" ? "the body field" : "the query parameter"} ${field} (${check === "none" ? "no check" : "../ stripped once"})`
+      ? `${path} writes files outside its folder through ${multipart ? "the name of the uploaded file" : input === "json" ? "the body field" : "the query parameter"} ${field} (${check === "none" ? "no check" : "../ stripped once"})`
       : `${path} stores files under a name from the ${input}`,
     ...(vulnerable
       ? {}
@@ -112,13 +128,24 @@ return jsonify(stored=os.path.basename(target)), 201`;
       // A new name aimed one folder above the uploads folder of this operation: written there, or not.
       const file = `${marker("crpw")}.txt`;
       const aimed = check === "strip-once" ? `....//${file}` : `../${file}`;
-      const answer = await client.ask({
-        as: "alice",
-        method: "POST",
-        path,
-        ...(input === "query" ? { query: { [field]: aimed } } : {}),
-        json: input === "json" ? { [field]: aimed, content: "corpus" } : { content: "corpus" },
-      });
+      const boundary = `crpboundary${marker()}`;
+      const answer = await client.ask(
+        multipart
+          ? {
+              as: "alice",
+              method: "POST",
+              path,
+              contentType: `multipart/form-data; boundary=${boundary}`,
+              body: `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${aimed}"\r\nContent-Type: text/plain\r\n\r\ncorpus\r\n--${boundary}--\r\n`,
+            }
+          : {
+              as: "alice",
+              method: "POST",
+              path,
+              ...(input === "query" ? { query: { [field]: aimed } } : {}),
+              json: input === "json" ? { [field]: aimed, content: "corpus" } : { content: "corpus" },
+            },
+      );
       const landed = `${uploads(client.corpusRoot)}/${file}`;
       const escaped = fs.existsSync(landed);
       fs.rmSync(landed, { force: true });

@@ -33,6 +33,8 @@ type PointTest<Hit> = (open: OpenPoint) => Promise<Hit | undefined>;
 
 export type PointTechnique<Hit> = {
   select(point: InputPoint): boolean;
+  /** Points the technique takes beside the map's typed-in inputs (a multipart body's file parts). */
+  extraPoints?: readonly InputPoint[];
   /** Also test a point whose baseline answered 5xx (default false: the point is broken already). */
   acceptServerError?: boolean;
   concurrency?: number;
@@ -58,7 +60,10 @@ export async function probePoints<Hit>(
     ? new Set(selectOperations(run.map, options.operation))
     : undefined;
   const points = injectionPoints(run.map, { includeWrites: run.target.writesAllowed, operations: chosen });
-  const selected = points.filter((point) => mayProbe(run.target, point.operation) && technique.select(point));
+  const extra = (technique.extraPoints ?? []).filter((point) => !chosen || chosen.has(point.operation));
+  const selected = [...points, ...extra].filter(
+    (point) => mayProbe(run.target, point.operation) && technique.select(point),
+  );
   const stats: PointProbeStats = {
     points: points.length,
     selected: selected.length,

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { Operation } from "../../map/system-map.ts";
 import { operationKey } from "../api/operation-index.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
 import { graphqlEffect } from "../graphql/graphql-effect.ts";
@@ -60,17 +61,22 @@ export async function probeWriteTraversal(
         skipped: "the target does not run from a source tree on this machine, or writes are not allowed",
       },
     };
+  const fileParts = filePartPoints(run.map.operations);
   const { hits, stats } = await probePoints(run, options, {
-    select: writesAFile,
-    test: (open) => testPoint(run, open, roots),
+    select: (point) => fileParts.includes(point) || writesAFile(point),
+    extraPoints: fileParts,
+    test: (open) => testPoint(run, open, roots, fileParts.includes(open.point)),
   });
-  const candidates = hits.map((hit) =>
-    pointFinding(run, {
+  const candidates = hits.map((hit) => {
+    const input = fileParts.includes(hit.open.point)
+      ? `the file name sent with body part ${hit.open.point.name}`
+      : where(hit.open);
+    return pointFinding(run, {
       open: hit.open,
       defectClass: "injection",
       family: "path-traversal-write",
-      title: `Path traversal: ${where(hit.open)} of ${operationKey(hit.open.point.operation)} writes files outside their folder`,
-      summary: `${operationKey(hit.open.point.operation)}: ${where(hit.open)} set to a new plain name wrote ${hit.controlAt}; set to ${hit.climb} and another new name, it wrote ${hit.escapedAt}, one folder above: the input names where a file is written, and ${hit.climb} leaves the folder meant for it.`,
+      title: `Path traversal: ${input} of ${operationKey(hit.open.point.operation)} writes files outside their folder`,
+      summary: `${operationKey(hit.open.point.operation)}: ${input} set to a new plain name wrote ${hit.controlAt}; set to ${hit.climb} and another new name, it wrote ${hit.escapedAt}, one folder above: the input names where a file is written, and ${hit.climb} leaves the folder meant for it.`,
       impact:
         "An attacker writes files anywhere the server's account can: a script the server then runs, a template, a configuration file, a key in an account's authorized keys.",
       evidence: [
@@ -79,10 +85,10 @@ export async function probeWriteTraversal(
       ],
       severity: "critical",
       notes: [
-        `on the target's disk: the plain name landed at ${hit.controlAt}, the ../ name at ${hit.escapedAt} (both written by qaas with a unique name, and removed)`,
+        `on the target's disk: the plain name landed at ${hit.controlAt}, the ${hit.climb} name at ${hit.escapedAt} (both written by qaas with a unique name, and removed)`,
       ],
-    }),
-  );
+    });
+  });
   return { candidates, stats: { ...stats, confirmed: candidates.length } };
 }
 
@@ -101,17 +107,43 @@ function writesAFile(point: InputPoint): boolean {
 /** `../` as sent, and `....//`, which a one-pass strip of `../` turns back into it. */
 const CLIMBS = ["../", "....//"];
 
-async function testPoint(run: ProbeRun, open: OpenPoint, roots: readonly string[]): Promise<Hit | undefined> {
+/**
+ * The file parts of multipart writes (`<input type=file>`, a document's `format: binary`): the name a
+ * browser sends with a file is the client's to choose, and servers that keep it write where it says.
+ */
+function filePartPoints(operations: readonly Operation[]): InputPoint[] {
+  return operations.flatMap((operation) => {
+    const body = operation.request_body;
+    if (!body?.content_type?.toLowerCase().startsWith("multipart/form-data")) return [];
+    if (["GET", "HEAD", "OPTIONS"].includes(operation.method.toUpperCase())) return [];
+    const properties = (
+      body.schema as { properties?: Record<string, { format?: string; items?: { format?: string } }> }
+    ).properties;
+    return Object.entries(properties ?? {})
+      .filter(([, schema]) => schema.format === "binary" || schema.items?.format === "binary")
+      .map(([name]): InputPoint => ({ operation, in: "body", name, numeric: false }));
+  });
+}
+
+async function testPoint(
+  run: ProbeRun,
+  open: OpenPoint,
+  roots: readonly string[],
+  filePart: boolean,
+): Promise<Hit | undefined> {
   const plain = `qaas-${uniqueToken()}.txt`;
   const escapes = CLIMBS.map(() => `qaas-${uniqueToken()}.txt`);
+  // A file part carries the name beside a small text file; any other input is the name itself.
+  const valueFor = (name: string): unknown =>
+    filePart ? { filename: name, content: "qaas\n", contentType: "text/plain" } : name;
   try {
-    const control = await sendAt(run, open, plain);
+    const control = await sendAt(run, open, valueFor(plain));
     if (!control) return undefined;
     const landed = findFile(roots, plain);
     if (!landed) return undefined;
     for (const [index, climb] of CLIMBS.entries()) {
       const escaped = escapes[index]!;
-      const traversal = await sendAt(run, open, `${climb}${escaped}`);
+      const traversal = await sendAt(run, open, valueFor(`${climb}${escaped}`));
       if (!traversal) continue;
       const above = path.resolve(path.dirname(landed), "..", escaped);
       if (fs.existsSync(above))
