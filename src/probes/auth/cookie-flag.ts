@@ -12,7 +12,7 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { isAdminLike } from "../session/roles.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import { sessionCookies, setAtSignIn } from "./session-cookie.ts";
-import { withCookies } from "./session-tokens.ts";
+import { withCookie, withCookies } from "./session-tokens.ts";
 
 // Access decided by a flag the client keeps: the application sets a plain cookie — `admin=false`,
 // `role=guest`, `env=console:disable`, `is_staff=0` — and later lets in whoever sends the other value. Any
@@ -234,18 +234,6 @@ async function sendWith(
   return run.client.send(withCookie(signedIn, flag.name, encoded), { user: flag.user.name });
 }
 
-/** `spec` with the cookie `name` set to `value`, its other cookies (the session) kept. */
-function withCookie(spec: HttpRequestSpec, name: string, value: string): HttpRequestSpec {
-  const headers = spec.headers ?? {};
-  const key = Object.keys(headers).find((header) => header.toLowerCase() === "cookie");
-  const others = (key ? headers[key]! : "")
-    .split(";")
-    .map((pair) => pair.trim())
-    .filter((pair) => pair !== "" && pair.split("=", 1)[0] !== name);
-  const kept = Object.fromEntries(Object.entries(headers).filter(([header]) => header !== key));
-  return { ...spec, headers: { ...kept, cookie: [...others, `${name}=${value}`].join("; ") } };
-}
-
 function findingOf(run: ProbeRun, proof: Proof): EnvelopeDraft {
   const { flag, operation } = proof;
   const read = operationKey(operation);
@@ -255,7 +243,7 @@ function findingOf(run: ProbeRun, proof: Proof): EnvelopeDraft {
     domain: "security",
     defectClass: "missing-authorization",
     title: `${read} lets in whoever sets the cookie ${flag.name} to ${JSON.stringify(flag.flipped)} (the application sets ${JSON.stringify(flag.value)})`,
-    summary: `The application set the cookie ${flag.name}=${flag.value} on ${who}'s answers (${proof.flag.setBy.request.method} ${new URL(proof.flag.setBy.request.url).pathname}). ${read} refused ${who} with that value (${statusOf(proof.asSet)}) and answered ${statusOf(proof.flipped)} once the cookie said ${flag.flipped}, twice in a row each: the decision rests on a value the client keeps and can change.`,
+    summary: `The application set the cookie ${flag.name}=${flag.value} on ${who}'s answers (${flag.setBy.request.method} ${new URL(flag.setBy.request.url).pathname}). ${read} refused ${who} with that value (${statusOf(proof.asSet)}) and answered ${statusOf(proof.flipped)} once the cookie said ${flag.flipped}, twice in a row each: the decision rests on a value the client keeps and can change.`,
     impact:
       "Anyone can grant themselves the access the flag stands for by editing a cookie in their browser: no credential, no exploit.",
     location: endpointLocation(operation),

@@ -59,3 +59,15 @@ export function withCookies(spec: HttpRequestSpec, cookies: Record<string, strin
     .join("; ");
   return { ...spec, headers: { ...headers, cookie } };
 }
+
+/** `spec` with the cookie `name` set to `value`, its other cookies (the session) kept. */
+export function withCookie(spec: HttpRequestSpec, name: string, value: string): HttpRequestSpec {
+  const headers = spec.headers ?? {};
+  const key = Object.keys(headers).find((header) => header.toLowerCase() === "cookie");
+  const others = (key ? headers[key]! : "")
+    .split(";")
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== "" && pair.split("=", 1)[0] !== name);
+  const kept = Object.fromEntries(Object.entries(headers).filter(([header]) => header !== key));
+  return { ...spec, headers: { ...kept, cookie: [...others, `${name}=${value}`].join("; ") } };
+}
