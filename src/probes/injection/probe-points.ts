@@ -77,3 +77,21 @@ export function pointWords(point: InputPoint): { name: string; operation: string
       .toLowerCase(),
   };
 }
+
+/**
+ * The file parts of multipart writes (`<input type=file>`, a document's `format: binary`): the name a
+ * browser sends with a file is the client's to choose, and servers that keep it write where it says.
+ */
+export function filePartPoints(operations: readonly Operation[]): InputPoint[] {
+  return operations.flatMap((operation) => {
+    const body = operation.request_body;
+    if (!body?.content_type?.toLowerCase().startsWith("multipart/form-data")) return [];
+    if (["GET", "HEAD", "OPTIONS"].includes(operation.method.toUpperCase())) return [];
+    const properties = (
+      body.schema as { properties?: Record<string, { format?: string; items?: { format?: string } }> }
+    ).properties;
+    return Object.entries(properties ?? {})
+      .filter(([, schema]) => schema.format === "binary" || schema.items?.format === "binary")
+      .map(([name]): InputPoint => ({ operation, in: "body", name, numeric: false }));
+  });
+}

@@ -1,8 +1,6 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
-import type { Operation } from "../../map/system-map.ts";
 import { operationKey } from "../api/operation-index.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
 import { graphqlEffect } from "../graphql/graphql-effect.ts";
@@ -13,7 +11,8 @@ import type { OpenPoint, Sent } from "./point-sender.ts";
 import { sendAt } from "./point-sender.ts";
 import type { PointProbeOptions } from "./probe-frame.ts";
 import { probePoints } from "./probe-frame.ts";
-import { pointWords } from "./probe-points.ts";
+import { filePartPoints, pointWords } from "./probe-points.ts";
+import { findFile, removeAll, searchRoots, shown } from "./target-disk.ts";
 
 // Path traversal where the application writes (an upload's or an export's file name: CWE-22, "arbitrary
 // file write"). Proven on the target's own disk, so only where it runs on this machine from its source
@@ -27,9 +26,6 @@ const NAME =
 const WEAK_NAME = /^(name|title|key|document|attachment|upload)$/i;
 const FILE_WORDS =
   /file|upload|paste|document|attachment|import|export|backup|save|write|store|media|image|report/;
-const SKIP_FOLDERS = new Set(["node_modules", ".git", ".venv", "venv", "__pycache__", ".cache"]);
-const SEARCH_DEPTH = 6;
-const SEARCH_ENTRIES = 20_000;
 
 interface Hit {
   open: OpenPoint;
@@ -40,13 +36,6 @@ interface Hit {
   /** Where each file landed, as a person finds it. */
   controlAt: string;
   escapedAt: string;
-}
-
-/** The folders a written name may land under: the target's tree, then the machine's temporary folder. */
-function searchRoots(run: ProbeRun): string[] {
-  const root = run.context.target?.root;
-  if (!root || !fs.existsSync(root)) return [];
-  return [root, os.tmpdir()];
 }
 
 export async function probeWriteTraversal(
@@ -107,24 +96,6 @@ function writesAFile(point: InputPoint): boolean {
 /** `../` as sent, and `....//`, which a one-pass strip of `../` turns back into it. */
 const CLIMBS = ["../", "....//"];
 
-/**
- * The file parts of multipart writes (`<input type=file>`, a document's `format: binary`): the name a
- * browser sends with a file is the client's to choose, and servers that keep it write where it says.
- */
-function filePartPoints(operations: readonly Operation[]): InputPoint[] {
-  return operations.flatMap((operation) => {
-    const body = operation.request_body;
-    if (!body?.content_type?.toLowerCase().startsWith("multipart/form-data")) return [];
-    if (["GET", "HEAD", "OPTIONS"].includes(operation.method.toUpperCase())) return [];
-    const properties = (
-      body.schema as { properties?: Record<string, { format?: string; items?: { format?: string } }> }
-    ).properties;
-    return Object.entries(properties ?? {})
-      .filter(([, schema]) => schema.format === "binary" || schema.items?.format === "binary")
-      .map(([name]): InputPoint => ({ operation, in: "body", name, numeric: false }));
-  });
-}
-
 async function testPoint(
   run: ProbeRun,
   open: OpenPoint,
@@ -160,57 +131,4 @@ async function testPoint(
   } finally {
     removeAll(roots, [plain, ...escapes]);
   }
-}
-
-/** `app/uploads/x.txt` under the target's tree, or the absolute path elsewhere. */
-function shown(roots: readonly string[], file: string): string {
-  const relative = path.relative(roots[0]!, file);
-  return relative.startsWith("..") ? file : relative.split(path.sep).join("/");
-}
-
-function findFile(roots: readonly string[], name: string): string | undefined {
-  for (const root of roots) {
-    const found = walk(root, (file) => path.basename(file) === name);
-    if (found.length > 0) return found[0];
-  }
-  return undefined;
-}
-
-/**
- * Every file the probe wrote, wherever the application put it (a name it kept whole, or one it mangled):
- * only names carrying the probe's unique tokens, under the search roots and beside the target's tree.
- */
-function removeAll(roots: readonly string[], names: readonly string[]): void {
-  const tokens = names.map((name) => name.replace(/\.txt$/, ""));
-  const ours = (file: string) => tokens.some((token) => path.basename(file).includes(token));
-  const places: Array<[string, number]> = [
-    ...roots.map((root): [string, number] => [root, SEARCH_DEPTH]),
-    [path.dirname(roots[0]!), 1],
-  ];
-  for (const [place, depth] of places)
-    for (const file of walk(place, ours, depth)) fs.rmSync(file, { force: true });
-}
-
-/** Files under `root` (bounded depth and count, tool and VCS folders skipped) that `match`. */
-function walk(root: string, match: (file: string) => boolean, depth = SEARCH_DEPTH): string[] {
-  const found: string[] = [];
-  let seen = 0;
-  const visit = (folder: string, level: number) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(folder, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      seen += 1;
-      if (seen > SEARCH_ENTRIES) return;
-      const full = path.join(folder, entry.name);
-      if (entry.isDirectory()) {
-        if (level < depth && !SKIP_FOLDERS.has(entry.name)) visit(full, level + 1);
-      } else if (match(full)) found.push(full);
-    }
-  };
-  visit(root, 1);
-  return found;
 }
