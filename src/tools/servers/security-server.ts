@@ -3,6 +3,7 @@ import { scanExposure } from "../../probes/auditor/exposure-scan.ts";
 import { checkMisconfiguration } from "../../probes/auditor/misconfiguration.ts";
 import { probeInjection } from "../../probes/auditor/sql-injection.ts";
 import { probeXss } from "../../probes/auditor/xss.ts";
+import { probeUploadXss } from "../../probes/auditor/xss-upload.ts";
 import { checkGraphql, GRAPHQL_CHECKS } from "../../probes/graphql/check-graphql.ts";
 import { surfaceBudget } from "../../probes/http/run-http.ts";
 import { probeActions, runProbeTool } from "../../probes/session/probe-run.ts";
@@ -34,7 +35,7 @@ export const probeXssTool = defineTool({
   name: "probe_xss",
   server: "security",
   description:
-    "Reflected and stored XSS with a unique harmless marker (`<qaas-xss-…>`) in every string input: reported only when the marker comes back unescaped in a text/html answer (reflected: the same request; stored: a page fetched after creating data), confirmed by a second request. Markers saved but absent from every server page are then looked for in Chromium (at most 15 page loads, a minute): a page whose own script fetches the record (JSON, GraphQL) and inserts it as markup holds an element of the marker's tag; reported when a second load in a fresh browser context shows it again, with the request that delivered it.",
+    "Reflected and stored XSS with a unique harmless marker (`<qaas-xss-…>`) in every string input: reported only when the marker comes back unescaped in a text/html answer (reflected: the same request; stored: a page fetched after creating data), confirmed by a second request. Markers saved but absent from every server page are then looked for in Chromium (at most 15 page loads, a minute): a page whose own script fetches the record (JSON, GraphQL) and inserts it as markup holds an element of the marker's tag; reported when a second load in a fresh browser context shows it again, with the request that delivered it. Multipart uploads get a small HTML file (an unknown tag, no script): reported when it is served back inline as HTML from the application's origin, twice.",
   input: z.strictObject({ ...ProbeFilter, max_pages: z.number().int().positive().max(200).optional() }),
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
@@ -42,7 +43,14 @@ export const probeXssTool = defineTool({
       context,
       "probe_xss",
       { max_requests: input.max_requests ?? surfaceBudget(context, 1000) },
-      (run) => probeXss(run, input),
+      async (run) => {
+        const found = await probeXss(run, input);
+        const uploads = await probeUploadXss(run);
+        return {
+          candidates: [...found.candidates, ...uploads.candidates],
+          stats: { ...found.stats, uploads: uploads.stats },
+        };
+      },
     ),
 });
 
