@@ -70,6 +70,13 @@ export const FAMILIES = [
   ),
   family("xss", "security", "xss", ["CWE-79", "OWASP A03:2021"], "input lands unescaped in an HTML answer"),
   family(
+    "upload-xss",
+    "security",
+    "xss",
+    ["CWE-434", "CWE-79", "OWASP A04:2021"],
+    "an uploaded file is served back inline as a page of the site",
+  ),
+  family(
     "dom-xss",
     "security",
     "xss",

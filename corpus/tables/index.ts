@@ -53,6 +53,7 @@ import {
   EXPOSED_FILE,
   OPEN_REDIRECT,
   SECURITY_HEADERS,
+  UPLOAD_XSS,
   XSS,
 } from "./web.ts";
 
@@ -84,6 +85,7 @@ export const ALL_ROWS: readonly Row[] = [
   ...ERROR_DISCLOSURE,
   ...XSS,
   ...DOM_XSS,
+  ...UPLOAD_XSS,
   ...OPEN_REDIRECT,
   ...CORS,
   ...SECURITY_HEADERS,

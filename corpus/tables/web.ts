@@ -1,5 +1,6 @@
 import type { DomXssKnobs } from "../generator/families/dom-xss.ts";
 import type { DebugKnobs, ExposedFileKnobs, ListingKnobs } from "../generator/families/misconfiguration.ts";
+import type { UploadServeKnobs } from "../generator/families/upload-serve.ts";
 import type {
   CorsKnobs,
   CsrfKnobs,
@@ -36,6 +37,16 @@ export const XSS = [
 ];
 
 // DOM-based: the server answers the same bytes whatever the URL holds; the page's script is the flaw.
+const upload = rowMaker<UploadServeKnobs>("upload-xss", "high");
+
+export const UPLOAD_XSS = [
+  upload.v("UPX-01", PK, {}),
+  upload.s("UPX-01S", PK, { guard: "attachment" }),
+  upload.s("UPX-02S", PK, { guard: "text-plain" }),
+  upload.v("UPX-02", PP, {}),
+  upload.s("UPX-03S", PP, { guard: "images-only" }),
+];
+
 const domXss = rowMaker<DomXssKnobs>("dom-xss", "high");
 
 export const DOM_XSS = [

@@ -46,6 +46,7 @@ import { buildAccessibility, buildBrokenLink } from "./ui-markup.ts";
 import { buildBrokenJourney, buildConsoleError } from "./ui-runtime.ts";
 import { buildUnboundedResult } from "./unbounded-result.ts";
 import { buildUnindexedQuery } from "./unindexed-query.ts";
+import { buildUploadServe } from "./upload-serve.ts";
 import { buildDeadEnd, buildMisleadingCopy, buildUndiscoverable } from "./usability.ts";
 import { buildCors, buildCsrf, buildOpenRedirect, buildSecurityHeaders, buildXss } from "./web.ts";
 
@@ -110,6 +111,7 @@ const BUILDERS: Record<string, Builder> = {
   "stale-derived-field": buildStaleDerivedField,
   "lost-update": buildLostUpdate,
   "dom-xss": buildDomXss,
+  "upload-xss": buildUploadServe,
   "console-error": buildConsoleError,
   "broken-link": buildBrokenLink,
   accessibility: buildAccessibility,
