@@ -6,6 +6,7 @@ import { buildRequest, type PreparedRequest, toSpec } from "../api/request-build
 import { uniqueSeed } from "../api/resource-factory.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
+import { WriteNotAllowedError } from "../http/http-client.ts";
 import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -126,7 +127,8 @@ export async function checkCookieFlags(
   const visits: Visit[] = [];
   for (const operation of reads) {
     const spec = toSpec(run.target.baseUrl, buildRequest(operation, { seed: uniqueSeed() }));
-    visits.push({ operation, exchange: await run.client.send(spec, { user: "cookie-flag" }) });
+    const exchange = await sendAs(run, spec, "cookie-flag");
+    if (exchange) visits.push({ operation, exchange });
   }
   const flags = [...anonymousFlags(visits), ...(await signInFlags(run, users))].slice(0, MAX_FLAGS);
   // Only a read that refuses can show a flag letting someone in: those an anonymous visitor was refused,
@@ -227,11 +229,27 @@ async function sendWith(
   value: string,
 ): Promise<HttpExchange | undefined> {
   const encoded = encodeURIComponent(value);
-  if (!flag.user)
-    return run.client.send(withCookies(spec, { [flag.name]: encoded }), { user: "cookie-flag" });
+  if (!flag.user) return sendAs(run, withCookies(spec, { [flag.name]: encoded }), "cookie-flag");
   const signedIn = await run.sessions.prepare(run.client, flag.user.name, spec).catch(() => undefined);
   if (!signedIn) return undefined;
-  return run.client.send(withCookie(signedIn, flag.name, encoded), { user: flag.user.name });
+  return sendAs(run, withCookie(signedIn, flag.name, encoded), flag.user.name);
+}
+
+/**
+ * The request exactly as built (the session layer would put the flag back as the jar holds it); undefined
+ * when the client refuses it (a read that looks like signing out, a write the target does not allow).
+ */
+async function sendAs(
+  run: ProbeRun,
+  spec: HttpRequestSpec,
+  label: string,
+): Promise<HttpExchange | undefined> {
+  try {
+    return await run.client.send(spec, { user: label });
+  } catch (error) {
+    if (error instanceof WriteNotAllowedError) return undefined;
+    throw error;
+  }
 }
 
 function findingOf(run: ProbeRun, proof: Proof): EnvelopeDraft {

@@ -73,7 +73,7 @@ export const probePathTraversalTool = defineTool({
   name: "probe_path_traversal",
   server: "security",
   description:
-    "Path traversal on file-naming inputs, reading only files the application ships (its sources when the profile gives the source path, the scripts and styles its pages load): `../`, `....//`, `..%2f`, double-encoded, `..\\`, the absolute path and a climb to / then the absolute path; reported when the answer carries the file's own lines, confirmed by a repeat, a missing-file control and the plain name (which must not show them). Where the target runs from its source tree on this machine, file names an operation writes too: a new plain name shows where names land, and `../` with another new name must land one folder above (both removed afterwards).",
+    "Path traversal on file-naming inputs, reading only files the application ships (its sources when the profile gives the source path, the scripts and styles its pages load): `../`, `....//`, `..%2f`, double-encoded, `..\\`, the absolute path and a climb to / then the absolute path; reported when the answer carries the file's own lines, confirmed by a repeat, a missing-file control and the plain name (which must not show them). Where the target runs from its source tree on this machine, file names an operation writes too: a new plain name shows where names land, and `../` (or `....//`) with another new name must land one folder above; the file parts of multipart uploads too (every file written is removed afterwards).",
   input: ProbeInput,
   actions: (_input, context) => probeActions(context),
   run: (input, context) =>
