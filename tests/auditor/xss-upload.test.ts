@@ -9,6 +9,7 @@ import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import { probeXssTool } from "../../src/tools/servers/security-server.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import { callTool } from "../support/fake-run-context.ts";
+import { uploadedFile, uploadOperation } from "../support/multipart-upload.ts";
 
 // Avatars uploaded as multipart files and served back by name. The `inline` build serves each file with
 // the type its extension says (an uploaded .html is a page of the site); the look-alikes serve it as a
@@ -21,23 +22,7 @@ const DOCUMENT = {
   openapi: "3.0.3",
   info: { title: "avatars", version: "1" },
   paths: {
-    "/api/avatars": {
-      post: {
-        requestBody: {
-          required: true,
-          content: {
-            "multipart/form-data": {
-              schema: {
-                type: "object",
-                required: ["image"],
-                properties: { image: { type: "string", format: "binary" } },
-              },
-            },
-          },
-        },
-        responses: { "201": { description: "stored" } },
-      },
-    },
+    "/api/avatars": uploadOperation("image"),
     "/api/avatars/{file}": {
       get: {
         parameters: [{ name: "file", in: "path", required: true, schema: { type: "string" } }],
@@ -60,23 +45,11 @@ async function startAvatars(build: Build): Promise<AvatarApp> {
   const folder = path.join(root, "public", "avatars");
   fs.mkdirSync(folder, { recursive: true });
   const server = http.createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
     const url = new URL(request.url ?? "/", "http://avatars.local");
     if (request.method === "POST" && url.pathname === "/api/avatars") {
-      const form = await new Response(Buffer.concat(chunks), {
-        headers: { "content-type": request.headers["content-type"] ?? "" },
-      })
-        .formData()
-        .catch(() => undefined);
-      const file = form?.get("image");
-      const name = file && typeof file !== "string" ? path.basename(file.name) : "";
-      if (
-        !file ||
-        typeof file === "string" ||
-        name === "" ||
-        (build === "images-only" && !name.endsWith(".png"))
-      ) {
+      const file = await uploadedFile(request, "image");
+      const name = file ? path.basename(file.name) : "";
+      if (!file || name === "" || (build === "images-only" && !name.endsWith(".png"))) {
         response.writeHead(400, { "content-type": "application/json" });
         return response.end('{"error":"a PNG image is required"}');
       }

@@ -9,6 +9,7 @@ import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import { injectionTools } from "../../src/tools/servers/injection-server.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
 import { callTool } from "../support/fake-run-context.ts";
+import { uploadedFile, uploadOperation } from "../support/multipart-upload.ts";
 
 // A multipart upload that stores the file under the name the browser sent with it: the vulnerable build
 // joins that name to its uploads folder, the safe one keeps the name's last part. qaas sends a new plain
@@ -17,25 +18,7 @@ import { callTool } from "../support/fake-run-context.ts";
 const DOCUMENT = {
   openapi: "3.0.3",
   info: { title: "uploads", version: "1" },
-  paths: {
-    "/api/attachments": {
-      post: {
-        requestBody: {
-          required: true,
-          content: {
-            "multipart/form-data": {
-              schema: {
-                type: "object",
-                required: ["document"],
-                properties: { document: { type: "string", format: "binary" } },
-              },
-            },
-          },
-        },
-        responses: { "201": { description: "stored" } },
-      },
-    },
-  },
+  paths: { "/api/attachments": uploadOperation("document") },
 };
 
 interface UploadApp {
@@ -53,16 +36,9 @@ async function startUploads(vulnerable: boolean): Promise<UploadApp> {
   fs.writeFileSync(path.join(root, "data", "keep.txt"), "the application's own file\n");
   const names: string[] = [];
   const server = http.createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
     if (request.method !== "POST" || request.url !== "/api/attachments") return response.writeHead(404).end();
-    const form = await new Response(Buffer.concat(chunks), {
-      headers: { "content-type": request.headers["content-type"] ?? "" },
-    })
-      .formData()
-      .catch(() => undefined);
-    const file = form?.get("document");
-    if (!file || typeof file === "string") {
+    const file = await uploadedFile(request, "document");
+    if (!file) {
       response.writeHead(400, { "content-type": "application/json" });
       return response.end('{"error":"a document file is required"}');
     }
