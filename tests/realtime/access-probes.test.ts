@@ -123,6 +123,30 @@ describe("ws_probe_authorization", () => {
     );
   });
 
+  it("reports a tenant-scoped channel whose events carry the author's password hash and API key, which the API hides", async () => {
+    const context = socketContext(app);
+    const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/chatty" }, context);
+    expect(summary(answer)).toEqual({ filed: ["ws-authorization /ws/chatty"], held: [] });
+    const [draft] = answer.candidates;
+    expect(draft!.title).toBe(
+      "WebSocket /ws/chatty sends password_hash, api_key in its /api/notes events, which the API never shows",
+    );
+    expect(draft!.summary).toMatch(/bcrypt password hash at data\.author\.password_hash/);
+    expect(draft!.summary).toMatch(/POST \/api\/notes, GET \/api\/notes\/\d+/);
+    expect(answer.stats.channels[0]).toMatchObject({
+      received_by: [],
+      credentials_in_events: ["data.author.password_hash", "data.author.api_key"],
+    });
+    // The evidence shows where the hash starts, never the whole of it.
+    expect(draft!.reproduction.steps.join("\n")).toMatch(/password_hash = \$2b\$12\$… \(60 characters\)/);
+  });
+
+  it("finds nothing where events embed only the author's id and name", async () => {
+    const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/courteous" });
+    expect(answer.candidates).toEqual([]);
+    expect(answer.stats.channels[0]).toMatchObject({ events_caused: ["create /api/notes"], received_by: [] });
+  });
+
   it("finds nothing where no write makes the channel speak (a broadcast nobody receives proves nothing)", async () => {
     const context = socketContext(app);
     const answer = await probe(app, "ws_probe_authorization", { channel: "/ws/presence" }, context);

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
@@ -27,6 +28,9 @@ import type { LoadedTarget } from "../../src/tools/context.ts";
 //                  changes handled together share a number (ws-ordering)
 //   /ws/glitch     numbered in order, except that its third event reuses the second one's number  (ws-ordering)
 //   /ws/echo       numbered in order, but its third event is delivered twice (same frame)          correct
+//   /ws/chatty     tenant-scoped, but each note event embeds its author's whole account row: password
+//                  hash and API key, which the API never shows                     (ws-authorization)
+//   /ws/courteous  tenant-scoped, each note event embeds its author's id and name  correct
 // Comments are created under a note (`POST /api/notes/{id}/comments`) and read by their own id
 // (`GET /api/comments/{id}`), which answers `200 null` to a user who may not see them.
 
@@ -66,6 +70,8 @@ interface Outbound {
   racySeq?: number;
   /** The number /ws/crowded gives the event. */
   crowdedSeq?: number;
+  /** Who caused it (the account row /ws/chatty embeds whole). */
+  author?: User;
 }
 
 export const PASSWORDS = { alice: "alice-pass-1", bob: "bob-pass-2", carol: "carol-pass-3" };
@@ -88,8 +94,23 @@ export const CHANNELS = [
   "/ws/crowded",
   "/ws/glitch",
   "/ws/echo",
+  "/ws/chatty",
+  "/ws/courteous",
 ];
 const SNAPSHOT = "x".repeat(256 * 1024);
+
+/** The account row as a careless serializer sees it: a bcrypt-shaped hash and an API key, per user. */
+function accountRow(user: User): Record<string, unknown> {
+  const digest = crypto.createHash("sha512").update(user.email).digest("base64").replace(/[+=]/g, ".");
+  const key = crypto.createHash("sha256").update(`key:${user.email}`).digest("hex").slice(0, 32);
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    password_hash: `$2b$12$${digest.slice(0, 53)}`,
+    api_key: `ak_${key}`,
+  };
+}
 
 export interface FixtureApp {
   baseUrl: string;
@@ -243,6 +264,16 @@ export async function startFixtureApp(): Promise<FixtureApp> {
           if (isNote && sameTenant && event.crowdedSeq !== undefined)
             sendTo(client, { type: event.type, seq: event.crowdedSeq, data: event.data });
           break;
+        case "/ws/chatty":
+        case "/ws/courteous":
+          if (isNote && sameTenant && event.author) {
+            const author =
+              client.channel === "/ws/chatty"
+                ? accountRow(event.author)
+                : { id: event.author.id, name: event.author.name };
+            sendTo(client, { type: event.type, data: { ...event.data, author } });
+          }
+          break;
         case "/ws/secure":
         case "/ws/closing":
           if (isNote && sameTenant) sendTo(client, { type: event.type, data: event.data });
@@ -337,7 +368,13 @@ export async function startFixtureApp(): Promise<FixtureApp> {
         tenant: user.tenant,
       };
       notes.set(note.id, note);
-      publish({ type: "note.created", tenant: user.tenant, data: { ...note }, ...(await raceNumbers()) });
+      publish({
+        type: "note.created",
+        tenant: user.tenant,
+        data: { ...note },
+        author: user,
+        ...(await raceNumbers()),
+      });
       return reply(201, note);
     }
     if (url.pathname === "/api/notes" && request.method === "GET") {

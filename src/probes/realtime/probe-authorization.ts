@@ -7,6 +7,7 @@ import { describeChannel } from "./channels.ts";
 import type { Frame } from "./connection.ts";
 import { causeObservedEvents, type EventSource, MAX_FAMILIES, whoReceived } from "./event-source.ts";
 import { canRead } from "./privacy.ts";
+import { hiddenCredentialsFinding } from "./probe-exposure.ts";
 import type { Observer, RealtimeInput, RealtimeRun } from "./realtime-run.ts";
 import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscript } from "./realtime-run.ts";
 
@@ -17,7 +18,8 @@ import { connect, credentialOf, probeEachChannel, realtimeFinding, writeTranscri
 //   - the HTTP API refuses that user the record (401/403/404 on its read operation, or it is missing from
 //     their list while the owner's list shows it).
 // A user the API lets read the record (a teammate on shared data) receiving it is correct. Without a read
-// or list operation to ask, only another tenant receiving it is kept, held for a person.
+// or list operation to ask, only another tenant receiving it is kept, held for a person. The owner's own
+// events are also read for credentials the API hides (probe-exposure.ts): those reach whoever listens.
 
 export async function probeAuthorization(context: ToolContext, input: RealtimeInput) {
   return probeEachChannel(context, "ws_probe_authorization", input, (realtime, channel, candidates) =>
@@ -33,13 +35,11 @@ async function probeChannel(
   const stats: Record<string, unknown> = { channel: channel.name };
   realtime.channelStats.push(stats);
   const owner = realtime.users.find((user) => !isAdminLike(user.role)) ?? realtime.users[0];
-  const outsiders = owner ? outsidersOf(owner, realtime.users) : [];
-  if (!owner || outsiders.length === 0) {
-    realtime.run.notes.push(
-      `${channel.name}: authorization needs two users who should not see each other's records (profile users with tenants or roles)`,
-    );
+  if (!owner) {
+    realtime.run.notes.push(`${channel.name}: authorization needs a signed-in user (profile users)`);
     return;
   }
+  const outsiders = outsidersOf(owner, realtime.users);
   const observers: Array<Observer & { relation: string }> = [];
   for (const outsider of outsiders.slice(0, 3)) {
     const { credential } = await credentialOf(realtime, outsider.user);
@@ -70,6 +70,20 @@ async function probeChannel(
   );
   if (sources.length === 0) return;
   stats.events_caused = sources.map((candidate) => candidate.event.label);
+  const exposure = await hiddenCredentialsFinding(
+    realtime,
+    channel,
+    { user: owner.name, socket: ownerSocket },
+    sources,
+    stats,
+  );
+  if (exposure) candidates.push(exposure);
+  if (observers.length === 0) {
+    realtime.run.notes.push(
+      `${channel.name}: who receives events needs two users who should not see each other's records (profile users with tenants or roles)`,
+    );
+    return;
+  }
   let source: EventSource = sources[0]!;
   const leaked: Array<{
     observer: Observer & { relation: string };

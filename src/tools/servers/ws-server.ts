@@ -53,7 +53,7 @@ const wsProbeAuthorization = defineTool({
   name: "ws_probe_authorization",
   server: "ws",
   description:
-    "Connect users of other tenants, peers and lower roles next to an owner who causes events of several kinds (records created under a parent too); answers ws-authorization candidates when someone the HTTP API refuses the record (403/404 on its read, or on the list it appears in) receives its event.",
+    "Connect users of other tenants, peers and lower roles next to an owner who causes events of several kinds (records created under a parent too); answers ws-authorization candidates when someone the HTTP API refuses the record (403/404 on its read, or on the list it appears in) receives its event, or when the owner's own events carry credentials (a password, its hash, an API key) that the API's answers about the same record leave out.",
   input: z.strictObject(common),
   actions: liveActions,
   run: async (input, context) => fromProbe(await probeAuthorization(context, input)),
