@@ -353,6 +353,13 @@ export const FAMILIES = [
     "a channel fans records out to signed-in users of other organisations",
   ),
   family(
+    "ws-event-exposure",
+    "realtime",
+    "ws-authorization",
+    ["CWE-213", "CWE-522", "OWASP API3:2023", "OWASP WebSocket Security Cheat Sheet"],
+    "events embed the author's whole account row, whose password hash the API never shows",
+  ),
+  family(
     "ws-ordering",
     "realtime",
     "ws-ordering",

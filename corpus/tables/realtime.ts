@@ -7,6 +7,7 @@ import type {
   RealtimeOrderingKnobs,
   RealtimeReconnectKnobs,
 } from "../generator/families/realtime-delivery.ts";
+import type { RealtimeExposureKnobs } from "../generator/families/realtime-exposure.ts";
 import { rowMaker } from "../model/row.ts";
 import { NP, NS, PK, PP } from "../model/servers.ts";
 
@@ -52,6 +53,19 @@ export const WS_AUTHORIZATION = [
   authz.v("WSZ-05", PP, { protocol: "socket.io", placement: "message" }),
   authz.s("WSZ-05S", PP, { protocol: "socket.io", placement: "query" }),
   authz.v("WSZ-06", PK, { protocol: "socket.io", placement: "header" }),
+];
+
+const exposure = rowMaker<RealtimeExposureKnobs>("ws-event-exposure", "high");
+
+export const WS_EVENT_EXPOSURE = [
+  exposure.v("WSX-01", NS, { protocol: "websocket", author: "account-row" }),
+  exposure.s("WSX-01S", NS, { protocol: "websocket", author: "public-fields" }),
+  exposure.v("WSX-02", NP, { protocol: "socket.io", author: "account-row" }),
+  exposure.s("WSX-02S", NP, { protocol: "websocket", author: "masked-row" }),
+  exposure.v("WSX-03", PP, { protocol: "socket.io", author: "account-row" }),
+  exposure.s("WSX-03S", PP, { protocol: "socket.io", author: "public-fields" }),
+  exposure.v("WSX-04", PK, { protocol: "socket.io", placement: "header", author: "account-row" }),
+  exposure.s("WSX-04S", PK, { protocol: "socket.io", author: "masked-row" }),
 ];
 
 const ordering = rowMaker<RealtimeOrderingKnobs>("ws-ordering", "medium");

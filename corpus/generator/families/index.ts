@@ -37,6 +37,7 @@ import {
   buildRealtimeOrdering,
   buildRealtimeReconnect,
 } from "./realtime-delivery.ts";
+import { buildRealtimeExposure } from "./realtime-exposure.ts";
 import { buildRegexDos } from "./regex-dos.ts";
 import { buildBruteForce, buildResetTokenExposure, buildUserEnumeration } from "./sign-in-variants.ts";
 import { buildSqlInjection } from "./sql-injection.ts";
@@ -100,6 +101,7 @@ const BUILDERS: Record<string, Builder> = {
   "cookie-flag": buildCookieFlag,
   "ws-authentication": buildRealtimeAuthentication,
   "ws-authorization": buildRealtimeAuthorization,
+  "ws-event-exposure": buildRealtimeExposure,
   "ws-ordering": buildRealtimeOrdering,
   "ws-reconnect": buildRealtimeReconnect,
   "ws-backpressure": buildRealtimeBackpressure,

@@ -227,11 +227,16 @@ const RECORD_SCHEMA = obj({ id: INT, title: STR, note: STR, owner_id: INT, org_i
 export function recordOperations(
   place: ChannelPlace,
   ctx: BuildContext,
-  options: { publicRead?: boolean; describe: string },
+  options: {
+    publicRead?: boolean;
+    describe: string;
+    /** What the create announces instead of the bare row: expressions over `record` and `user`. */
+    eventRecord?: { node: string; python: string };
+  },
 ): { create: Endpoint; support: Endpoint[] } {
   const { ph } = ctx;
   const kind = JSON.stringify(ctx.place.kind);
-  const views = flaskRecordViews(place, ctx, options.publicRead === true);
+  const views = flaskRecordViews(place, ctx, options.publicRead === true, options.eventRecord?.python);
   const body = obj({ title: { type: "string", maxLength: 80 }, note: { type: "string", maxLength: 400 } }, [
     "title",
   ]);
@@ -263,7 +268,7 @@ if (typeof title !== "string" || title.length === 0 || title.length > 80 || type
       place.collection,
       `${validate}
 const record = await db.get("INSERT INTO records (uid, kind, owner_id, org_id, title, body, created_at) VALUES (${[1, 2, 3, 4, 5, 6, 7].map(ph).join(", ")}) RETURNING ${COLUMNS}", [crypto.randomUUID(), ${kind}, user.id, user.org_id, title, text, new Date().toISOString()]);
-publish_${place.id}("created", record);
+publish_${place.id}("created", ${options.eventRecord?.node ?? "record"});
 return reply.code(201).send(record);`,
     ),
   };

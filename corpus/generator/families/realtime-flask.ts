@@ -122,6 +122,7 @@ export function flaskRecordViews(
   place: ChannelPlace,
   ctx: BuildContext,
   publicRead: boolean,
+  eventRecord = "record",
 ): { create: string; read: string; update: string } {
   const { ph } = ctx;
   const kind = JSON.stringify(ctx.place.kind);
@@ -142,7 +143,7 @@ record = db.get("SELECT ${COLUMNS} FROM records WHERE id = ${ph(1)} AND kind = $
       `user = require_user()
 ${validate}
 record = db.get("INSERT INTO records (uid, kind, owner_id, org_id, title, body, created_at) VALUES (${[1, 2, 3, 4, 5, 6, 7].map(ph).join(", ")}) RETURNING ${COLUMNS}", (str(uuid.uuid4()), ${kind}, user["id"], user["org_id"], title, text, datetime.utcnow().isoformat()))
-publish_${place.id}("created", record)
+publish_${place.id}("created", ${eventRecord})
 return jsonify(record), 201`,
     ),
     read: pyRoute(
