@@ -97,6 +97,12 @@ export function createClient(
       if (!held.bearer) throw new Error(`${server.name} signs ${person} in without a bearer token`);
       return held.bearer;
     },
+    sessionCookie: async (person) => {
+      const held = await credential(person);
+      if (!held.cookies?.session)
+        throw new Error(`${server.name} signs ${person} in without a session cookie`);
+      return held.cookies.session;
+    },
   };
 }
 

@@ -47,6 +47,8 @@ export interface OracleClient {
   ask(ask: Ask): Promise<Answer>;
   /** The bearer token (a JWT) a person's sign-in yields, on bearer servers. */
   token(person: Person): Promise<string>;
+  /** The session cookie's value a person's form sign-in yields, on cookie servers. */
+  sessionCookie(person: Person): Promise<string>;
   listener: LoopbackListener;
   /** The corpus's fake credentials (corpus.secrets.env), for oracles that sign in themselves. */
   secrets: Record<string, string>;

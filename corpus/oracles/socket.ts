@@ -24,9 +24,10 @@ export interface Listener {
   close(): void;
 }
 
-/** A person's credential as the server issues it (a JWT, or an API key). */
+/** A person's credential as the server issues it (a JWT, an API key, or a session cookie's value). */
 export async function credentialOf(client: OracleClient, person: Person): Promise<string> {
   if (client.server.auth === "apikey") return client.secrets[`CORPUS_${person.toUpperCase()}_API_KEY`]!;
+  if (client.server.auth === "cookie") return client.sessionCookie(person);
   return client.token(person);
 }
 
@@ -37,7 +38,7 @@ export async function badCredentials(
   const real = await credentialOf(client, "alice");
   const now = Math.floor(Date.now() / 1000);
   const expired =
-    client.server.auth === "apikey"
+    client.server.auth !== "bearer"
       ? "k".repeat(real.length)
       : signHs256({ ...claimsOf(real), iat: now - 7200, exp: now - 3600 }, "not-the-server-key");
   return [
@@ -75,6 +76,7 @@ export async function listen(
     if (apiKey) headers["x-api-key"] = credential;
     else headers.authorization = `Bearer ${credential}`;
   }
+  if (credential !== undefined && place.placement === "cookie") headers.cookie = `session=${credential}`;
   const query: Record<string, string> = { ...extraQuery };
   if (credential !== undefined && place.placement === "query") query[names.query] = credential;
   const listener: Listener = {

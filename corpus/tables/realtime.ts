@@ -9,12 +9,12 @@ import type {
 } from "../generator/families/realtime-delivery.ts";
 import type { RealtimeExposureKnobs } from "../generator/families/realtime-exposure.ts";
 import { rowMaker } from "../model/row.ts";
-import { NP, NS, PK, PP } from "../model/servers.ts";
+import { NP, NS, PK, PP, PS } from "../model/servers.ts";
 
 // Realtime channels: plain WebSocket (ws on Fastify's upgrade) and socket.io namespaces on the Fastify
-// servers, Flask-SocketIO namespaces on two Flask servers (long-polling; see realtime-flask.ts). The
+// servers, Flask-SocketIO namespaces on the Flask servers (long-polling; see realtime-flask.ts). The
 // credential travels in the query, a header on the upgrade, or a first message (socket.io: the handshake's
-// auth). Not on the cookie server: its sign-in cookie is not an oracle credential yet.
+// auth); on the cookie server, the session cookie of the form sign-in rides on the handshake.
 
 const authn = rowMaker<RealtimeAuthenticationKnobs>("ws-authentication", "high");
 
@@ -38,6 +38,9 @@ export const WS_AUTHENTICATION = [
   authn.v("WSA-10", PK, { protocol: "socket.io", placement: "header", flaw: "any-credential" }),
   authn.s("WSA-10S", PK, { protocol: "socket.io", placement: "query", safeStyle: "public" }),
   authn.s("WSA-11S", PK, { protocol: "socket.io", placement: "message", safeStyle: "enforced" }),
+  authn.v("WSA-12", PS, { protocol: "socket.io", placement: "cookie", flaw: "no-check" }),
+  authn.s("WSA-12S", PS, { protocol: "socket.io", placement: "cookie", safeStyle: "enforced" }),
+  authn.v("WSA-13", PS, { protocol: "socket.io", placement: "cookie", flaw: "any-credential" }),
 ];
 
 const authz = rowMaker<RealtimeAuthorizationKnobs>("ws-authorization", "high");
@@ -53,6 +56,8 @@ export const WS_AUTHORIZATION = [
   authz.v("WSZ-05", PP, { protocol: "socket.io", placement: "message" }),
   authz.s("WSZ-05S", PP, { protocol: "socket.io", placement: "query" }),
   authz.v("WSZ-06", PK, { protocol: "socket.io", placement: "header" }),
+  authz.v("WSZ-07", PS, { protocol: "socket.io", placement: "cookie" }),
+  authz.s("WSZ-07S", PS, { protocol: "socket.io", placement: "cookie" }),
 ];
 
 const exposure = rowMaker<RealtimeExposureKnobs>("ws-event-exposure", "high");
@@ -66,6 +71,7 @@ export const WS_EVENT_EXPOSURE = [
   exposure.s("WSX-03S", PP, { protocol: "socket.io", author: "public-fields" }),
   exposure.v("WSX-04", PK, { protocol: "socket.io", placement: "header", author: "account-row" }),
   exposure.s("WSX-04S", PK, { protocol: "socket.io", author: "masked-row" }),
+  exposure.v("WSX-05", PS, { protocol: "socket.io", placement: "cookie", author: "account-row" }),
 ];
 
 const ordering = rowMaker<RealtimeOrderingKnobs>("ws-ordering", "medium");

@@ -14,8 +14,11 @@ import { type FlaskChannelSpec, flaskChannelCode, flaskRecordViews } from "./rea
 // servers keep Werkzeug's threaded server, which cannot carry one: see realtime-flask.ts).
 
 export type Protocol = "websocket" | "socket.io";
-/** Where the channel reads the credential: the query string, a header on the upgrade, or a first message. */
-export type Placement = "query" | "header" | "message";
+/**
+ * Where the channel reads the credential: the query string, a header on the upgrade, a first message, or
+ * the session cookie the browser sends with the handshake (the cookie server's only credential).
+ */
+export type Placement = "query" | "header" | "message" | "cookie";
 
 export interface ChannelKnobs {
   protocol: Protocol;
@@ -78,6 +81,10 @@ export function channelPlace(row: Row<ChannelKnobs>, ctx: BuildContext): Channel
     throw new Error(
       `${row.id}: plain WebSocket channels live on the Fastify servers (see realtime-flask.ts)`,
     );
+  }
+  const cookieServer = ctx.server.auth === "cookie";
+  if (cookieServer !== (row.knobs.placement === "cookie")) {
+    throw new Error(`${row.id}: the session cookie is the cookie server's channel credential, and only its`);
   }
   const channel =
     protocol === "websocket" ? `/ws/${ctx.place.group}/${ctx.place.plural}` : `/${ctx.place.kind}`;

@@ -30,6 +30,8 @@ export interface FlaskChannelSpec {
 function identify(admission: Admission, ctx: BuildContext): string {
   const { ph } = ctx;
   if (admission === "none") return "user = None";
+  // The handshake is a request of its own: the session cookie signs it in like any view.
+  if (ctx.server.auth === "cookie") return "user = signed_in() if credential else None";
   if (ctx.server.auth === "apikey") {
     return `user = db.get("SELECT * FROM users WHERE api_key = ${ph(1)}", (credential,)) if credential else None`;
   }
@@ -62,13 +64,15 @@ export function flaskChannelCode(place: ChannelPlace, spec: FlaskChannelSpec, ct
   const apiKey = ctx.server.auth === "apikey";
   const field = apiKey ? "api_key" : "token";
   const read =
-    place.placement === "header"
-      ? apiKey
-        ? `request.headers.get("X-API-Key", "")`
-        : "bearer_token()"
-      : place.placement === "query"
-        ? `request.args.get(${JSON.stringify(field)}, "")`
-        : `str((auth or {}).get(${JSON.stringify(field)}, "") if isinstance(auth, dict) else "")`;
+    place.placement === "cookie"
+      ? `request.cookies.get("session", "")`
+      : place.placement === "header"
+        ? apiKey
+          ? `request.headers.get("X-API-Key", "")`
+          : "bearer_token()"
+        : place.placement === "query"
+          ? `request.args.get(${JSON.stringify(field)}, "")`
+          : `str((auth or {}).get(${JSON.stringify(field)}, "") if isinstance(auth, dict) else "")`;
   const admit =
     spec.delivery === "everyone"
       ? "lambda user: True"
