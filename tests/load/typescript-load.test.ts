@@ -42,6 +42,7 @@ describe("LOAD on a TypeScript application", () => {
       "measure_query_growth",
       "probe_unbounded",
       "find_unindexed",
+      "time_endpoints",
     ]);
     // Look-alikes that must not appear: the batched feed, the grouped report, the honoured limits, the
     // indexed lookups, the fast count.

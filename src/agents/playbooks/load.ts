@@ -4,21 +4,24 @@ import { emitCandidates } from "./emit-candidates.ts";
 
 // LOAD without a model: time the read operations first (before any probe adds data), look for patterns
 // that backtrack on what fields accept, then measure how
-// statements grow with the items a list returns, look for lists without a working page size, and explain
-// the queries each operation runs. Every candidate the tools confirmed is emitted.
+// statements grow with the items a list returns, look for lists without a working page size, explain
+// the queries each operation runs, and time the writes seen slow. Every candidate the tools confirmed is
+// emitted.
 
 interface ProbeAnswer {
   candidates: EnvelopeDraft[];
   stats: Record<string, unknown>;
 }
 
-const STEPS = [
-  "time_endpoints",
-  "probe_redos",
-  "measure_query_growth",
-  "probe_unbounded",
-  "find_unindexed",
-] as const;
+// Writes are timed last: only those the other agents' probes have by then seen answer slowly.
+const STEPS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+  ["time_endpoints", {}],
+  ["probe_redos", {}],
+  ["measure_query_growth", {}],
+  ["probe_unbounded", {}],
+  ["find_unindexed", {}],
+  ["time_endpoints", { writes: true }],
+];
 
 export default definePlaybook(async (session) => {
   const map = await session.call("get_system_map", {});
@@ -28,9 +31,9 @@ export default definePlaybook(async (session) => {
   }
   const seen = new Set<string>();
   let emitted = 0;
-  for (const tool of STEPS) {
+  for (const [tool, input] of STEPS) {
     if (session.signal.aborted) break;
-    const answer = await session.call<ProbeAnswer>(tool, {});
+    const answer = await session.call<ProbeAnswer>(tool, input);
     if (!answer.ok) {
       session.log(`${tool}: ${answer.error}`);
       continue;

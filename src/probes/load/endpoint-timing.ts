@@ -14,6 +14,7 @@ import { baseStats, send, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadOutcome, LoadRun } from "./load-run.ts";
 import { cleanUp, openLoadRun, reach, readOperations, sendUnpaced, unreachedReason } from "./load-run.ts";
+import { slowWriteCandidates, timeSlowWrite } from "./write-timing.ts";
 
 // time_endpoints: each read operation timed after one discarded warm-up request, as often as it takes to
 // tell (once when clearly fast, not at all when the warm-up was already far over the budget, up to
@@ -31,6 +32,8 @@ export interface TimingOptions {
   max_requests?: number;
   /** How long one request may go unanswered (default: the run's, 10 s). */
   timeout_ms?: number;
+  /** Time the writes the run saw answer slowly instead of the reads (see write-timing.ts). */
+  writes?: boolean;
 }
 
 /** Requests that confirm a slow first round. */
@@ -64,6 +67,7 @@ export async function timeEndpoints(
   const samples = Math.min(Math.max(options.samples ?? 3, 2), 7);
   const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 350, options.timeout_ms);
   if (typeof load === "string") return load;
+  if (options.writes) return timeWrites(load, options, budget);
   const operations = readOperations(context, options.operation)
     .slice(0, options.max_operations ?? 40)
     .sort((left, right) => Number(AGGREGATE.test(right.path)) - Number(AGGREGATE.test(left.path)));
@@ -82,6 +86,34 @@ export async function timeEndpoints(
     await cleanUp(load);
   }
   return { candidates, stats: { ...baseStats(load.run), budget_ms: budget, samples, operations: timings } };
+}
+
+async function timeWrites(
+  load: LoadRun,
+  options: TimingOptions,
+  budget: number,
+): Promise<{ candidates: EnvelopeDraft[]; stats: Record<string, unknown> }> {
+  const candidates: EnvelopeDraft[] = [];
+  const timings: Array<Record<string, unknown>> = [];
+  if (!load.run.target.writesAllowed) load.run.notes.push("the target does not allow writes: none is timed");
+  else
+    try {
+      const writes = slowWriteCandidates(load, budget, options.operation).slice(
+        0,
+        options.max_operations ?? 10,
+      );
+      await untilBudget(load.run, async () => {
+        for (const { operation, seen } of writes) {
+          if (load.run.context.signal.aborted) break;
+          const outcome = await timeSlowWrite(load, operation, seen, budget);
+          timings.push(outcome.summary);
+          if (outcome.candidate) candidates.push(outcome.candidate);
+        }
+      });
+    } finally {
+      await cleanUp(load);
+    }
+  return { candidates, stats: { ...baseStats(load.run), budget_ms: budget, writes: timings } };
 }
 
 /** One timed request, alone on the target: another agent's request in flight would be timed with it. */

@@ -75,9 +75,10 @@ const timeEndpointsTool = defineTool({
   name: "time_endpoints",
   server: "load",
   description:
-    "Time each read operation `samples` times after a discarded warm-up; an operation whose median exceeds the profile's slow_endpoint_ms (or `budget_ms`) is timed again and reported only when the second round agrees. Times operations the run already paces as slow. Answers slow-endpoint candidates.",
+    "Time each read operation `samples` times after a discarded warm-up; an operation whose median exceeds the profile's slow_endpoint_ms (or `budget_ms`) is timed again and reported only when the second round agrees. Times operations the run already paces as slow. With `writes`, times instead the creates and actions the run's other probes saw answer slowly, twice each, alone and with fresh values on records of the probe's own (targets that allow writes only). Answers slow-endpoint candidates.",
   input: z.strictObject({
     operation: Operation,
+    writes: z.boolean().optional(),
     samples: z.number().int().min(2).max(7).optional(),
     budget_ms: z.number().positive().optional(),
     max_operations: z.number().int().positive().max(100).optional(),
