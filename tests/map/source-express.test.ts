@@ -101,3 +101,28 @@ describe("an Express app with routers nested across files", () => {
     });
   });
 });
+
+describe("a length check on a body field", () => {
+  it("says the value has a length, not that it is a number; a comparison of the value itself still does", () => {
+    const root = writeTree({
+      "package.json": JSON.stringify({ dependencies: { fastify: "4" } }),
+      "app.mjs": String.raw`
+import Fastify from "fastify";
+const app = Fastify();
+app.post("/api/notes", async (request, reply) => {
+  const title = (request.body ?? {}).title;
+  if (typeof title !== "string" || title.length === 0 || title.length > 80) return reply.code(400).send({});
+  if (request.body.summary.length > 200) return reply.code(400).send({});
+  if (request.body.priority > 3) return reply.code(400).send({});
+  return reply.code(201).send({ title });
+});
+`,
+    });
+    const [route] = scanSourceRoutes(root).routes;
+    expect(bodyProperties(route!)).toEqual({
+      title: { type: "string" },
+      summary: { type: "string" },
+      priority: { type: "number" },
+    });
+  });
+});

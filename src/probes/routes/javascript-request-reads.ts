@@ -289,8 +289,11 @@ export class RequestReader {
         this.readMethod(this.classify(access.expression, scope, rawBody), name, parent, scope);
       return;
     }
+    // `title.length > 80` compares the value's length (see `member`), which says nothing of the value's type.
+    const ownLength = ts.isPropertyAccessExpression(access) && access.name.text === "length";
     for (const origin of this.classify(access, scope, rawBody)) {
-      if (origin.kind === "bag") this.noteRead(origin, hintAt(access));
+      if (origin.kind !== "bag") continue;
+      this.noteRead(origin, ownLength && origin.path.at(-1) !== "length" ? undefined : hintAt(access));
     }
   }
 
