@@ -111,6 +111,15 @@ describe("value generation from JSON schemas", () => {
       expect(labels).not.toContain(dropped);
   });
 
+  it("sends no malformed document where the body has no known field (nothing says the handler reads it)", () => {
+    const fieldless = { type: "object", properties: {} };
+    expect(bodyMutations(fieldless, {}, "k3x9").map((mutation) => mutation.label)).toEqual([]);
+    const labels = bodyMutations({ type: "array", items: { type: "string" } }, ["a"], "k3x9").map(
+      (mutation) => mutation.label,
+    );
+    expect(labels).toEqual(["malformed JSON"]);
+  });
+
   it("generates only schema-valid values property-based", () => {
     for (const name of ["bounded", "text", "list", "object", "nullable"]) {
       const schema = SCHEMAS[name]!;
