@@ -26,10 +26,10 @@ interface WritesAnswer {
   stats: { writes: Array<Record<string, unknown>>; notes: string[] };
 }
 
-/** What earlier probes of the run leave behind: two answers of `key`, each taking `ms`. */
-async function seenBefore(context: FakeRunContext, key: string, ms: number): Promise<void> {
+/** What earlier probes of the run leave behind: `count` answers of `key`, each taking `ms`. */
+async function seenBefore(context: FakeRunContext, key: string, ms: number, count = 2): Promise<void> {
   const pacing = slowOperationsFor(context);
-  for (let index = 0; index < 2; index += 1) {
+  for (let index = 0; index < count; index += 1) {
     expect(await pacing.enter(key)).toBe(true);
     pacing.answered(key, ms);
     pacing.leave(key, ms);
@@ -50,7 +50,8 @@ async function postCount(): Promise<number> {
 describe("time_endpoints { writes: true }", () => {
   it("reports a write seen slow and slow again when timed alone, on a record of its own, and removes that record", async () => {
     const context = fakeRunContext({ target: fixtureTarget(app), systemMap: fixtureMap(app) });
-    await seenBefore(context, "POST /api/posts/{id}/publish", 400);
+    // One slow answer is reason enough to time a write; the timing itself is the confirmation.
+    await seenBefore(context, "POST /api/posts/{id}/publish", 400, 1);
     await seenBefore(context, "POST /api/posts/{id}/view", 400);
     const before = await postCount();
     const answer = await timeWrites(context);
@@ -64,9 +65,7 @@ describe("time_endpoints { writes: true }", () => {
     ]);
     expect(await postCount()).toBe(before);
     const [draft] = answer.candidates;
-    expect(draft!.summary).toMatch(
-      /other probes saw POST \/api\/posts\/\{id\}\/publish answer in 400, 400 ms/,
-    );
+    expect(draft!.summary).toMatch(/other probes saw POST \/api\/posts\/\{id\}\/publish answer in 400 ms/);
     expect(draft!.summary).toMatch(/on a record of the probe's own/);
     // The generated test makes its own post, publishes it, and fails on the time it took.
     const test = draft!.evidence.find((item) => item.kind === "failing_test")!;

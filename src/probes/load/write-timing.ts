@@ -18,10 +18,11 @@ import { addressFor } from "./own-writes.ts";
 
 // Slow writes (time_endpoints with `writes`): a write is timed only where the run already saw it slow,
 // since each timed request makes a record — this is never a sweep. A create, or an action on a record,
-// qualifies when the last answers the run's other probes got from it have a median over the budget (a
-// handler that sends mail, renders a document or calls a slow service inline). It is then sent twice more,
-// each time alone on the target (a measurement window) after a pause, with fresh values, on a record of
-// the probe's own where its path names one, and reported when both answers are over the budget too.
+// qualifies when the last answers the run's other probes got from it (one is enough: the timing is the
+// confirmation) have a median over the budget — a handler that sends mail, renders a document or calls a
+// slow service inline. It is then sent twice more, each time alone on the target (a measurement window)
+// after a pause, with fresh values, on a record of the probe's own where its path names one, and reported
+// when both answers are over the budget too.
 // Nothing the application had is written to; dangerous paths, sign-in and shared state are never sent.
 
 const TIMED = 2;
@@ -46,7 +47,7 @@ export function slowWriteCandidates(
     if (!WRITE_METHODS.has(operation.method.toUpperCase()) || operation.graphql) return [];
     if (!isSafeWrite(operation) || isAuthOperation(operation) || operation.form?.csrf_field) return [];
     const seen = [...pacing.answeredOf(pacingKey(operation)), ...pacing.slowAnswersOf(pacingKey(operation))];
-    return seen.length >= 2 && median(seen) > budget ? [{ operation, seen }] : [];
+    return seen.length > 0 && median(seen) > budget ? [{ operation, seen }] : [];
   });
 }
 
