@@ -283,6 +283,13 @@ export const FAMILIES = [
     "a lookup filters a large table on a column no index starts with, scanning it on every request",
   ),
   family(
+    "slow-endpoint",
+    "performance",
+    "slow-endpoint",
+    ["CWE-1050", "CWE-400"],
+    "a report, a create or an action waits on slow work inline (a service call, a mail, a rendering)",
+  ),
+  family(
     "regex-dos",
     "performance",
     "slow-endpoint",

@@ -34,7 +34,7 @@ import {
   TEMPLATE_INJECTION,
   XXE,
 } from "./injection.ts";
-import { N_PLUS_ONE, REGEX_DOS, UNBOUNDED_RESULT, UNINDEXED_QUERY } from "./performance.ts";
+import { N_PLUS_ONE, REGEX_DOS, SLOW_ENDPOINT, UNBOUNDED_RESULT, UNINDEXED_QUERY } from "./performance.ts";
 import {
   WS_AUTHENTICATION,
   WS_AUTHORIZATION,
@@ -103,6 +103,7 @@ export const ALL_ROWS: readonly Row[] = [
   ...UNBOUNDED_RESULT,
   ...N_PLUS_ONE,
   ...UNINDEXED_QUERY,
+  ...SLOW_ENDPOINT,
   ...REGEX_DOS,
   ...WS_AUTHENTICATION,
   ...WS_AUTHORIZATION,

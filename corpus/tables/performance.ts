@@ -1,5 +1,6 @@
 import type { NPlusOneKnobs } from "../generator/families/n-plus-one.ts";
 import type { RegexDosKnobs } from "../generator/families/regex-dos.ts";
+import type { SlowEndpointKnobs } from "../generator/families/slow-endpoint.ts";
 import type { UnboundedKnobs } from "../generator/families/unbounded-result.ts";
 import type { UnindexedKnobs } from "../generator/families/unindexed-query.ts";
 import { rowMaker } from "../model/row.ts";
@@ -41,6 +42,22 @@ export const N_PLUS_ONE = [
   nPlusOne.v("NPO-04", PS, { related: "tags", paging: "none" }),
   nPlusOne.s("NPO-04S", PS, { related: "owner", paging: "limit" }),
   nPlusOne.v("NPO-05", PK, { related: "owner", paging: "none" }),
+];
+
+// Slow work inline, in a read and in two kinds of write; each safe twin does the same work off the request.
+const slow = rowMaker<SlowEndpointKnobs>("slow-endpoint", "medium");
+
+export const SLOW_ENDPOINT = [
+  slow.v("SLOW-01", NS, { shape: "report" }),
+  slow.s("SLOW-01S", NS, { shape: "report" }),
+  slow.v("SLOW-02", PP, { shape: "action" }),
+  slow.s("SLOW-02S", PP, { shape: "action" }),
+  slow.v("SLOW-03", NP, { shape: "create" }),
+  slow.s("SLOW-03S", NP, { shape: "create" }),
+  slow.v("SLOW-04", PK, { shape: "create" }),
+  slow.v("SLOW-05", NS, { shape: "action" }),
+  slow.v("SLOW-06", PS, { shape: "report" }),
+  slow.s("SLOW-06S", PS, { shape: "report" }),
 ];
 
 // Only on the SQLite servers: their database is a file a tool can ask for a plan (see the builder).

@@ -40,6 +40,7 @@ import {
 import { buildRealtimeExposure } from "./realtime-exposure.ts";
 import { buildRegexDos } from "./regex-dos.ts";
 import { buildBruteForce, buildResetTokenExposure, buildUserEnumeration } from "./sign-in-variants.ts";
+import { buildSlowEndpoint } from "./slow-endpoint.ts";
 import { buildSqlInjection } from "./sql-injection.ts";
 import { buildTokenForgery } from "./token-forgery.ts";
 import { buildVisualDefect } from "./ui-layout.ts";
@@ -96,6 +97,7 @@ const BUILDERS: Record<string, Builder> = {
   "unbounded-result": buildUnboundedResult,
   "n-plus-one": buildNPlusOne,
   "unindexed-query": buildUnindexedQuery,
+  "slow-endpoint": buildSlowEndpoint,
   "regex-dos": buildRegexDos,
   "client-price": buildClientPrice,
   "cookie-flag": buildCookieFlag,

@@ -42,6 +42,8 @@ export function ownedCollection(
   shape: RecordShape,
   base = ctx.place.base,
   scope: "owner" | "org" = "owner",
+  /** Code the create runs once the row is stored (`row` in scope), before it answers. */
+  afterInsert: { node: string; python: string } = { node: "", python: "" },
 ): Endpoint[] {
   const { ph } = ctx;
   const kind = JSON.stringify(ctx.place.kind);
@@ -89,7 +91,7 @@ const row = await db.get(
   "INSERT INTO records (uid, kind, owner_id, org_id, title, created_at) VALUES (${ph(1)}, ${ph(2)}, ${ph(3)}, ${ph(4)}, ${ph(5)}, ${ph(6)}) RETURNING ${shape.columns}",
   [crypto.randomUUID(), ${kind}, user.id, user.org_id, title, new Date().toISOString()],
 );
-return reply.code(201).send(row);`,
+${afterInsert.node}return reply.code(201).send(row);`,
     ),
     python: pyRoute(
       "POST",
@@ -102,7 +104,7 @@ row = db.get(
     "INSERT INTO records (uid, kind, owner_id, org_id, title, created_at) VALUES (${ph(1)}, ${ph(2)}, ${ph(3)}, ${ph(4)}, ${ph(5)}, ${ph(6)}) RETURNING ${shape.columns}",
     (str(uuid.uuid4()), ${kind}, user["id"], user["org_id"], title, datetime.utcnow().isoformat()),
 )
-return jsonify(row), 201`,
+${afterInsert.python}return jsonify(row), 201`,
     ),
   };
   const list: Endpoint = {
