@@ -126,3 +126,36 @@ app.post("/api/notes", async (request, reply) => {
     });
   });
 });
+
+describe("a body field read through a name or a merge", () => {
+  it("types it from how the name is used, and reads the fields of a record merged with the body", () => {
+    const root = writeTree({
+      "package.json": JSON.stringify({ dependencies: { fastify: "4" } }),
+      "app.mjs": String.raw`
+import Fastify from "fastify";
+const app = Fastify();
+app.post("/api/payments", async (request, reply) => {
+  const amount = (request.body ?? {}).amount;
+  const tip = request.body.tip;
+  if (!Number.isInteger(amount) || amount < 1 || tip > 100) return reply.code(400).send({});
+  return reply.code(201).send({ amount });
+});
+app.patch("/api/lines/:id", async (request, reply) => {
+  const row = { quantity: 1, unit_price: 5 };
+  const b = { ...row, ...(request.body ?? {}) };
+  if (!Number.isInteger(b.quantity) || b.unit_price < 0) return reply.code(400).send({});
+  return b;
+});
+`,
+    });
+    const routes = scanSourceRoutes(root).routes;
+    expect(bodyProperties(routeAt(routes, "POST /api/payments"))).toEqual({
+      amount: { type: "integer" },
+      tip: { type: "number" },
+    });
+    expect(bodyProperties(routeAt(routes, "PATCH /api/lines/{id}"))).toEqual({
+      quantity: { type: "integer" },
+      unit_price: { type: "number" },
+    });
+  });
+});

@@ -270,3 +270,39 @@ describe("hand-rolled Python dispatch", () => {
     });
   });
 });
+
+describe("hand-written checks through a name and a merge", () => {
+  it("types a field checked as a list or a dict, and reads the fields of a record merged with the body", () => {
+    const root = writeTree({
+      "app.py": String.raw`
+from flask import Flask, jsonify, request
+app = Flask(__name__)
+
+@app.route("/carts", methods=["POST"])
+def create_cart():
+    body = request.get_json(silent=True) or {}
+    b = body
+    if not isinstance(b.get("lines"), list) or not isinstance(b.get("meta"), dict):
+        return jsonify(error="bad"), 400
+    return jsonify(b), 201
+
+@app.route("/carts/<id>", methods=["PUT"])
+def update_cart(id):
+    row = {"id": id, "lines": []}
+    merged = {**row, **(request.get_json(silent=True) or {})}
+    if not isinstance(merged.get("lines"), list) or not isinstance(merged.get("version"), int):
+        return jsonify(error="bad"), 400
+    return jsonify(merged)
+`,
+    });
+    const routes = scanSourceRoutes(root).routes;
+    expect(bodyProperties(routeAt(routes, "POST /carts"))).toEqual({
+      lines: { type: "array" },
+      meta: { type: "object" },
+    });
+    expect(bodyProperties(routeAt(routes, "PUT /carts/{id}"))).toEqual({
+      lines: { type: "array" },
+      version: { type: "integer" },
+    });
+  });
+});

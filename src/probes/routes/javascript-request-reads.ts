@@ -130,6 +130,7 @@ export class RequestReader {
   private collectReads(body: ts.Node, scope: Scope, rawBody: boolean, depth: number): void {
     const visit = (node: ts.Node): void => {
       if (isAccess(node) && !isAccessObject(node)) this.readAccess(node, scope, rawBody);
+      if (ts.isIdentifier(node)) this.readAlias(node, scope);
       if (ts.isCallExpression(node)) this.readCall(node, scope, rawBody, depth);
       ts.forEachChild(node, visit);
     };
@@ -190,6 +191,15 @@ export class RequestReader {
       return [...this.classify(node.left, scope, rawBody), ...this.classify(node.right, scope, rawBody)];
     if (ts.isCallExpression(node)) return this.callOrigins(node, scope, rawBody);
     if (ts.isNewExpression(node)) return this.newOrigins(node, scope, rawBody);
+    // `{ ...row, ...req.body }`, the partial update's merge: its fields are the whole bag's spread in it.
+    if (ts.isObjectLiteralExpression(node))
+      return node.properties.flatMap((property) =>
+        ts.isSpreadAssignment(property)
+          ? this.classify(property.expression, scope, rawBody).filter(
+              (origin) => origin.kind === "bag" && origin.path.length === 0,
+            )
+          : [],
+      );
     return [];
   }
 
@@ -295,6 +305,20 @@ export class RequestReader {
       if (origin.kind !== "bag") continue;
       this.noteRead(origin, ownLength && origin.path.at(-1) !== "length" ? undefined : hintAt(access));
     }
+  }
+
+  /**
+   * A name bound to one field, used where its type shows: `Number.isInteger(amount)`, `amount < 1`,
+   * `typeof title === "string"` after `const amount = req.body.amount`. The access itself was noted where
+   * the name was bound; this adds what the use says of the type.
+   */
+  private readAlias(name: ts.Identifier, scope: Scope): void {
+    const origins = scope.get(name.text);
+    if (!origins) return;
+    const hint = hintAt(name);
+    if (!hint) return;
+    for (const origin of origins)
+      if (origin.kind === "bag" && origin.path.length > 0) this.noteRead(origin, hint);
   }
 
   private readMethod(objects: Origin[], name: string, call: ts.CallExpression, scope: Scope): void {

@@ -8,7 +8,7 @@
 
 export const PYTHON_CHECKS_SCRIPT = String.raw`
 CHECK_TYPES = {"int": ("integer", 4), "float": ("number", 3), "Decimal": ("number", 3),
-               "str": ("string", 2), "bool": ("boolean", 1)}
+               "str": ("string", 2), "bool": ("boolean", 1), "list": ("array", 5), "dict": ("object", 5)}
 
 
 def checked_type_names(node):

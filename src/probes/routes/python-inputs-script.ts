@@ -177,6 +177,10 @@ class Reads:
             return self.classify(node.body) + self.classify(node.orelse)
         if isinstance(node, ast.Await):
             return self.classify(node.value)
+        if isinstance(node, ast.Dict):
+            # {**row, **request.get_json()}, the partial update's merge: the whole bag spread in it.
+            return [origin for key, value in zip(node.keys, node.values) if key is None
+                    for origin in self.classify(value) if origin[0] == "bag" and not origin[2]]
         return []
 
     def child(self, origin, key):

@@ -172,6 +172,8 @@ export function mergeSchemas(left: JsonSchema | undefined, right: JsonSchema | u
   if (leftGuessed && rightGuessed) {
     if (isObjectSchema(right)) return right;
     if (left.type === "string" && right.type !== undefined) return right;
+    // `Number.isInteger(n) && n < 10`: the whole-number check is the narrower of the two.
+    if (left.type === "number" && right.type === "integer") return right;
   }
   return left;
 }
