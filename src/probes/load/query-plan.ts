@@ -20,10 +20,46 @@ export interface FullScan {
   detail: string;
 }
 
+/** A whole table read and sorted to answer a page of it: ORDER BY a column no index starts with. */
+export interface FullSort {
+  table: string;
+  column: string;
+  /** The plan lines that show it (the scan and the sort). */
+  detail: string;
+}
+
 export interface PlanResult {
   plan: string[];
   scans: FullScan[];
+  sorts: FullSort[];
   error?: string;
+}
+
+/**
+ * The table and column a statement orders by first, when it pages (LIMIT) through one table's rows: the
+ * column no index starts with is the candidate for a sort of the whole table on every request.
+ */
+function pagedOrder(
+  sql: string,
+  tables: readonly Table[],
+): { table: Table; column: string; names: string[] } | undefined {
+  const shape = analyzeStatement(sql);
+  if (!shape.hasOrderBy || !shape.hasLimit || shape.hasGroupBy) return undefined;
+  const match = sql.match(/\border\s+by\s+(?:"?(\w+)"?\.)?"?(\w+)"?/i);
+  if (!match) return undefined;
+  const [, qualifier, column] = match;
+  const reference = qualifier
+    ? shape.tables.find(
+        (entry) => entry.alias === qualifier.toLowerCase() || entry.name === qualifier.toLowerCase(),
+      )
+    : shape.tables.length === 1
+      ? shape.tables[0]
+      : undefined;
+  const table = reference ? findTable(tables, reference.name) : undefined;
+  const found = table?.columns.find((entry) => entry.name.toLowerCase() === column!.toLowerCase());
+  if (!table || !found || isIndexed(table, found.name)) return undefined;
+  // Plans name a table by its alias when it has one.
+  return { table, column: found.name, names: [table.name, ...(reference?.alias ? [reference.alias] : [])] };
 }
 
 const READ_VERBS = /^\s*(select|with|update|delete)\b/i;
@@ -76,7 +112,12 @@ export async function explainStatement(
   sql: string,
 ): Promise<PlanResult> {
   if (!READ_VERBS.test(sql) || /;\s*\S/.test(sql.trim().replace(/;+\s*$/, ""))) {
-    return { plan: [], scans: [], error: "only one SELECT, UPDATE or DELETE statement is explained" };
+    return {
+      plan: [],
+      scans: [],
+      sorts: [],
+      error: "only one SELECT, UPDATE or DELETE statement is explained",
+    };
   }
   return handle.kind === "sqlite"
     ? explainSqlite(handle.file, tables, sql)
@@ -109,9 +150,23 @@ function explainSqlite(file: string, tables: readonly Table[], sql: string): Pla
         detail,
       });
     }
-    return { plan: rows.map((row) => row.detail), scans };
+    const plan = rows.map((row) => row.detail);
+    const order = pagedOrder(sql, tables);
+    const scanned =
+      order &&
+      plan.find((line) =>
+        order.names.some((name) =>
+          new RegExp(`^SCAN (?:TABLE )?"?${name}"?(?: AS \\w+)?\\s*$`, "i").test(line),
+        ),
+      );
+    const sorted = plan.find((line) => /^USE TEMP B-TREE FOR (?:RIGHT PART OF )?ORDER BY/.test(line));
+    const sorts =
+      order && scanned && sorted
+        ? [{ ...order, table: order.table.name, detail: `${scanned}; ${sorted}` }]
+        : [];
+    return { plan, scans, sorts };
   } catch (error) {
-    return { plan: [], scans: [], error: (error as Error).message };
+    return { plan: [], scans: [], sorts: [], error: (error as Error).message };
   } finally {
     database?.close();
   }
@@ -172,9 +227,17 @@ async function explainPostgres(url: string, tables: readonly Table[], sql: strin
       for (const child of node.Plans ?? []) walk(child, depth + 1);
     };
     walk(document, 0);
-    return { plan, scans };
+    // With sequential scans discouraged, a Sort over a Seq Scan means no index could give the order.
+    const order = pagedOrder(sql, tables);
+    const scanned = order && plan.find((line) => line.trim().startsWith(`Seq Scan on ${order.table.name}`));
+    const sorted = plan.find((line) => /^\s*(?:Incremental )?Sort\b/.test(line));
+    const sorts =
+      order && scanned && sorted
+        ? [{ table: order.table.name, column: order.column, detail: `${sorted.trim()}; ${scanned.trim()}` }]
+        : [];
+    return { plan, scans, sorts };
   } catch (error) {
-    return { plan: [], scans: [], error: (error as Error).message };
+    return { plan: [], scans: [], sorts: [], error: (error as Error).message };
   } finally {
     await client.query("ROLLBACK").catch(() => undefined);
     await client.end().catch(() => undefined);

@@ -1,10 +1,11 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
-import type { Operation } from "../../map/system-map.ts";
+import type { Operation, Table } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { operationKey } from "../api/operation-index.ts";
 import { clonePrepared } from "../api/request-builder.ts";
 import { analyzeStatement } from "../code-access/sql-shape.ts";
 import { normalizeStatement } from "../code-access/sql-tokens.ts";
+import type { DatabaseHandle } from "../data/target-database.ts";
 import { databaseOf, loadTables, quoteName, readOnly } from "../data/target-database.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { surfaceBudget } from "../http/run-http.ts";
@@ -14,7 +15,7 @@ import { baseStats, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadRun } from "./load-run.ts";
 import { cleanUp, limitParameter, openLoadRun, reach, readOperations, sample } from "./load-run.ts";
-import type { FullScan } from "./query-plan.ts";
+import type { FullScan, FullSort } from "./query-plan.ts";
 import { explainStatement } from "./query-plan.ts";
 
 // find_unindexed: the statements each read operation actually runs (from the statement log), each shape
@@ -86,13 +87,15 @@ export async function findUnindexed(
     await cleanUp(load);
   }
   const byColumn = new Map<string, { seen: SeenShape; scan: FullScan; column: string; plan: string[] }>();
+  const sorted = new Map<string, { seen: SeenShape; sort: FullSort; plan: string[] }>();
   const explained: Array<Record<string, unknown>> = [];
   for (const seen of shapes.values()) {
     const shape = analyzeStatement(seen.statement);
+    const pages = shape.hasOrderBy && shape.hasLimit;
     if (
       shape.verb === "insert" ||
       shape.verb === "other" ||
-      (shape.filters.length === 0 && shape.joins.length === 0)
+      (shape.filters.length === 0 && shape.joins.length === 0 && !pages)
     )
       continue;
     const result = await explainStatement(handle, tables, seen.statement);
@@ -101,6 +104,10 @@ export async function findUnindexed(
       plan: result.plan,
       ...(result.error ? { error: result.error } : {}),
     });
+    for (const sort of result.sorts) {
+      const key = `${sort.table}.${sort.column}`;
+      if (!sorted.has(key)) sorted.set(key, { seen, sort, plan: result.plan });
+    }
     for (const scan of result.scans) {
       for (const column of scan.unindexedColumns) {
         const key = `${scan.table}.${column}`;
@@ -159,6 +166,11 @@ export async function findUnindexed(
         ],
       }),
     );
+  }
+  for (const [key, found] of sorted) {
+    if (byColumn.has(key)) continue;
+    const candidate = await sortFinding(load, handle, tables, key, found);
+    if (candidate) candidates.push(candidate);
   }
   return {
     candidates,
@@ -220,4 +232,58 @@ async function ownStatements(
     exchange: first.exchange,
     window: first.window.queries.filter((query) => again.has(normalizeStatement(query))),
   };
+}
+
+/** A sort this small costs little whatever the plan: only a table this large makes a whole-table sort a defect. */
+const SORTED_ROWS = 1000;
+
+/** A page ordered by a column no index starts with: the whole table is read and sorted for each request. */
+async function sortFinding(
+  load: LoadRun,
+  handle: DatabaseHandle,
+  tables: readonly Table[],
+  key: string,
+  found: { seen: SeenShape; sort: FullSort; plan: string[] },
+): Promise<EnvelopeDraft | undefined> {
+  const rows = await readOnly(handle, (query) =>
+    query(`SELECT COUNT(*) AS n FROM ${quoteName(found.sort.table)}`),
+  );
+  const rowCount = Number(rows?.[0]?.n ?? 0);
+  const [operation, ...others] = found.seen.operations;
+  if (!operation || rowCount < SORTED_ROWS) {
+    load.run.notes.push(`${key}: sorted without an index, but ${rowCount} rows: not reported`);
+    return undefined;
+  }
+  const endpoint = operationKey(operation);
+  const { table, column, detail } = found.sort;
+  return loadFinding(load, {
+    defectClass: "unindexed-query",
+    operation,
+    title: `${endpoint} sorts all of ${table} by ${column} for each page: no index`,
+    summary: `Each ${endpoint} request runs \`${found.seen.shape}\`. To answer one page the database reads every row of ${table} (${rowCount} today) and sorts them (${detail}), because no index starts with ${key}. The cost grows with the table on every request. Fix: CREATE INDEX ON ${table} (${column}).`,
+    impact: `Every call reads and sorts the whole ${table} table to return a few rows; latency grows with the data.`,
+    severity: "medium",
+    confidence: 0.85,
+    discriminator: `${key} (order)`,
+    related: [
+      { kind: "table", value: key },
+      ...others.slice(0, 5).map((other) => ({ kind: "endpoint" as const, value: operationKey(other) })),
+    ],
+    exchanges: [{ label: "request", exchange: found.seen.exchange }],
+    measurements: {
+      operation: endpoint,
+      statement: found.seen.statement,
+      shape: found.seen.shape,
+      plan: found.plan,
+      sorted_table: table,
+      order_column: column,
+      indexes: tables.find((entry) => entry.name === table)?.indexes ?? [],
+      rows: rowCount,
+    },
+    steps: [
+      `Send ${endpoint} (see the curl line) with the statement log on; it runs: ${found.seen.shape}`,
+      `EXPLAIN ${handle.kind === "sqlite" ? "QUERY PLAN " : ""}that statement: ${detail}`,
+      `Expected: an index on ${key} (the plan then reads the rows in order and stops after the page).`,
+    ],
+  });
 }
