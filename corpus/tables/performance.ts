@@ -71,6 +71,10 @@ export const UNINDEXED_QUERY = [
   unindexed.v("UNX-03", PS, { lookup: "by-reference" }),
   unindexed.s("UNX-03S", PS, { lookup: "by-category" }),
   unindexed.v("UNX-04", NS, { lookup: "by-category" }),
+  unindexed.v("UNX-05", PK, { lookup: "newest" }),
+  unindexed.s("UNX-05S", PK, { lookup: "newest" }),
+  unindexed.v("UNX-06", NS, { lookup: "largest" }),
+  unindexed.s("UNX-06S", PS, { lookup: "largest" }),
 ];
 
 // Format checks on the three places real code puts them: a lookup's query, a creation's body and the

@@ -7,14 +7,19 @@ import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { guarded, INT, json, obj, STR } from "../schemas.ts";
 
 // Sequential searches of a large table (CWE-1067): a lookup that filters the 4,000-row activity log on a
-// column no index starts with, so every request reads the whole table. The safe twins run the same lookup
-// on an indexed column (code, sku). Only the SQLite servers carry these: a tool reads a plan from their
+// column no index starts with, so every request reads the whole table; or a page of it ordered by such a
+// column (newest by date, largest by amount), so every request reads and sorts the whole table to return
+// twenty rows. The safe twins run the same lookup on an indexed column (code, sku), or order the page by
+// the key or an indexed column. Only the SQLite servers carry these: a tool reads a plan from their
 // database file, while the PostgreSQL servers keep their tables in a schema of a shared server that a
 // profile has no way to name.
 
 export interface UnindexedKnobs {
-  /** by-reference: one event by an identifier; by-category: the latest 20 of a city (or of a sku). */
-  lookup: "by-reference" | "by-category";
+  /**
+   * by-reference: one event by an identifier; by-category: the latest 20 of a city (or of a sku); newest:
+   * the 20 newest by date (or by id); largest: the 20 largest by amount (or the first 20 by code).
+   */
+  lookup: "by-reference" | "by-category" | "newest" | "largest";
 }
 
 const LOOKUPS = {
@@ -30,10 +35,72 @@ const LOOKUPS = {
   },
 } as const;
 
+const PAGES = {
+  newest: {
+    vulnerable: { order: "created_at DESC", words: "the newest by date" },
+    safe: { order: "id DESC", words: "the newest by id" },
+    suffix: "newest",
+  },
+  largest: {
+    vulnerable: { order: "amount DESC", words: "the largest by amount" },
+    safe: { order: "code", words: "the first by code" },
+    suffix: "ranked",
+  },
+} as const;
+
+/** The first 20 events in an order: with no index for it, the whole table is read and sorted each time. */
+function buildSortedPage(row: Row<UnindexedKnobs>, ctx: BuildContext, lookup: keyof typeof PAGES): Built {
+  const vulnerable = row.label === "vulnerable";
+  const page = PAGES[lookup];
+  const chosen = vulnerable ? page.vulnerable : page.safe;
+  const { place } = ctx;
+  const path = `${place.base}/${page.suffix}`;
+  const sql = `SELECT id, kind, reference, code, sku, city, amount FROM events ORDER BY ${chosen.order} LIMIT 20`;
+  const summary = `${place.plural} events: ${chosen.words}`;
+  const item = obj({ id: INT, kind: STR, reference: STR, code: STR, sku: STR, city: STR, amount: INT });
+  const column = chosen.order.split(" ")[0]!;
+  return {
+    endpoint: {
+      method: "GET",
+      path,
+      summary: `The 20 ${chosen.words.replace(/^the /, "")} ${place.plural} events`,
+      access: "user",
+      responses: {
+        "200": json("a page of events", obj({ items: { type: "array", items: item, maxItems: 20 } })),
+        ...guarded("user"),
+      },
+      node: nodeUserRoute("GET", path, `return { items: await db.all("${sql}", []) };`),
+      python: pyRoute("GET", path, `require_user()\nreturn jsonify(items=db.all("${sql}", ()))`),
+    },
+    title: vulnerable
+      ? `Unindexed query: ${summary} sorts all of events for each page (no index on ${column})`
+      : `${summary}: orders events by ${column}`,
+    ...(vulnerable
+      ? {}
+      : { why: `events is read in ${column} order from ${column === "id" ? "its key" : "an index"}` }),
+    alone: true,
+    oracle: async (client) => {
+      const { result, statements } = await statementsDuring(client, () => client.ask({ as: "alice", path }));
+      if (result.status !== 200) throw new Error(`expected 200, got ${brief(result)}`);
+      const statement = statements.find((line) => /\bFROM events\b/.test(line));
+      if (!statement) throw new Error(`no statement on events logged (${statements.length} logged)`);
+      const plan = sqlitePlan(client, statement);
+      const rows = sqliteRows(client, "events");
+      if (rows < 1000) throw new Error(`events holds ${rows} rows: too few to matter`);
+      return verdict(
+        plan.some((line) => /USE TEMP B-TREE FOR ORDER BY/.test(line)),
+        `${rows} rows; plan: ${plan.join(" / ")}`,
+      );
+    },
+  };
+}
+
 export function buildUnindexedQuery(row: Row<UnindexedKnobs>, ctx: BuildContext): Built {
   if (ctx.server.database !== "sqlite") {
     throw new Error(`${row.id}: unindexed-query variants need a SQLite server (a readable plan)`);
   }
+  if (row.knobs.lookup === "newest" || row.knobs.lookup === "largest")
+    return buildSortedPage(row, ctx, row.knobs.lookup);
   const vulnerable = row.label === "vulnerable";
   const lookup = LOOKUPS[row.knobs.lookup];
   const filter = vulnerable ? lookup.vulnerable : lookup.safe;
