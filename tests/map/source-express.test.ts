@@ -140,6 +140,11 @@ app.post("/api/payments", async (request, reply) => {
   if (!Number.isInteger(amount) || amount < 1 || tip > 100) return reply.code(400).send({});
   return reply.code(201).send({ amount });
 });
+app.get("/api/lines", async (request) => {
+  const size = Number.parseInt(String(request.query["limit"] ?? ""), 10);
+  const port = String(request.query.port ?? "");
+  return { size, port };
+});
 app.patch("/api/lines/:id", async (request, reply) => {
   const row = { quantity: 1, unit_price: 5 };
   const b = { ...row, ...(request.body ?? {}) };
@@ -152,6 +157,11 @@ app.patch("/api/lines/:id", async (request, reply) => {
     expect(bodyProperties(routeAt(routes, "POST /api/payments"))).toEqual({
       amount: { type: "integer" },
       tip: { type: "number" },
+    });
+    // Through a fallback and String(…), the conversion still types the read.
+    expect(parametersOf(routeAt(routes, "GET /api/lines"))).toEqual({
+      "query:limit": { type: "integer" },
+      "query:port": { type: "string" },
     });
     expect(bodyProperties(routeAt(routes, "PATCH /api/lines/{id}"))).toEqual({
       quantity: { type: "integer" },

@@ -272,7 +272,7 @@ describe("hand-rolled Python dispatch", () => {
 });
 
 describe("hand-written checks through a name and a merge", () => {
-  it("types a field checked as a list or a dict, and reads the fields of a record merged with the body", () => {
+  it("types a field checked as a list or a dict or converted through a name, and reads the fields of a record merged with the body", () => {
     const root = writeTree({
       "app.py": String.raw`
 from flask import Flask, jsonify, request
@@ -285,6 +285,12 @@ def create_cart():
     if not isinstance(b.get("lines"), list) or not isinstance(b.get("meta"), dict):
         return jsonify(error="bad"), 400
     return jsonify(b), 201
+
+@app.route("/carts", methods=["GET"])
+def list_carts():
+    asked = request.args.get("per_page", "")
+    size = int(asked) if asked.isdigit() else 20
+    return jsonify(size=size, sort=request.args.get("sort", "id"))
 
 @app.route("/carts/<id>", methods=["PUT"])
 def update_cart(id):
@@ -299,6 +305,11 @@ def update_cart(id):
     expect(bodyProperties(routeAt(routes, "POST /carts"))).toEqual({
       lines: { type: "array" },
       meta: { type: "object" },
+    });
+    // A conversion of the name a query value was read into types that value.
+    expect(parametersOf(routeAt(routes, "GET /carts"))).toEqual({
+      "query:per_page": { type: "integer" },
+      "query:sort": { type: "string" },
     });
     expect(bodyProperties(routeAt(routes, "PUT /carts/{id}"))).toEqual({
       lines: { type: "array" },

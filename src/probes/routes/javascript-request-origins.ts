@@ -171,8 +171,33 @@ export function skipWrappers(node: ts.Node): ts.Node {
   return current;
 }
 
+/**
+ * The expression whose context tells a read's type: the read itself, or what wraps it without changing
+ * what it is — a fallback (`req.query.limit ?? ""`, `|| "0"`) and `String(…)`.
+ */
+function typedUse(access: ts.Node): ts.Node {
+  let node = access;
+  for (;;) {
+    const parent = skipWrappers(node);
+    const fallback =
+      ts.isBinaryExpression(parent) &&
+      unwrap(parent.left) === node &&
+      (parent.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken ||
+        parent.operatorToken.kind === ts.SyntaxKind.BarBarToken);
+    const stringified =
+      ts.isCallExpression(parent) &&
+      ts.isIdentifier(unwrap(parent.expression)) &&
+      (unwrap(parent.expression) as ts.Identifier).text === "String" &&
+      parent.arguments[0] !== undefined &&
+      unwrap(parent.arguments[0]) === node;
+    if (!fallback && !stringified) return node;
+    node = parent;
+  }
+}
+
 /** A type a read's context implies: `parseInt(req.query.page)`, `+req.query.n`, `req.query.n > 5`. */
-export function hintAt(access: ts.Node): JsonSchema | undefined {
+export function hintAt(read: ts.Node): JsonSchema | undefined {
+  const access = typedUse(read);
   const parent = skipWrappers(access);
   if (ts.isCallExpression(parent) && parent.arguments[0] && unwrap(parent.arguments[0]) === access) {
     const callee = unwrap(parent.expression);

@@ -281,6 +281,11 @@ class Reads:
                     if func.attr in ("getlist", "get_all"):
                         schema = guess({"type": "array", "items": {"type": "string"}})
                     self.record(origin, key, schema or self.context_schema(node), False)
+        # asked = request.args.get("page"); int(asked): the conversion types the field the name holds.
+        if isinstance(func, ast.Name) and func.id in PY_TYPES and func.id != "str" and isinstance(first, ast.Name):
+            for origin in self.aliases.get(first.id, []):
+                if origin[0] == "bag" and origin[2]:
+                    self.record(("bag", origin[1], origin[2][:-1], origin[3]), origin[2][-1], guess(PY_TYPES[func.id]), False)
         if isinstance(func, ast.Attribute) and func.attr in ("get_json", "json"):
             if any(origin[0] == "request" for origin in self.classify(func.value)):
                 self.inputs.read_body()
