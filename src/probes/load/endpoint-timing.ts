@@ -68,9 +68,10 @@ export async function timeEndpoints(
   const load = await openLoadRun(context, "time_endpoints", options.max_requests ?? 350, options.timeout_ms);
   if (typeof load === "string") return load;
   if (options.writes) return timeWrites(load, options, budget);
+  // Aggregates first, then the cap: a report listed late in a large map must not fall outside it.
   const operations = readOperations(context, options.operation)
-    .slice(0, options.max_operations ?? 40)
-    .sort((left, right) => Number(AGGREGATE.test(right.path)) - Number(AGGREGATE.test(left.path)));
+    .sort((left, right) => Number(AGGREGATE.test(right.path)) - Number(AGGREGATE.test(left.path)))
+    .slice(0, options.max_operations ?? 80);
   const candidates: EnvelopeDraft[] = [];
   const timings: Array<Record<string, unknown>> = [];
   try {
