@@ -10,6 +10,7 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import { slowOperationsFor } from "../http/slow-operations.ts";
 import { buildQuery, fillPath, joinUrl } from "../http/target-url.ts";
+import { median } from "../median.ts";
 import { baseStats, send, untilBudget } from "../session/probe-run.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadOutcome, LoadRun } from "./load-run.ts";
@@ -52,12 +53,6 @@ const FAST_SEEN = 3;
  */
 const AGGREGATE =
   /(^|[/_.-])(reports?|forecasts?|stats|statistics|analytics|summar(y|ies)|exports?|dashboards?|metrics|aggregates?|insights|totals|overview|trends?|search)([/_.-]|$)/i;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 export async function timeEndpoints(
   context: ToolContext,

@@ -162,7 +162,7 @@ function explainSqlite(file: string, tables: readonly Table[], sql: string): Pla
     const sorted = plan.find((line) => /^USE TEMP B-TREE FOR (?:RIGHT PART OF )?ORDER BY/.test(line));
     const sorts =
       order && scanned && sorted
-        ? [{ ...order, table: order.table.name, detail: `${scanned}; ${sorted}` }]
+        ? [{ table: order.table.name, column: order.column, detail: `${scanned}; ${sorted}` }]
         : [];
     return { plan, scans, sorts };
   } catch (error) {

@@ -104,7 +104,9 @@ export async function findUnindexed(
       plan: result.plan,
       ...(result.error ? { error: result.error } : {}),
     });
-    for (const sort of result.sorts) {
+    // A page filtered on an unindexed column is that scan's finding; the sort is of the matches only.
+    const filtered = result.scans.some((scan) => scan.filterColumns.length > 0);
+    for (const sort of filtered ? [] : result.sorts) {
       const key = `${sort.table}.${sort.column}`;
       if (!sorted.has(key)) sorted.set(key, { seen, sort, plan: result.plan });
     }

@@ -11,6 +11,7 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import { slowOperationsFor } from "../http/slow-operations.ts";
 import { pathParameterNames } from "../http/target-url.ts";
+import { median } from "../median.ts";
 import { loadFinding } from "./load-findings.ts";
 import type { LoadOutcome, LoadRun } from "./load-run.ts";
 import { sendUnpaced } from "./load-run.ts";
@@ -27,12 +28,6 @@ import { addressFor } from "./own-writes.ts";
 
 const TIMED = 2;
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /** Writes the run may send whose answers to the other probes were slow, with what those answers took. */
 export function slowWriteCandidates(
