@@ -3,7 +3,8 @@ import WebSocket from "ws";
 import type { ChannelPlace } from "../generator/families/realtime-channel.ts";
 import { SOCKET_IO_PATH } from "../generator/families/realtime-channel.ts";
 import { claimsOf, signHs256 } from "./jwt.ts";
-import type { OracleClient, Person } from "./oracle.ts";
+import type { Answer, OracleClient, Person } from "./oracle.ts";
+import { brief } from "./oracle.ts";
 
 // The realtime oracles' client: one connection to a variant's channel (plain WebSocket or a socket.io
 // namespace) with a credential placed where that channel reads it, recording every JSON message. Written
@@ -153,6 +154,17 @@ export async function listen(
   // A message-placed credential is read after the upgrade: give the server a moment to admit it.
   await new Promise((resolve) => setTimeout(resolve, 150));
   return listener;
+}
+
+/** Files a record as alice through the variant's collection: the answer and the new record's id. */
+export async function fileRecord(
+  client: OracleClient,
+  place: ChannelPlace,
+  json: Record<string, unknown>,
+): Promise<{ created: Answer; id: unknown }> {
+  const created = await client.ask({ as: "alice", method: "POST", path: place.collection, json });
+  if (created.status !== 201) throw new Error(`create: ${brief(created)}`);
+  return { created, id: (created.json as { id: unknown }).id };
 }
 
 /** Whether a message is about the record with this id. */

@@ -1,6 +1,6 @@
 import type { Row } from "../../model/row.ts";
-import { brief, verdict } from "../../oracles/oracle.ts";
-import { about, badCredentials, credentialOf, listen } from "../../oracles/socket.ts";
+import { verdict } from "../../oracles/oracle.ts";
+import { about, badCredentials, credentialOf, fileRecord, listen } from "../../oracles/socket.ts";
 import type { BuildContext, Built } from "../endpoint.ts";
 import type { Admission, ChannelKnobs, ChannelSpec } from "./realtime-channel.ts";
 import { channelPlace, channelTop, recordOperations } from "./realtime-channel.ts";
@@ -80,14 +80,7 @@ export function buildRealtimeAuthentication(row: Row<RealtimeAuthenticationKnobs
         })),
       );
       try {
-        const created = await client.ask({
-          as: "alice",
-          method: "POST",
-          path: place.collection,
-          json: { title: "private plan", note: "for the team only" },
-        });
-        if (created.status !== 201) throw new Error(`create: ${brief(created)}`);
-        const id = (created.json as { id: unknown }).id;
+        const { id } = await fileRecord(client, place, { title: "private plan", note: "for the team only" });
         const reached = [];
         for (const intruder of intruders) {
           if (await intruder.socket.waitFor(about(id), 800)) reached.push(intruder.label);
@@ -124,14 +117,7 @@ export function buildRealtimeAuthorization(row: Row<RealtimeAuthorizationKnobs>,
       const owner = await listen(client, place, await credentialOf(client, "alice"));
       try {
         if (!outsider.opened || !owner.opened) throw new Error("a signed-in connection was refused");
-        const created = await client.ask({
-          as: "alice",
-          method: "POST",
-          path: place.collection,
-          json: { title: "org plan", note: "northwind only" },
-        });
-        if (created.status !== 201) throw new Error(`create: ${brief(created)}`);
-        const id = (created.json as { id: unknown }).id;
+        const { id } = await fileRecord(client, place, { title: "org plan", note: "northwind only" });
         if (!(await owner.waitFor(about(id), 1500)))
           throw new Error("the owner's own connection got no event");
         const leaked = await outsider.waitFor(about(id), 800);

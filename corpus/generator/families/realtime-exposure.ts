@@ -1,6 +1,6 @@
 import type { Row } from "../../model/row.ts";
 import { brief, verdict } from "../../oracles/oracle.ts";
-import { about, credentialOf, listen } from "../../oracles/socket.ts";
+import { about, credentialOf, fileRecord, listen } from "../../oracles/socket.ts";
 import type { BuildContext, Built } from "../endpoint.ts";
 import type { ChannelKnobs, ChannelSpec } from "./realtime-channel.ts";
 import { channelPlace, channelTop, recordOperations } from "./realtime-channel.ts";
@@ -61,14 +61,10 @@ export function buildRealtimeExposure(row: Row<RealtimeExposureKnobs>, ctx: Buil
       const owner = await listen(client, place, await credentialOf(client, "alice"));
       try {
         if (!owner.opened) throw new Error("the owner's connection was refused");
-        const created = await client.ask({
-          as: "alice",
-          method: "POST",
-          path: place.collection,
-          json: { title: "weekly plan", note: "draft for the team" },
+        const { created, id } = await fileRecord(client, place, {
+          title: "weekly plan",
+          note: "draft for the team",
         });
-        if (created.status !== 201) throw new Error(`create: ${brief(created)}`);
-        const id = (created.json as { id: unknown }).id;
         const event = await owner.waitFor(about(id), 1500);
         if (!event) throw new Error("the owner's own connection got no event");
         const read = await client.ask({ as: "alice", path: place.item.replace("{id}", String(id)) });
