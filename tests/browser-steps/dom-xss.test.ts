@@ -63,6 +63,16 @@ beforeAll(async () => {
       html(
         shell(`const next = new URLSearchParams(location.search).get("to"); if (next) location.href = next;`),
       );
+    else if (url.pathname === "/preview")
+      // The parameter is parsed as HTML in an element never put in the document (a sanitiser's first step,
+      // done wrong): nothing of it shows in the page, yet its handlers run.
+      html(
+        shell(
+          `const draft = document.createElement("div"); draft.innerHTML = new URLSearchParams(location.search).get("text") || ""; document.getElementById("out").textContent = draft.children.length + " element(s)";`,
+        ),
+      );
+    else if (url.pathname === "/static")
+      html(shell(`document.getElementById("out").textContent = "Opened at " + new Date().getFullYear();`));
     else if (url.pathname === "/safe")
       html(
         shell(
@@ -137,6 +147,18 @@ describe("probe_dom_xss", () => {
     ]);
     expect(outcome.candidates[0]).toMatchObject({ domain: "security", defect_class: "xss" });
   }, 120_000);
+
+  it("loads a page with payloads only when an inert word in its input reached a sink or the document", async () => {
+    const outcome = await probeSite([
+      page("/static", ["/static?q=tea"]),
+      page("/preview", ["/preview?text=hi"]),
+    ]);
+    // /static reads neither input: one load each; /preview's parameter reaches a detached element's HTML.
+    expect(
+      outcome.candidates.map((draft) => `${draft.location.value} ${draft.dedupe?.discriminator}`),
+    ).toEqual(["/preview ?text"]);
+    expect(outcome.stats).toMatchObject({ canaries: 4, attempts: 1 });
+  }, 60_000);
 
   it("tries pages that load scripts of their own first, when the bound reaches only some pages", async () => {
     // A server-rendered page with a parameter, listed first, and a page whose script reads the fragment.

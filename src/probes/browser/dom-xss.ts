@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page, Response } from "playwright-core";
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Page as MapPage } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
@@ -10,7 +10,8 @@ import { ANONYMOUS } from "../pages/crawl-pages.ts";
 import { webRoles } from "../pages/web-session.ts";
 import { apiCallsSettled } from "./api-quiet.ts";
 import { boundedCall, EVALUATE_MS } from "./bounded-call.ts";
-import { type BrowserSession, browserSessionFor } from "./browser-session.ts";
+import { type BrowserSession, browserSessionFor, type PageLog } from "./browser-session.ts";
+import { CANARY_WATCH, canarySinks, canaryWord, watchCanarySinks } from "./dom-xss-canary.ts";
 
 // DOM-based XSS: a page's own script takes part of the URL (a query parameter, the fragment) and writes it
 // where the browser runs it (innerHTML, document.write, eval, a javascript: link). The server may never see
@@ -18,6 +19,8 @@ import { type BrowserSession, browserSessionFor } from "./browser-session.ts";
 // defines before the page's scripts run, with a token of its own: it does nothing else, and it is the
 // proof — the payload ran. A fresh load with a new token that runs again is the second signal. A payload
 // that also comes back raw in the server's HTML is reflected XSS, AUDITOR's to report, and is left out.
+// An input is tried with payloads only when an inert word put there first reached a sink or the page
+// (dom-xss-canary.ts): most inputs reach nothing, and then cost one load instead of three.
 
 export interface DomXssOptions {
   max_pages?: number;
@@ -76,6 +79,7 @@ export async function probeDomXss(
   // Stretched while pages load slowly (browse-pace.ts): a busy machine would otherwise try one page.
   const deadline = () => session.pace.deadline(started, (options.max_seconds ?? 60) * 1000);
   let attempts = 0;
+  let canaries = 0;
   // Each page and source in a tab of its own, a few at once: most of a load is waiting on the page.
   const inputs = pages.flatMap((page) => page.sources.map((source) => ({ page, source })));
   const found = await mapConcurrent(inputs, TABS_AT_ONCE, async ({ page, source }) => {
@@ -89,6 +93,8 @@ export async function probeDomXss(
     );
     if (refused) return undefined;
     const browserContext = await session.context(role, origin);
+    canaries += 1;
+    if (!(await canaryReached(session, browserContext, origin, page.path, source))) return undefined;
     for (const [index, { sink }] of payloads(0).entries()) {
       if (Date.now() > deadline()) return undefined;
       attempts += 1;
@@ -103,8 +109,24 @@ export async function probeDomXss(
   const hits = found.filter((hit): hit is Hit => hit !== undefined);
   return {
     candidates: hits.map((hit) => draftFor(context, hit)),
-    stats: { pages: pages.length, attempts, confirmed: hits.length },
+    stats: { pages: pages.length, canaries, attempts, confirmed: hits.length },
   };
+}
+
+/** Whether an inert word put in `source` reaches anything on the page (dom-xss-canary.ts). */
+async function canaryReached(
+  session: BrowserSession,
+  browserContext: BrowserContext,
+  origin: string,
+  path: string,
+  source: string,
+): Promise<boolean> {
+  const word = canaryWord();
+  const url = withPayload(new URL(path, origin), source, word);
+  const sinks = await loaded(session, browserContext, url, (page, log) =>
+    canarySinks(page, word, url.href, log.network),
+  );
+  return sinks.length > 0;
 }
 
 /** Loads the page with the payload in `source`; the URL when the payload ran and the server did not echo it. */
@@ -119,19 +141,7 @@ async function ran(
   const token = randomInt(100_000, 999_999);
   const payload = payloadFor(token);
   const url = withPayload(new URL(path, origin), source, payload);
-  const { page } = await session.borrowPage(browserContext);
-  try {
-    // Once per tab (tabs are reused); the script then runs in every document the tab loads.
-    if (!hooked.has(page)) {
-      hooked.add(page);
-      await page.addInitScript((hook) => {
-        const calls: number[] = [];
-        Object.defineProperty(window, hook, { value: (value: number) => calls.push(value), writable: false });
-        Object.defineProperty(window, `${hook}Calls`, { value: calls, writable: false });
-      }, HOOK);
-    }
-    const response = await page.goto(url.href, { waitUntil: "load", timeout: 10_000 }).catch(() => null);
-    await apiCallsSettled(page, SETTLE_MS);
+  return loaded(session, browserContext, url, async (page, _log, response) => {
     // A payload written into a link runs when someone follows it: follow those the page built from it.
     await page
       .evaluate((hook) => {
@@ -146,12 +156,37 @@ async function ran(
     const served = response ? await response.text().catch(() => "") : "";
     if (served.includes(payload)) return undefined;
     return url.href;
+  });
+}
+
+/** `url` loaded in a tab of `browserContext` and settled; `read` answers from it before the tab goes back. */
+async function loaded<T>(
+  session: BrowserSession,
+  browserContext: BrowserContext,
+  url: URL,
+  read: (page: Page, log: PageLog, response: Response | null) => Promise<T>,
+): Promise<T> {
+  const { page, log } = await session.borrowPage(browserContext);
+  try {
+    // Once per tab (tabs are reused); the scripts then run in every document the tab loads.
+    if (!hooked.has(page)) {
+      hooked.add(page);
+      await page.addInitScript((hook) => {
+        const calls: number[] = [];
+        Object.defineProperty(window, hook, { value: (value: number) => calls.push(value), writable: false });
+        Object.defineProperty(window, `${hook}Calls`, { value: calls, writable: false });
+      }, HOOK);
+      await page.addInitScript(watchCanarySinks, CANARY_WATCH);
+    }
+    const response = await page.goto(url.href, { waitUntil: "load", timeout: 10_000 }).catch(() => null);
+    await apiCallsSettled(page, SETTLE_MS);
+    return await read(page, log, response);
   } finally {
     await boundedCall(session.giveBack(page), 2 * EVALUATE_MS, undefined);
   }
 }
 
-/** Tabs that already carry the hook's init script. */
+/** Tabs that already carry the hook's and the canary watcher's init scripts. */
 const hooked = new WeakSet<Page>();
 
 /** The page's URL with `payload` in `source` (`#fragment` or `?name`). */
