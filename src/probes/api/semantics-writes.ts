@@ -26,22 +26,38 @@ import { valueAtPath } from "./value-tools.ts";
 // delete, a refused update that still changed data, a PUT that is not idempotent, a list that misses a
 // just-created item.
 
+/** Keys that hold when a record was created (`created_at`, `createdAt`, `creationDate`, `dateCreated`). */
+const CREATION_KEY = /^(?:created|inserted|creation)(?:[_-]?(?:at|on|time|date|timestamp))?$|^date[_-]?created$/i;
+
+/** The record's creation time as it shows it, if it does. */
+function creationStamp(json: unknown): string | undefined {
+  const record = unwrap(json);
+  if (!record || typeof record !== "object" || Array.isArray(record)) return undefined;
+  for (const [key, value] of Object.entries(record))
+    if (CREATION_KEY.test(key) && (typeof value === "string" || typeof value === "number")) return String(value);
+  return undefined;
+}
+
 export const deletedStillReadable: Oracle = async (run, factory, family, owner) => {
   if (!family.read || !usable(family.remove) || !factory.canCreate(family)) return [];
   const resource = await factory.create(family, owner);
   if (!resource) return [];
   const remove = itemRequest(family.remove, resource);
+  const read = itemRequest(family.read, resource);
+  // The same record, not a new one that reused the id: databases hand a freed id to the next insert, and
+  // another probe may replay this very create, markers and all. Such a row was created after the delete,
+  // so its creation time, when the record shows one, is not the one read before it.
+  const createdAt = creationStamp((await sendPrepared(run, owner, read))?.response?.json);
   const deleted = await sendPrepared(run, owner, remove);
   if (!deleted || !isSuccess(deleted)) return [];
-  const read = itemRequest(family.read, resource);
-  // The same record, not a new one that reused the id (databases hand a freed id to the next insert).
   const same = (exchange: HttpExchange | undefined) =>
     Boolean(
       exchange &&
         isSuccess(exchange) &&
         idOf(unwrap(exchange.response?.json), family) === resource.id &&
         (resource.markers.length === 0 ||
-          resource.markers.some((marker) => (exchange.response?.body ?? "").includes(marker))),
+          resource.markers.some((marker) => (exchange.response?.body ?? "").includes(marker))) &&
+        creationStamp(exchange.response?.json) === createdAt,
     );
   const first = await sendPrepared(run, owner, read);
   if (!first || !same(first)) return [];
