@@ -360,7 +360,7 @@ function csrfFinding(
     repro: {
       title: `${key} refuses a cross-site request without a valid CSRF token`,
       steps: [
-        { ...stepOf("forged", exchange), as: found.user, headers: forgedHeaders(forged.spec) },
+        { ...stepOf("forged", exchange), as: found.user, headers: forgedHeaders(forged.spec), csrf: false },
         { name: "read", as: found.user, method: "GET", path: shown.place },
       ],
       assertions: [

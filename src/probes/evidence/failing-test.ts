@@ -1,5 +1,6 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import { credentialVariable } from "../http/curl.ts";
+import { CSRF_COOKIES } from "../session/csrf.ts";
 import { secretVariableName } from "../session/secret-reference.ts";
 import { SIGN_IN_SEGMENT } from "../session/signed-out.ts";
 import { BROWSER_HELPERS, BROWSER_IMPORT, needsBrowser, renderedLacksElement } from "./browser-assertion.ts";
@@ -22,6 +23,11 @@ export interface ReproStep {
   forge?: TokenForgery;
   /** Load this page first (as `as`): its hidden fields, a CSRF token among them, join the form body. */
   formPage?: string;
+  /**
+   * false: sent without the anti-forgery header the application's scripts add to a signed-in unsafe request
+   * (a cross-site forgery). By default the test adds it, as the probe's session did.
+   */
+  csrf?: false;
   /** Sent once per process however often the test repeats (a warm-up before a timed request). */
   once?: boolean;
   /** Sent this many times, the fastest answer standing for the step: a timing a busy machine's pauses would blur. */
@@ -171,6 +177,9 @@ export function renderFailingTest(
   lines.push(`const BASE_URL = process.env.QAAS_BASE_URL ?? ${JSON.stringify(baseUrl)};`);
   lines.push(`const LOGIN = ${JSON.stringify(loginConfig)};`);
   lines.push(`const USERS = ${JSON.stringify(userTable(profile, used))};`);
+  lines.push(
+    `const CSRF_COOKIES = ${JSON.stringify(CSRF_COOKIES.map(({ cookie, header }) => [cookie.source, cookie.flags, header]))}.map(([source, flags, header]) => [new RegExp(source, flags), header]);`,
+  );
   lines.push(HELPERS);
   if (needsBrowser(script.assertions)) lines.push(BROWSER_HELPERS);
   lines.push("");
@@ -422,8 +431,14 @@ async function waitUntilExpired(how) {
 const UNIQUE = Math.random().toString(36).slice(2, 8);
 const UNIQUE_NUMBER = String(100000 + Math.floor(Math.random() * 900000));
 
+// A step that created nothing to refer to (refused, or its answer named no id) stops the test as a set-up
+// failure: sent on with an empty id, the steps after it would prove nothing and could pass.
 function fill(steps, text) {
-  return text.split("{{unique}}").join(UNIQUE).split("{{unique-number}}").join(UNIQUE_NUMBER).replace(/\{\{([\w-]+)\.id\}\}/g, (_, name) => encodeURIComponent(String(steps[name]?.id ?? "")));
+  return text.split("{{unique}}").join(UNIQUE).split("{{unique-number}}").join(UNIQUE_NUMBER).replace(/\{\{([\w-]+)\.id\}\}/g, (_, name) => {
+    const id = steps[name]?.id;
+    if (id === undefined || id === null || id === "") throw new Error("set-up failed: step " + name + " created nothing to refer to (answered " + steps[name]?.status + ")");
+    return encodeURIComponent(String(id));
+  });
 }
 
 async function call(steps, step) {
@@ -448,6 +463,7 @@ async function call(steps, step) {
     body = fields.toString();
   }
   if (session) url = applyCredential(headers, target, session.token, session.cookies);
+  if (session && step.csrf !== false) addCsrfHeader(headers, step.method, session.cookies);
   const started = performance.now();
   const response = await fetch(url, { method: step.method, headers, body, redirect: "manual" });
   const text = await response.text();
@@ -477,6 +493,25 @@ function applyCredential(headers, url, token, cookies) {
   else if (LOGIN.kind === "form" && !LOGIN.tokenFrom) headers.cookie = cookieHeader(cookies);
   else headers[name.toLowerCase()] = name.toLowerCase() === "authorization" ? LOGIN.scheme + " " + token : token;
   return url;
+}
+
+/**
+ * A signed-in unsafe request carries the anti-forgery header the application's own scripts add: its readable
+ * CSRF cookie echoed (Django's csrftoken as X-CSRFToken, XSRF-TOKEN as X-XSRF-TOKEN), as the probe's session did.
+ */
+function addCsrfHeader(headers, method, cookies) {
+  if (["GET", "HEAD", "OPTIONS", "TRACE"].includes(method.toUpperCase())) return;
+  if (Object.keys(headers).some((name) => /^x-(xsrf|csrf)[-_]?token$|^x-csrftoken$|^x-xsrftoken$/i.test(name))) return;
+  for (const [name, value] of Object.entries(cookies)) {
+    // csurf keeps its secret in _csrf: echoing it proves nothing.
+    if (name === "_csrf" || !value) continue;
+    const known = CSRF_COOKIES.find(([pattern]) => pattern.test(name));
+    if (!known) continue;
+    let token = value;
+    try { token = decodeURIComponent(value); } catch {}
+    headers[known[1].toLowerCase()] = token;
+    return;
+  }
 }
 
 /** Keeps the cookies an answer sets, as a browser does: a session cookie that rotates stays current. */

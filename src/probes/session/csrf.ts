@@ -41,7 +41,7 @@ export function metaCsrf(meta: Record<string, string>): MetaCsrf | undefined {
 }
 
 /** Readable CSRF cookies and the header their frameworks expect them echoed in. */
-const CSRF_COOKIES: ReadonlyArray<{ cookie: RegExp; header: string }> = [
+export const CSRF_COOKIES: ReadonlyArray<{ cookie: RegExp; header: string }> = [
   { cookie: /^xsrf-token$/i, header: "X-XSRF-TOKEN" },
   { cookie: /^csrftoken$/i, header: "X-CSRFToken" },
   { cookie: /^_xsrf$/i, header: "X-XSRFToken" },
