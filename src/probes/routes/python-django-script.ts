@@ -150,7 +150,8 @@ class Declarations:
         return model, fields, exclude, read_only
 
     def model_fields(self, file, cls):
-        properties, required = {}, []
+        """(properties, required, fixed): fixed names the model sets itself (editable=False, auto_now)."""
+        properties, required, fixed = {}, [], set()
         for owner, node in reversed(self.project.class_chain(file, cls)[0]):
             for item in node.body:
                 if isinstance(item, ast.Assign) and isinstance(item.value, ast.Call) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
@@ -158,23 +159,24 @@ class Declarations:
                     if name not in FIELD_TYPES or FIELD_TYPES[name] is None:
                         continue
                     keyword = lambda key: next((entry.value for entry in item.value.keywords if entry.arg == key), None)
-                    editable = keyword("editable")
-                    if isinstance(editable, ast.Constant) and editable.value is False:
+                    # editable=False, or auto_now / auto_now_add (which imply it): forms and serializers leave it out.
+                    if any(isinstance(keyword(key), ast.Constant) and keyword(key).value is value for key, value in (("editable", False), ("auto_now", True), ("auto_now_add", True))):
+                        fixed.add(item.targets[0].id)
                         continue
                     found = self.field_schema(owner, item.value)
                     if found:
                         properties[item.targets[0].id] = found[0]
                         if found[1]:
                             required.append(item.targets[0].id)
-        return properties, required
+        return properties, required, fixed
 
     def with_model(self, file, cls, properties, required):
         model, fields, exclude, read_only = self.meta(file, cls)
         if model:
-            model_properties, model_required = self.model_fields(model[0], model[1])
+            model_properties, model_required, fixed = self.model_fields(model[0], model[1])
             names = list(model_properties) if fields in (None, "__all__") else fields
             for name in names:
-                if name in exclude or name in read_only or name in properties:
+                if name in exclude or name in read_only or name in properties or name in fixed:
                     continue
                 if name in model_properties:
                     properties[name] = model_properties[name]
