@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import type { Operation } from "../../map/system-map.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { PointBaseline } from "./point-request.ts";
@@ -41,29 +42,56 @@ export async function testSqlPoint(
   const shots = new PointShots(run, baseline);
   const proof = await findProof(run, shots, stats);
   const redirectLeak = shots.redirectLeak;
-  if (proof || /^\d+$/.test(baseline.value) || shots.quoteChanged) {
+  const numeric = /^\d+$/.test(baseline.value);
+  if (!proof && shots.baselineMoved && !numeric && !QUIET_WORD.test(baseline.value)) {
+    // A word the run's own records carry (a search matching what other probes keep creating) answers
+    // differently each time: from a word nothing holds, the answer stays put and a widening pair shows.
+    const retested = await retestFrom(run, shots, quietWord(), stats, { mustDiffer: false });
+    if (retested) return { ...retested, redirectLeak: redirectLeak ?? retested.redirectLeak };
+  }
+  if (proof || numeric || shots.quoteChanged) {
     return { proof, baseline, requests: shots.requests, redirectLeak };
   }
   // A word that changed nothing may sit where SQL expects a number (`id = qaas` fails, and a swallowed error
   // looks like "no match"): when a number answers differently, the point is tested again from that number.
-  const number = await shots.send("number", "1", { replace: true });
-  if (!number.exchange || shots.failed(number) || shots.same(number, shots.baselineShot)) {
-    return { proof: undefined, baseline, requests: shots.requests, redirectLeak };
-  }
-  const numeric: PointBaseline = {
-    ...baseline,
-    prepared: number.prepared,
-    exchange: number.exchange,
-    value: "1",
+  const retested = await retestFrom(run, shots, "1", stats, { mustDiffer: true });
+  return retested
+    ? { ...retested, redirectLeak: redirectLeak ?? retested.redirectLeak }
+    : { proof: undefined, baseline, requests: shots.requests, redirectLeak };
+}
+
+/**
+ * A word no record holds: not the run's own (built around "qaas"), and fresh each time, since the probes
+ * that write store the words they test with.
+ */
+function quietWord(): string {
+  return `xyzzy${randomInt(10_000, 99_999)}`;
+}
+const QUIET_WORD = /^xyzzy\d{5}$/;
+
+/**
+ * The point tested again from `value` in place of its own; undefined when that value draws no usable
+ * answer, or (`mustDiffer`) the baseline's own answer, which would tell nothing new.
+ */
+async function retestFrom(
+  run: ProbeRun,
+  shots: PointShots,
+  value: string,
+  stats: PointTestStats,
+  options: { mustDiffer: boolean },
+): Promise<PointResult | undefined> {
+  const sent = await shots.send(value === "1" ? "number" : "quiet-word", value, { replace: true });
+  if (!sent.exchange || shots.failed(sent)) return undefined;
+  if (options.mustDiffer && shots.same(sent, shots.baselineShot)) return undefined;
+  const baseline: PointBaseline = {
+    ...shots.baseline,
+    prepared: sent.prepared,
+    exchange: sent.exchange,
+    value,
   };
-  const twin = new PointShots(run, numeric);
-  const numericProof = await findProof(run, twin, stats);
-  return {
-    proof: numericProof,
-    baseline: numeric,
-    requests: shots.requests + twin.requests,
-    redirectLeak: redirectLeak ?? twin.redirectLeak,
-  };
+  const twin = new PointShots(run, baseline);
+  const proof = await findProof(run, twin, stats);
+  return { proof, baseline, requests: shots.requests + twin.requests, redirectLeak: twin.redirectLeak };
 }
 
 async function findProof(
@@ -94,6 +122,7 @@ async function findProof(
   const again = await shots.send("baseline-again", "");
   shots.noteOrdinaryAnswer(again);
   if (!shots.same(again, base)) {
+    shots.baselineMoved = true;
     stats.unstable += 1;
     return timeBased(shots, dbms, numeric, anyChange, stats);
   }

@@ -23,6 +23,8 @@ export class PointShots {
   requests = 0;
   /** Whether a quote changed the answer at all (set once the quotes were sent). */
   quoteChanged = false;
+  /** The baseline answered differently when sent again (others' writes show in it, or it varies). */
+  baselineMoved = false;
   /** The first shot answered by a redirect whose Location carries a database error. */
   redirectLeak: Shot | undefined;
   readonly baselineShot: Shot;
