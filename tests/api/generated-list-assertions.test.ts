@@ -7,7 +7,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { driftAssertions } from "../../src/probes/api/contract-probe.ts";
-import { type ReproAssertion, renderFailingTest } from "../../src/probes/evidence/failing-test.ts";
+import {
+  dottedPath,
+  type ReproAssertion,
+  renderFailingTest,
+} from "../../src/probes/evidence/failing-test.ts";
 
 // A `*` in an assertion's path stands for every item of the list, as the probe judged them: a generated
 // test must fail when any item breaks the document, not only the first.
@@ -78,6 +82,19 @@ describe("generated assertions over every item of a list", () => {
     expect(await fails("/clean", lacks)).toBe(true);
     bodies["/partial"] = { items: [{ label: "a" }, {}] };
     expect(await fails("/partial", has)).toBe(true);
+  });
+
+  it("a field of a list at the body's root is asserted on that list's items", async () => {
+    // The exposure probe names it `[0].label`; the test must not read it as a field named "" first.
+    const lacks: ReproAssertion = {
+      kind: "json_lacks",
+      step: "read",
+      path: dottedPath("[0].label"),
+      message: "lacks",
+    };
+    expect(lacks.path).toBe("0.label");
+    expect(await fails("/list", lacks)).toBe(true);
+    expect(await fails("/clean", lacks)).toBe(false);
   });
 
   it("body_not_matches finds a traceback escaped inside a JSON string, as the probe did", async () => {

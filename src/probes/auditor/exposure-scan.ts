@@ -2,7 +2,7 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import { operationKey, selectOperations } from "../api/operation-index.ts";
 import { endpointLocation } from "../api/probe-support.ts";
 import { ResourceFactory } from "../api/resource-factory.ts";
-import type { ReproAssertion } from "../evidence/failing-test.ts";
+import { dottedPath, type ReproAssertion } from "../evidence/failing-test.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import { toTemplateForm } from "../http/target-url.ts";
@@ -255,7 +255,7 @@ function findingOf(run: ProbeRun, candidate: ExposureCandidate, related: string[
       ? {
           kind: "json_lacks",
           step: "exposed",
-          path: candidate.path.replace(/\[(\d+)\]/g, ".$1"),
+          path: dottedPath(candidate.path),
           message: `${candidate.what} must not be returned`,
         }
       : candidate.pattern

@@ -202,6 +202,11 @@ export function renderFailingTest(
   return lines.join("\n");
 }
 
+/** `[0].email` or `items[2].name` as an assertion's path (`0.email`, `items.2.name`): dots only, none leading. */
+export function dottedPath(path: string): string {
+  return path.replace(/\[(\d+)\]/g, ".$1").replace(/^\./, "");
+}
+
 /** The header line a test that waits on purpose carries, with the seconds it waits. */
 export const WAITS_MARK = "qaas-waits-seconds:";
 /** The comment line of a test that asserts on how long the target took to answer. */
