@@ -2,11 +2,12 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-// A bearer-token JSON API with accounts and notes addressed by their title, in two builds. `flawed` lets any
+// A bearer-token JSON API with accounts and notes addressed by their title, in three builds. `flawed` lets any
 // signed-in user set any account's password, copies any extra sign-up field into the account (an admin
 // flag) and shows any note to any signed-in user; `sound` lets an account change only its own password,
-// keeps only the documented sign-up fields and shows a note to its owner only. In both, a public list names
-// every note and its owner (a directory, no contents).
+// keeps only the documented sign-up fields and shows a note to its owner only. In all, a public list names
+// every note and its owner (a directory, no contents). `escalating` is the sound build but for its profile
+// update (`PATCH /me`), which copies the admin flag from the body.
 
 export interface AccountApp {
   baseUrl: string;
@@ -23,7 +24,7 @@ interface Account {
   admin: boolean;
 }
 
-export async function startAccountApp(build: "flawed" | "sound"): Promise<AccountApp> {
+export async function startAccountApp(build: "flawed" | "sound" | "escalating"): Promise<AccountApp> {
   const passwords = new Map(Object.entries(SEEDED));
   const accounts = new Map<string, Account>([
     ["alice", { email: "alice@fixture.test", admin: false }],
@@ -70,11 +71,17 @@ export async function startAccountApp(build: "flawed" | "sound"): Promise<Accoun
       const account = accounts.get(caller)!;
       return json(200, { data: { username: caller, email: account.email, admin: account.admin } });
     }
+    if (route === "PATCH /me") {
+      const account = accounts.get(caller)!;
+      if (typeof body.email === "string") account.email = body.email;
+      if (build === "escalating" && typeof body.admin === "boolean") account.admin = body.admin;
+      return json(200, { data: { username: caller, email: account.email } });
+    }
     const change = path.match(/^\/users\/([^/]+)\/password$/);
     if (request.method === "PUT" && change) {
       const target = change[1]!;
       if (!accounts.has(target)) return json(404, { error: "no such user" });
-      if (build === "sound" && target !== caller) return json(403, { error: "not yours" });
+      if (build !== "flawed" && target !== caller) return json(403, { error: "not yours" });
       if (typeof body.password !== "string") return json(400, { error: "password is required" });
       passwords.set(target, body.password);
       return json(204, {});
@@ -88,7 +95,7 @@ export async function startAccountApp(build: "flawed" | "sound"): Promise<Accoun
     const item = path.match(/^\/notes\/([^/]+)$/);
     if (request.method === "GET" && item) {
       const note = notes.get(item[1]!);
-      if (!note || (build === "sound" && note.owner !== caller)) return json(404, { error: "no such note" });
+      if (!note || (build !== "flawed" && note.owner !== caller)) return json(404, { error: "no such note" });
       return json(200, { note_title: item[1], owner: note.owner, body: note.body });
     }
     return json(404, { error: "not found" });
@@ -137,7 +144,15 @@ const DOCUMENT: Record<string, unknown> = {
         responses: ok,
       },
     },
-    "/me": { get: { operationId: "me", security: bearer, responses: ok } },
+    "/me": {
+      get: { operationId: "me", security: bearer, responses: ok },
+      patch: {
+        operationId: "update_me",
+        security: bearer,
+        requestBody: jsonBody({ email: { type: "string" } }),
+        responses: ok,
+      },
+    },
     "/users/{username}/password": {
       put: {
         operationId: "update_password",

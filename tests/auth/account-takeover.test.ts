@@ -13,7 +13,7 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
-async function runFor(build: "flawed" | "sound", tool: string) {
+async function runFor(build: "flawed" | "sound" | "escalating", tool: string) {
   const app = await startAccountApp(build);
   apps.push(app);
   process.env.ACCOUNT_ALICE_PW = SEEDED.alice;
@@ -44,7 +44,7 @@ async function runFor(build: "flawed" | "sound", tool: string) {
   return { app, run };
 }
 
-async function accountChecks(build: "flawed" | "sound") {
+async function accountChecks(build: "flawed" | "sound" | "escalating") {
   const { app, run } = await runFor(build, "check_authentication");
   const outcome = await checkAuthentication(run, {
     checks: ["password-takeover", "sign-up-mass-assignment"],
@@ -72,6 +72,12 @@ describe("accounts the run registers itself", () => {
   it("finds nothing when an account may change only its own password and sign-up keeps its fields", async () => {
     const { app, found } = await accountChecks("sound");
     expect(found).toEqual([]);
+    for (const [name, password] of Object.entries(SEEDED)) expect(app.passwords.get(name)).toBe(password);
+  });
+
+  it("proves an account granting itself the admin flag through its own profile update", async () => {
+    const { app, found } = await accountChecks("escalating");
+    expect(found).toEqual(["validation-missing PATCH /me"]);
     for (const [name, password] of Object.entries(SEEDED)) expect(app.passwords.get(name)).toBe(password);
   });
 });

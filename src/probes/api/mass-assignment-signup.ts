@@ -14,7 +14,7 @@ import type { PrivilegedField } from "./mass-assignment-fields.ts";
 import { holds, privilegedFields, valuesFor } from "./mass-assignment-fields.ts";
 import { lastStaticSegment, operationKey } from "./operation-index.ts";
 import { endpointLocation } from "./probe-support.ts";
-import { buildRequest, toSpec } from "./request-builder.ts";
+import { bodyKind, buildRequest, toSpec } from "./request-builder.ts";
 
 // Mass assignment at sign-up (OWASP API3, CWE-915): a registration that copies an extra privilege field
 // (`admin: true`, `role: "admin"`) from the body into the new account. Only accounts the run registers
@@ -51,7 +51,7 @@ export async function probeSignupMassAssignment(
     const after = await selfView(run, forced, reads);
     if (!holds(after.record[field.name], value, field.kind)) continue;
     findings.push(
-      finding(run, registration.operation, field, value, current, [
+      finding(run, registration.operation, field, value, current, "sign-up", [
         { label: "plain sign-up", exchange: plain.exchanges[0]! },
         ...(before.exchange ? [{ label: "plain account reads itself", exchange: before.exchange }] : []),
         { label: "sign-up with the field", exchange: forced.exchanges[0]! },
@@ -60,7 +60,60 @@ export async function probeSignupMassAssignment(
     );
     break;
   }
+  findings.push(...(await selfUpdateEscalation(run, plain, reads, before.record)));
   return findings;
+}
+
+/**
+ * The same fields sent by the plain account on an update of itself (`PATCH /me`, `PUT /account`): a profile
+ * form's handler that copies the body into the account lets its owner make itself an administrator. The
+ * account is the run's own, so nothing anyone else holds changes; the value must read back, where the
+ * account read itself with another before.
+ */
+async function selfUpdateEscalation(
+  run: ProbeRun,
+  account: RunAccount,
+  reads: readonly Operation[],
+  before: Record<string, unknown>,
+): Promise<EnvelopeDraft[]> {
+  const readPaths = new Set(reads.map((read) => read.path));
+  const updates = run.map.operations.filter(
+    (operation) =>
+      ["PUT", "PATCH"].includes(operation.method.toUpperCase()) &&
+      !operation.graphql &&
+      bodyKind(operation) === "json" &&
+      pathParameterNames(operation.path).length === 0 &&
+      (readPaths.has(operation.path) || SELF_SEGMENT.test(lastStaticSegment(operation.path) ?? "")),
+  );
+  for (const update of updates.slice(0, 3)) {
+    const fields = privilegedFields(update, before)
+      .filter((field) => field.kind === "role" || field.kind === "flag")
+      .slice(0, MAX_FIELDS);
+    for (const field of fields) {
+      const current = before[field.name];
+      if (current === undefined) continue;
+      const [value] = valuesFor(field, current, undefined);
+      if (value === undefined || holds(current, value, field.kind)) continue;
+      const prepared = buildRequest(update, { seed: "self" });
+      const body = prepared.body && typeof prepared.body === "object" ? prepared.body : {};
+      prepared.body = { ...(body as Record<string, unknown>), [field.name]: value };
+      const exchange = await send(
+        run,
+        undefined,
+        run.sessions.withToken(account.token, toSpec(run.target.baseUrl, prepared)),
+      );
+      if (!exchange || !isSuccess(exchange)) continue;
+      const after = await selfView(run, account, reads);
+      if (!holds(after.record[field.name], value, field.kind)) continue;
+      return [
+        finding(run, update, field, value, current, "self-update", [
+          { label: `${operationKey(update)} with the field, by the account itself`, exchange },
+          ...(after.exchange ? [{ label: "the account reads itself", exchange: after.exchange }] : []),
+        ]),
+      ];
+    }
+  }
+  return [];
 }
 
 /** Reads without path parameters that answer about the caller (`/me`, `/account`). */
@@ -124,16 +177,27 @@ function finding(
   field: PrivilegedField,
   value: unknown,
   before: unknown,
+  how: "sign-up" | "self-update",
   exchanges: Array<{ label: string; exchange: HttpExchange }>,
 ): EnvelopeDraft {
   const key = operationKey(operation);
   const shown = JSON.stringify(value);
+  const was = `${field.name} = ${JSON.stringify(before ?? null)}`;
   return buildFinding(run, {
     domain: "api",
     defectClass: "validation-missing",
-    title: `${key} lets a new account set ${field.name} = ${shown} for itself (mass assignment)`,
-    summary: `An account the run registered plainly reads itself back with ${field.name} = ${JSON.stringify(before ?? null)}; one registered with ${field.name} = ${shown} added to the body reads itself back with ${shown}. The sign-up copies a privilege field the client must not choose.`,
-    impact: "Anyone can register an account with privileges only the server should grant (an administrator).",
+    title:
+      how === "sign-up"
+        ? `${key} lets a new account set ${field.name} = ${shown} for itself (mass assignment)`
+        : `${key} lets an account set its own ${field.name} = ${shown} (mass assignment)`,
+    summary:
+      how === "sign-up"
+        ? `An account the run registered plainly reads itself back with ${was}; one registered with ${field.name} = ${shown} added to the body reads itself back with ${shown}. The sign-up copies a privilege field the client must not choose.`
+        : `An account the run registered reads itself back with ${was}; after it sent ${key} with ${field.name} = ${shown} added to the body, it reads itself back with ${shown}. The update copies a privilege field the client must not choose.`,
+    impact:
+      how === "sign-up"
+        ? "Anyone can register an account with privileges only the server should grant (an administrator)."
+        : "Any account can grant itself privileges only the server should grant (an administrator).",
     location: endpointLocation(operation),
     severity: severityFor("validation-missing", { privileged: true }),
     confidence: 0.9,
