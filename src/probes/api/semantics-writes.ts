@@ -27,14 +27,16 @@ import { valueAtPath } from "./value-tools.ts";
 // just-created item.
 
 /** Keys that hold when a record was created (`created_at`, `createdAt`, `creationDate`, `dateCreated`). */
-const CREATION_KEY = /^(?:created|inserted|creation)(?:[_-]?(?:at|on|time|date|timestamp))?$|^date[_-]?created$/i;
+const CREATION_KEY =
+  /^(?:created|inserted|creation)(?:[_-]?(?:at|on|time|date|timestamp))?$|^date[_-]?created$/i;
 
 /** The record's creation time as it shows it, if it does. */
 function creationStamp(json: unknown): string | undefined {
   const record = unwrap(json);
   if (!record || typeof record !== "object" || Array.isArray(record)) return undefined;
   for (const [key, value] of Object.entries(record))
-    if (CREATION_KEY.test(key) && (typeof value === "string" || typeof value === "number")) return String(value);
+    if (CREATION_KEY.test(key) && (typeof value === "string" || typeof value === "number"))
+      return String(value);
   return undefined;
 }
 
