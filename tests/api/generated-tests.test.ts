@@ -1,7 +1,5 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvelopeDraft } from "../../src/envelope/envelope-draft.ts";
 import { contractTools } from "../../src/tools/servers/contract-server.ts";
@@ -11,8 +9,8 @@ import type { FixtureTarget } from "../fixtures/targets.ts";
 import { inventoryTarget, notesTarget } from "../fixtures/targets.ts";
 import type { FakeRunContext } from "../support/fake-run-context.ts";
 import { callTool } from "../support/fake-run-context.ts";
+import { runNodeTest } from "../support/node-test.ts";
 
-const run = promisify(execFile);
 let notes: FixtureTarget<NotesServer>;
 let inventory: FixtureTarget<InventoryServer>;
 
@@ -36,17 +34,8 @@ function testFileOf(context: FakeRunContext, draft: EnvelopeDraft): string {
 }
 
 /** Runs a generated test as REPRODUCER would: plain node, the base URL and the profile's secrets in the environment. */
-async function runTest(file: string, baseUrl: string): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout } = await run(process.execPath, ["--test", file], {
-      env: { ...process.env, QAAS_BASE_URL: baseUrl },
-      timeout: 20_000,
-    });
-    return { code: 0, output: stdout };
-  } catch (error) {
-    const failure = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failure.code ?? 1, output: `${failure.stdout ?? ""}${failure.stderr ?? ""}` };
-  }
+function runTest(file: string, baseUrl: string): Promise<{ code: number; output: string }> {
+  return runNodeTest(file, { QAAS_BASE_URL: baseUrl });
 }
 
 describe("generated failing tests", () => {

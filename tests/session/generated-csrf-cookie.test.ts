@@ -1,15 +1,14 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReproScript, ReproStep } from "../../src/probes/evidence/failing-test.ts";
 import { renderFailingTest } from "../../src/probes/evidence/failing-test.ts";
 import { profileFor } from "../fixtures/probe-harness.ts";
+import { runNodeTest } from "../support/node-test.ts";
 import { ALICE, BOB, setPasswords } from "./session-support.ts";
 
 // A generated test on an application that signs in through a form and wants, on every signed-in unsafe
@@ -18,7 +17,6 @@ import { ALICE, BOB, setPasswords } from "./session-support.ts";
 // except on a step that stands for a cross-site forgery; and a create the application refused stops the
 // test as a set-up failure instead of letting the steps after it pass.
 
-const execute = promisify(execFile);
 let server: http.Server;
 let baseUrl: string;
 let folder: string;
@@ -109,16 +107,7 @@ async function runGenerated(script: ReproScript): Promise<{ code: number; output
   });
   const file = path.join(folder, `${script.title.replace(/\W+/g, "-")}.test.mjs`);
   fs.writeFileSync(file, renderFailingTest(script, profile, baseUrl));
-  try {
-    const { stdout } = await execute(process.execPath, ["--test", file], {
-      env: { ...process.env, QAAS_BASE_URL: baseUrl },
-      timeout: 20_000,
-    });
-    return { code: 0, output: stdout };
-  } catch (error) {
-    const failure = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failure.code ?? 1, output: `${failure.stdout ?? ""}${failure.stderr ?? ""}` };
-  }
+  return runNodeTest(file, { QAAS_BASE_URL: baseUrl });
 }
 
 const create = (extra: Partial<ReproStep> = {}): ReproStep => ({

@@ -1,14 +1,13 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
 import type { ReproScript } from "../../src/probes/evidence/failing-test.ts";
 import { renderFailingTest } from "../../src/probes/evidence/failing-test.ts";
 import { stepFromPrepared } from "../../src/probes/evidence/repro-steps.ts";
 import { profileFor } from "../fixtures/probe-harness.ts";
+import { runNodeTest } from "../support/node-test.ts";
 import type { BrowserApp } from "./browser-app.ts";
 import { startBrowserApp } from "./browser-app.ts";
 import { ALICE, setPasswords } from "./session-support.ts";
@@ -16,7 +15,6 @@ import { ALICE, setPasswords } from "./session-support.ts";
 // A generated failing test must replay a finding on an application that signs in with a CSRF-protected
 // form, rotates its session cookie on every page and wants a fresh token in each form it accepts.
 
-const execute = promisify(execFile);
 let app: BrowserApp;
 let folder: string;
 
@@ -59,16 +57,7 @@ async function runGenerated(
   });
   const file = path.join(folder, `${script.title.replace(/\W+/g, "-")}.test.mjs`);
   fs.writeFileSync(file, renderFailingTest(script, profile, app.baseUrl));
-  try {
-    const { stdout } = await execute(process.execPath, ["--test", file], {
-      env: { ...process.env, QAAS_BASE_URL: app.baseUrl, ...env },
-      timeout: 20_000,
-    });
-    return { code: 0, output: stdout };
-  } catch (error) {
-    const failure = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failure.code ?? 1, output: `${failure.stdout ?? ""}${failure.stderr ?? ""}` };
-  }
+  return runNodeTest(file, { QAAS_BASE_URL: app.baseUrl, ...env });
 }
 
 describe("generated tests on a form-and-cookie application", () => {

@@ -1,6 +1,6 @@
 import type { TargetProfile } from "../../targets/profile-schema.ts";
 import { credentialVariable } from "../http/curl.ts";
-import { CSRF_COOKIES } from "../session/csrf.ts";
+import { CSRF_COOKIES, CSRF_HEADER } from "../session/csrf.ts";
 import { secretVariableName } from "../session/secret-reference.ts";
 import { SIGN_IN_SEGMENT } from "../session/signed-out.ts";
 import { BROWSER_HELPERS, BROWSER_IMPORT, needsBrowser, renderedLacksElement } from "./browser-assertion.ts";
@@ -179,6 +179,9 @@ export function renderFailingTest(
   lines.push(`const USERS = ${JSON.stringify(userTable(profile, used))};`);
   lines.push(
     `const CSRF_COOKIES = ${JSON.stringify(CSRF_COOKIES.map(({ cookie, header }) => [cookie.source, cookie.flags, header]))}.map(([source, flags, header]) => [new RegExp(source, flags), header]);`,
+  );
+  lines.push(
+    `const CSRF_HEADER = new RegExp(${JSON.stringify(CSRF_HEADER.source)}, ${JSON.stringify(CSRF_HEADER.flags)});`,
   );
   lines.push(HELPERS);
   if (needsBrowser(script.assertions)) lines.push(BROWSER_HELPERS);
@@ -506,7 +509,7 @@ function applyCredential(headers, url, token, cookies) {
  */
 function addCsrfHeader(headers, method, cookies) {
   if (["GET", "HEAD", "OPTIONS", "TRACE"].includes(method.toUpperCase())) return;
-  if (Object.keys(headers).some((name) => /^x-(xsrf|csrf)[-_]?token$|^x-csrftoken$|^x-xsrftoken$/i.test(name))) return;
+  if (Object.keys(headers).some((name) => CSRF_HEADER.test(name))) return;
   for (const [name, value] of Object.entries(cookies)) {
     // csurf keeps its secret in _csrf: echoing it proves nothing.
     if (name === "_csrf" || !value) continue;
