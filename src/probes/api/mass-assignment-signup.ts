@@ -2,13 +2,12 @@ import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
 import type { Operation } from "../../map/system-map.ts";
 import type { CredentialOperation } from "../auth/credential-operations.ts";
 import type { RunAccount } from "../auth/run-accounts.ts";
-import { registerAccount } from "../auth/run-accounts.ts";
+import { registerAccount, sendAsAccount } from "../auth/run-accounts.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
-import { send } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import type { PrivilegedField } from "./mass-assignment-fields.ts";
 import { holds, privilegedFields, valuesFor } from "./mass-assignment-fields.ts";
@@ -29,7 +28,7 @@ const MAX_FIELDS = 4;
 export async function probeSignupMassAssignment(
   run: ProbeRun,
   registration: CredentialOperation,
-  signIn: CredentialOperation,
+  signIn: CredentialOperation | undefined,
 ): Promise<EnvelopeDraft[]> {
   if (!run.target.writesAllowed) return [];
   const plain = await registerAccount(run, registration, signIn);
@@ -97,11 +96,7 @@ async function selfUpdateEscalation(
       const prepared = buildRequest(update, { seed: "self" });
       const body = prepared.body && typeof prepared.body === "object" ? prepared.body : {};
       prepared.body = { ...(body as Record<string, unknown>), [field.name]: value };
-      const exchange = await send(
-        run,
-        undefined,
-        run.sessions.withToken(account.token, toSpec(run.target.baseUrl, prepared)),
-      );
+      const exchange = await sendAsAccount(run, account, toSpec(run.target.baseUrl, prepared));
       if (!exchange || !isSuccess(exchange)) continue;
       const after = await selfView(run, account, reads);
       if (!holds(after.record[field.name], value, field.kind)) continue;
@@ -142,11 +137,8 @@ async function selfView(
   const record: Record<string, unknown> = {};
   let shown: HttpExchange | undefined;
   for (const read of reads) {
-    const spec = run.sessions.withToken(
-      account.token,
-      toSpec(run.target.baseUrl, buildRequest(read, { seed: "self" })),
-    );
-    const exchange = await send(run, undefined, spec);
+    const spec = toSpec(run.target.baseUrl, buildRequest(read, { seed: "self" }));
+    const exchange = await sendAsAccount(run, account, spec);
     if (!exchange || !isSuccess(exchange)) continue;
     const fields = fieldsOf(exchange.response?.json);
     if (Object.keys(fields).length === 0) continue;

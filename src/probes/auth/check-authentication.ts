@@ -17,6 +17,7 @@ import { credentialOperations, describeOperation } from "./credential-operations
 import { discoverFields, fieldless } from "./field-discovery.ts";
 import { checkPasswordTakeover } from "./password-takeover.ts";
 import { checkResetTokenExposure } from "./reset-token-exposure.ts";
+import { accountMakers } from "./run-accounts.ts";
 import { checkSessionCookie } from "./session-cookie.ts";
 import { checkUserEnumeration } from "./user-enumeration.ts";
 
@@ -175,12 +176,10 @@ async function signupMassAssignment(
   run: ProbeRun,
   credentials: readonly CredentialOperation[],
 ): Promise<EnvelopeDraft[]> {
-  const signIn =
-    credentials.find((entry) => entry.role === "sign-in" && entry.profileSignIn) ??
-    credentials.find((entry) => entry.role === "sign-in");
+  const makers = accountMakers(run, credentials);
   const found: EnvelopeDraft[] = [];
-  if (!signIn) return found;
+  if (typeof makers === "string") return found;
   for (const registration of credentials.filter((entry) => entry.role === "registration").slice(0, 2))
-    found.push(...(await probeSignupMassAssignment(run, registration, signIn)));
+    found.push(...(await probeSignupMassAssignment(run, registration, makers.signIn)));
   return found;
 }

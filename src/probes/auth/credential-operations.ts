@@ -34,7 +34,8 @@ export interface CredentialOperation {
 const IDENTITY_FIELD =
   /^(user(_?name)?|login(_?name)?|e-?mail(_?address)?|email_?address|account(_?name)?|handle|identifier|principal|phone(_?number)?|mobile|member(_?id)?)$/i;
 const EMAIL_FIELD = /e-?mail/i;
-const PASSWORD_FIELD = /^(pass(word)?|passwd|pwd|passphrase|current_?password|user_?password)$/i;
+// `password1` beside `password2`: the first of a pair, as Django's sign-up form names them.
+const PASSWORD_FIELD = /^(pass(word)?|passwd|pwd|passphrase|current_?password|user_?password)1?$/i;
 const NEW_PASSWORD_FIELD = /^(new_?)?(pass(word)?|passwd|pwd)(_?new)?$|^new_?password$/i;
 const CONFIRM_FIELD = /confirm|repeat|again|password_?2|verify/i;
 const TOKEN_FIELD = /^(reset_?)?(token|code|otp|key|nonce)$|^reset_?(token|code|key)$/i;

@@ -8,10 +8,16 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import { propertiesOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
-import { send } from "../session/probe-run.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
 import { isPasswordField, wordsOf } from "./credential-operations.ts";
-import { accountKey, accountMakers, freshPassword, registerAccount, signInAs } from "./run-accounts.ts";
+import {
+  accountKey,
+  accountMakers,
+  freshPassword,
+  registerAccount,
+  sendAsAccount,
+  signInAs,
+} from "./run-accounts.ts";
 
 // Account takeover by password change (OWASP API1/API5, CWE-620/639): an operation that sets the password of
 // the account its path names (`PUT /accounts/{name}/password`) must let only that account do it. Proven only
@@ -56,7 +62,7 @@ export async function checkPasswordTakeover(
   if (!run.target.writesAllowed) return [];
   const changes = passwordChangeOperations(operations, credentials).slice(0, MAX_OPERATIONS);
   if (changes.length === 0) return [];
-  const makers = accountMakers(credentials);
+  const makers = accountMakers(run, credentials);
   if (typeof makers === "string") {
     run.notes.push(`password change of another account not tried: ${makers}`);
     return [];
@@ -86,17 +92,13 @@ export async function checkPasswordTakeover(
     for (const field of Object.keys(body)) if (CURRENT_PASSWORD.test(field)) body[field] = attacker.password;
     for (const field of change.passwordFields) body[field] = newPassword;
     prepared.body = body;
-    const attempt = await send(
-      run,
-      undefined,
-      run.sessions.withToken(attacker.token, toSpec(run.target.baseUrl, prepared)),
-    );
+    const attempt = await sendAsAccount(run, attacker, toSpec(run.target.baseUrl, prepared));
     if (!attempt?.response) continue;
     // Both signals: the new password opens the victim's account, the old one no longer does.
-    const withNew = await signInAs(run, signIn, victim.identity, newPassword);
-    if (!withNew.token) continue;
-    const withOld = await signInAs(run, signIn, victim.identity, victim.password);
-    if (withOld.token || !withOld.exchange) continue;
+    const withNew = await signInAs(run, signIn, { identity: victim.identity, password: newPassword });
+    if (!withNew.accepted) continue;
+    const withOld = await signInAs(run, signIn, victim);
+    if (withOld.accepted || !withOld.exchange) continue;
     findings.push(
       finding(run, change.operation, attempt, [
         ...victim.exchanges.map((exchange, index) => ({

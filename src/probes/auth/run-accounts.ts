@@ -1,10 +1,12 @@
+import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
 import { isIdName } from "../auditor/access-slots.ts";
-import type { HttpExchange } from "../http/http-types.ts";
+import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
+import type { Credential } from "../session/credential.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
-import { send } from "../session/probe-run.ts";
+import { send, submitForm } from "../session/probe-run.ts";
 import { newThrowawayIdentity } from "../session/throwaway-users.ts";
 import { findToken, stringAt } from "../session/token-search.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
@@ -23,15 +25,19 @@ export interface RunAccount {
   password: string;
   /** The registration's and the sign-in's answers, where an account id may be read. */
   answers: unknown[];
-  token: string;
   exchanges: HttpExchange[];
+  /**
+   * How its requests travel: as a session of the pool (cookies, CSRF header and re-sign-in, when the
+   * profile's recipe signs accounts in), else with the session token its sign-in answered.
+   */
+  via: { user: string } | { token: string };
 }
 
 /** Registers a fresh account with the application's own sign-up and signs it in; undefined when either fails. */
 export async function registerAccount(
   run: ProbeRun,
   registration: CredentialOperation,
-  signIn: CredentialOperation,
+  signIn: CredentialOperation | undefined,
   extra: Record<string, unknown> = {},
 ): Promise<RunAccount | undefined> {
   const { username, email, password } = newThrowawayIdentity();
@@ -48,47 +54,112 @@ export async function registerAccount(
       body[field] = password;
   }
   prepared.body = { ...body, ...extra };
-  if (registration.encoding === "form") prepared.contentType = "application/x-www-form-urlencoded";
-  const registered = await send(run, undefined, toSpec(run.target.baseUrl, prepared));
-  if (!registered || !isSuccess(registered)) return undefined;
-  const signedIn = await signInAs(run, signIn, identity, password);
-  if (!signedIn.token || !signedIn.exchange) return undefined;
-  run.masker.addSecret(signedIn.token);
+  const registered = await sendRegistration(run, registration, prepared);
+  if (!registered) return undefined;
+  const signedIn = await signInAs(run, signIn, { identity, password, email });
+  if (!signedIn.accepted || !signedIn.exchange) return undefined;
+  const secrets = { username: identity, email, password };
+  const via = signedIn.credential
+    ? { user: run.sessions.adoptAccount(secrets, signedIn.credential) }
+    : { token: signedIn.token! };
+  if ("token" in via) run.masker.addSecret(via.token);
   return {
     identity,
     password,
-    token: signedIn.token,
+    via,
     answers: [registered.response?.json, signedIn.exchange.response?.json],
     exchanges: [registered, signedIn.exchange],
   };
 }
 
-/** One sign-in; its session token when it was accepted (the profile's token place, else any token-like key). */
+/**
+ * The registration as the application takes it: a form learned from a page is submitted as a browser would
+ * (its page loaded first, so a CSRF token comes with it), anything else sent as built. A form answers a
+ * failure with the form again, so only an error status counts against it here: the sign-in that follows
+ * is what proves the account exists.
+ */
+async function sendRegistration(
+  run: ProbeRun,
+  registration: CredentialOperation,
+  prepared: PreparedRequest,
+): Promise<HttpExchange | undefined> {
+  const body = prepared.body as Record<string, unknown>;
+  if (registration.operation.form) {
+    const fields = Object.fromEntries(
+      Object.entries(body).map(([name, value]) => [name, typeof value === "string" ? value : String(value)]),
+    );
+    const submitted = await submitForm(run, undefined, registration.operation, fields);
+    const posted = submitted?.chain[0];
+    return posted?.response && posted.response.status < 400 ? posted : undefined;
+  }
+  if (registration.encoding === "form") prepared.contentType = "application/x-www-form-urlencoded";
+  const registered = await send(run, undefined, toSpec(run.target.baseUrl, prepared));
+  return registered && isSuccess(registered) ? registered : undefined;
+}
+
+export interface SignInAttempt {
+  /** The sign-in's request: the evidence either way. */
+  exchange?: HttpExchange;
+  accepted: boolean;
+  /** The session the profile's recipe made (cookies, CSRF token), when it signed the account in. */
+  credential?: Credential;
+  /** The session token the answer carried, when the inventory's sign-in operation was used. */
+  token?: string;
+}
+
+/**
+ * One sign-in with any credentials: the way the profile's users sign in when its recipe takes a name and
+ * password (a form with its CSRF token, a JSON login with its cookie), else the inventory's sign-in
+ * operation, accepted when it answers a session token (the profile's token place, else any token-like key).
+ */
 export async function signInAs(
   run: ProbeRun,
-  signIn: CredentialOperation,
-  identity: string,
-  password: string,
-): Promise<{ exchange?: HttpExchange; token?: string }> {
+  signIn: CredentialOperation | undefined,
+  account: { identity: string; password: string; email?: string },
+): Promise<SignInAttempt> {
+  if (run.sessions.signsInByPassword()) {
+    const attempt = await run.sessions.signInWith(run.client, {
+      username: account.identity,
+      email: account.email ?? account.identity,
+      password: account.password,
+    });
+    const exchange =
+      attempt.credential?.exchange ??
+      attempt.exchanges.find((sent) => sent.request.method !== "GET") ??
+      attempt.exchanges.at(-1);
+    return { exchange, accepted: attempt.credential !== undefined, credential: attempt.credential };
+  }
+  if (!signIn) return { accepted: false };
   const prepared = buildRequest(signIn.operation, { seed: "sign-in" });
   const body =
     prepared.body && typeof prepared.body === "object" && !Array.isArray(prepared.body)
       ? { ...(prepared.body as Record<string, unknown>) }
       : {};
-  body[signIn.identityField] = identity;
-  if (signIn.passwordField) body[signIn.passwordField] = password;
+  body[signIn.identityField] = account.identity;
+  if (signIn.passwordField) body[signIn.passwordField] = account.password;
   prepared.body = body;
   prepared.contentType =
     signIn.encoding === "form" ? "application/x-www-form-urlencoded" : "application/json";
   const exchange = await send(run, undefined, toSpec(run.target.baseUrl, prepared));
-  if (!exchange || !isSuccess(exchange)) return { exchange };
+  if (!exchange || !isSuccess(exchange)) return { exchange, accepted: false };
   const json = exchange.response?.json;
   const place = run.target.profile?.auth?.login.token_from;
   const token =
     place?.startsWith("body:") && signIn.profileSignIn
       ? stringAt(json, place.slice(5))
       : findToken(json)?.token;
-  return { exchange, token };
+  return { exchange, accepted: token !== undefined, token };
+}
+
+/** Sends `spec` as the run's own account. */
+export function sendAsAccount(
+  run: ProbeRun,
+  account: RunAccount,
+  spec: HttpRequestSpec,
+): Promise<HttpExchange | undefined> {
+  return "user" in account.via
+    ? send(run, account.via.user, spec)
+    : send(run, undefined, run.sessions.withToken(account.via.token, spec));
 }
 
 /** A strong password no account has yet. */
@@ -96,16 +167,21 @@ export function freshPassword(): string {
   return newThrowawayIdentity().password;
 }
 
-/** The application's sign-up and sign-in, which make the run's own accounts; or why there are none. */
+/**
+ * The application's sign-up and the sign-in that opens what it registers (none needed when the profile's
+ * recipe signs accounts in); or why the run can make no account of its own.
+ */
 export function accountMakers(
+  run: ProbeRun,
   credentials: readonly CredentialOperation[],
-): { registration: CredentialOperation; signIn: CredentialOperation } | string {
+): { registration: CredentialOperation; signIn: CredentialOperation | undefined } | string {
   const registration = credentials.find((entry) => entry.role === "registration" && entry.passwordField);
   const signIn =
     credentials.find((entry) => entry.role === "sign-in" && entry.profileSignIn) ??
     credentials.find((entry) => entry.role === "sign-in");
   if (!registration) return "no registration operation to make the run's own accounts";
-  if (!signIn) return "no sign-in operation to sign the run's own accounts in";
+  if (!signIn && !run.sessions.signsInByPassword())
+    return "no sign-in operation to sign the run's own accounts in";
   return { registration, signIn };
 }
 

@@ -13,6 +13,8 @@ import {
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
 import { listItems, ResourceFactory, uniqueSeed } from "../api/resource-factory.ts";
+import type { RunAccount } from "../auth/run-accounts.ts";
+import { sendAsAccount } from "../auth/run-accounts.ts";
 import { columnForProperty, tableForName } from "../data/naming.ts";
 import { RecordCreator } from "../data/record-creator.ts";
 import type { DatabaseHandle } from "../data/target-database.ts";
@@ -199,13 +201,11 @@ export async function sendUnpaced(
   load: LoadRun,
   user: string | undefined,
   prepared: PreparedRequest,
-  /** A session token to send instead of `user`'s (an account the run registered itself). */
-  token?: string,
+  /** An account the run registered itself, to send as instead of `user`. */
+  account?: RunAccount,
 ): Promise<HttpExchange | undefined> {
   const spec = toSpec(load.run.target.baseUrl, prepared);
-  const exchange = token
-    ? await send(load.run, undefined, load.run.sessions.withToken(token, spec))
-    : await send(load.run, user, spec);
+  const exchange = account ? await sendAsAccount(load.run, account, spec) : await send(load.run, user, spec);
   // A request that got no answer says nothing of how long the handler takes (and clears nothing).
   const answered = exchange?.response && !exchange.error ? exchange.durationMs : undefined;
   slowOperationsFor(load.run.context).observe(pacingKey(prepared.operation), answered);

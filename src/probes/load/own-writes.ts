@@ -11,7 +11,7 @@ import type { LoadRun } from "./load-run.ts";
 // an account (`/users/{name}/email`), an account it registered through the application's own sign-up. A
 // seeded record or account is never written to.
 
-/** Who sends a probe's requests: a profile user, or an account the run registered (its token). */
+/** Who sends a probe's requests: a profile user, or an account the run registered. */
 export interface Caller {
   user: string | undefined;
   account?: RunAccount;
@@ -59,7 +59,7 @@ const accounts = new WeakMap<LoadRun, Promise<RunAccount | string>>();
 function runAccountOf(load: LoadRun): Promise<RunAccount | string> {
   let pending = accounts.get(load);
   if (!pending) {
-    const makers = accountMakers(credentialOperations(load.run.map, load.run.target.profile));
+    const makers = accountMakers(load.run, credentialOperations(load.run.map, load.run.target.profile));
     pending =
       typeof makers === "string"
         ? Promise.resolve(makers)

@@ -167,7 +167,7 @@ export async function probeRedos(
 }
 
 function sendAs(load: LoadRun, caller: Caller, prepared: PreparedRequest) {
-  return sendUnpaced(load, caller.user, prepared, caller.account?.token);
+  return sendUnpaced(load, caller.user, prepared, caller.account);
 }
 
 /** One request alone on the target, timed. */

@@ -73,6 +73,8 @@ export interface SignInEnvironment {
   password?: string;
   /** The user's e-mail address for `{email}` (a throw-away user's); else the username. */
   email?: string;
+  /** When given, every exchange the sign-in sends is appended: the evidence of a refused sign-in. */
+  sent?: HttpExchange[];
 }
 
 export const DEFAULT_RECIPE: LoginRecipe = {

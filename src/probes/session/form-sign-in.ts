@@ -22,7 +22,7 @@ import {
   pathOfAction,
   submitButton,
 } from "./html-forms.ts";
-import { followRedirects, redirectTarget, sendWithJar } from "./redirects.ts";
+import { followRedirects, redirectTarget, signInSender } from "./redirects.ts";
 import { isSignInPath } from "./signed-out.ts";
 import { tokenFromChain } from "./token-source.ts";
 
@@ -49,8 +49,7 @@ export async function formSignIn(
     ? parseEndpoint(user.name, recipe.endpoint, "auth.login.endpoint")
     : undefined;
   const jar = new CookieJar(environment.now);
-  const send = (spec: Parameters<typeof client.send>[0]) =>
-    sendWithJar(client, jar, spec, { signIn: true, user: user.name });
+  const send = signInSender(environment, jar, user.name);
 
   // A declared page is the only place to look; without one, the endpoint's own path, then /login.
   const candidates =

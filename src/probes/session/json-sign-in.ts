@@ -16,7 +16,7 @@ import {
 import type { MetaCsrf } from "./csrf.ts";
 import { csrfHeader, metaCsrf } from "./csrf.ts";
 import { isHtml, parseHtmlPage, pathOfAction } from "./html-forms.ts";
-import { followRedirects, redirectTarget, sendWithJar } from "./redirects.ts";
+import { followRedirects, redirectTarget, signInSender } from "./redirects.ts";
 import { isSignInPath } from "./signed-out.ts";
 import { findToken } from "./token-search.ts";
 import { stripScheme, tokenFromChain } from "./token-source.ts";
@@ -37,7 +37,7 @@ export async function jsonSignIn(
   const url = joinUrl(baseUrl, endpoint.path);
   const where = `${endpoint.method} ${endpoint.path}`;
   const jar = new CookieJar(environment.now);
-  const send = (spec: HttpRequestSpec) => sendWithJar(client, jar, spec, { signIn: true, user: user.name });
+  const send = signInSender(environment, jar, user.name);
   environment.memory.signInPaths.add(endpoint.path);
 
   const pages: HttpExchange[] = [];

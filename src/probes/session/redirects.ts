@@ -30,6 +30,19 @@ export async function sendWithJar(
   return exchange;
 }
 
+/** How a sign-in sends: through its own jar, marked as a sign-in, each exchange kept where asked. */
+export function signInSender(
+  environment: { client: HttpClient; sent?: HttpExchange[] },
+  jar: CookieJar,
+  user: string,
+): (spec: HttpRequestSpec) => Promise<HttpExchange> {
+  return async (spec) => {
+    const exchange = await sendWithJar(environment.client, jar, spec, { signIn: true, user });
+    environment.sent?.push(exchange);
+    return exchange;
+  };
+}
+
 /** The spec carrying the jar's cookies for its URL, merged under any cookie the spec already names. */
 export function withJarCookies(jar: CookieJar, spec: HttpRequestSpec): HttpRequestSpec {
   const headers = { ...(spec.headers ?? {}) };

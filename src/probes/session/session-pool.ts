@@ -30,6 +30,15 @@ interface UserSession {
   restartsAtSignIn: number;
   /** A throw-away user's secrets, kept in memory only. */
   throwaway?: { password: string; email: string };
+  /** An account a probe registered through the application's own sign-up: no check's peer. */
+  runAccount?: boolean;
+}
+
+/** An account the run registered itself, by the names it signs in with. */
+export interface AccountSecrets {
+  username: string;
+  email: string;
+  password: string;
 }
 
 export interface SessionSummary {
@@ -98,7 +107,9 @@ export class SessionPool {
 
   /** Throw-away users registered so far in this run. */
   throwawayUsers(): ProfileUser[] {
-    return [...this.sessions.values()].filter((session) => session.throwaway).map((session) => session.user);
+    return [...this.sessions.values()]
+      .filter((session) => session.throwaway && !session.runAccount)
+      .map((session) => session.user);
   }
 
   user(name: string): ProfileUser {
@@ -165,6 +176,57 @@ export class SessionPool {
       expiresAt: undefined,
     });
     return applyCredential(this.recipe ?? DEFAULT_RECIPE, credential, spec);
+  }
+
+  /** Whether the profile's recipe signs any account in with a name and password (a JSON or form login). */
+  signsInByPassword(): boolean {
+    return this.refreshable();
+  }
+
+  /**
+   * One sign-in of an account the run registered, as the profile's users sign in: the credential, or why
+   * it was refused; either way every exchange it sent, in order. No session is kept (see `adoptAccount`).
+   */
+  async signInWith(
+    client: HttpClient,
+    account: AccountSecrets,
+  ): Promise<{ credential?: Credential; refusal?: string; exchanges: HttpExchange[] }> {
+    const exchanges: HttpExchange[] = [];
+    const user = { name: `account-${account.username}`, role: "user", username: account.username };
+    this.masker.addSecret(account.password);
+    try {
+      const credential = await signIn(user, this.recipe, {
+        baseUrl: this.baseUrl,
+        client,
+        now: this.now,
+        masker: this.masker,
+        memory: this.memory,
+        password: account.password,
+        email: account.email,
+        sent: exchanges,
+      });
+      return { credential, exchanges };
+    } catch (error) {
+      if (!(error instanceof QaasError)) throw error;
+      return { refusal: error.message, exchanges };
+    }
+  }
+
+  /**
+   * Keeps a signed-in account the run registered as a session of its own, so its requests carry its
+   * cookies and CSRF header and sign in again when the session ends; answers its name for `send`.
+   */
+  adoptAccount(account: AccountSecrets, credential: Credential): string {
+    const name = `account-${account.username}`;
+    const session = this.newSession({ name, role: "user", username: account.username });
+    session.throwaway = { password: account.password, email: account.email };
+    session.runAccount = true;
+    session.credential = credential;
+    session.generation = 1;
+    session.signIns = 1;
+    session.lastSignInAt = this.now();
+    this.sessions.set(name, session);
+    return name;
   }
 
   /** Why an answer shows the session has ended (see signed-out.ts), or undefined. */
