@@ -6,6 +6,7 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
 import { chooseBranch, propertiesOf } from "../schema-values/json-schema.ts";
+import { acceptedSubmission } from "../session/form-submission.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import { isItemPath, operationKey } from "./operation-index.ts";
@@ -96,9 +97,9 @@ interface Sent {
   exchange: HttpExchange;
 }
 
-/** A 2xx that is not an error payload. */
+/** A 2xx that is neither an error payload nor the submitted form shown again. */
 function accepted(exchange: HttpExchange | undefined): exchange is HttpExchange {
-  return Boolean(exchange && isSuccess(exchange) && !looksLikeErrorPayload(exchange.response?.json));
+  return Boolean(exchange && acceptedSubmission(exchange) && !looksLikeErrorPayload(exchange.response?.json));
 }
 
 /**

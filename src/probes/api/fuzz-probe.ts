@@ -8,13 +8,13 @@ import { buildFinding } from "../evidence/finding.ts";
 import { stepsOnRecord } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { isSuccess } from "../http/http-types.ts";
 import { schemaArbitrary } from "../schema-values/arbitrary.ts";
 import type { BodyMutation } from "../schema-values/edge-cases.ts";
 import { bodyMutations, edgeCases } from "../schema-values/edge-cases.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
 import { chooseBranch, propertiesOf, requiredOf } from "../schema-values/json-schema.ts";
 import { findMinimalFailure, minimizeObject } from "../schema-values/shrink.ts";
+import { acceptedSubmission } from "../session/form-submission.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
@@ -125,7 +125,7 @@ export async function fuzzOperations(
           failures.set(key, { ...failure, labels: [...failure.labels, ...known.labels] });
         else known.labels.push(...failure.labels);
       };
-      const baselineOk = isSuccess(baseline.exchange);
+      const baselineOk = acceptedSubmission(baseline.exchange);
       const schema = requestSchema(operation);
       if (schema && (bodyKind(operation) === "json" || bodyKind(operation) === "form")) {
         // A mangled anti-forgery token tests the framework's token check, not the operation: tokens travel in
@@ -354,7 +354,7 @@ function classify(
   validationOracle: boolean,
 ): DefectClass | undefined {
   if (isServerError(exchange)) return "unhandled-error";
-  if (expectation === "invalid" && baselineOk && validationOracle && isSuccess(exchange)) {
+  if (expectation === "invalid" && baselineOk && validationOracle && acceptedSubmission(exchange)) {
     return looksLikeErrorPayload(exchange.response?.json) ? "wrong-status" : "validation-missing";
   }
   return undefined;
@@ -409,7 +409,7 @@ async function confirm(run: ProbeRun, baseline: Baseline, failure: Failure): Pro
     retry = await sendPrepared(run, baseline.user, clonePrepared(again));
   }
   if (!retry?.response) return undefined;
-  const still = failure.defectClass === "unhandled-error" ? isServerError(retry) : isSuccess(retry);
+  const still = failure.defectClass === "unhandled-error" ? isServerError(retry) : acceptedSubmission(retry);
   if (!still) return undefined;
   if (
     failure.defectClass !== "unhandled-error" ||

@@ -1,6 +1,7 @@
 import type { FormValue } from "../api/request-builder.ts";
 import { encodeMultipart, encodeUrlencoded, multipartBoundary } from "../api/request-builder.ts";
 import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
+import { isSuccess } from "../http/http-types.ts";
 import { joinUrl } from "../http/target-url.ts";
 import type { HtmlForm, ParsedPage } from "./html-forms.ts";
 import { isHtml, parseHtmlPage, pathOfAction } from "./html-forms.ts";
@@ -66,6 +67,26 @@ export function formPostingTo(
     forms.find((form) => fits(form) && (method === undefined || form.method === method.toUpperCase())) ??
     forms.find(fits)
   );
+}
+
+/**
+ * Whether the answer to a submission is the submitted form shown again (a form posting to the same path by
+ * the same method): how server-rendered applications refuse input, often with a 200 (Django, Spring MVC,
+ * older Rails). A status alone would read such a refusal as accepted.
+ */
+export function showsFormAgain(exchange: HttpExchange): boolean {
+  const response = exchange.response;
+  const method = exchange.request.method.toUpperCase();
+  if (!response || method === "GET" || !isHtml(response.contentType, response.body)) return false;
+  const path = pathOfAction(exchange.request.url);
+  if (path === undefined) return false;
+  const forms = parseHtmlPage(response.body, exchange.request.url).forms;
+  return forms.some((form) => form.method === method && pathOfAction(form.action) === path);
+}
+
+/** A 2xx that is not the submitted form shown again. */
+export function acceptedSubmission(exchange: HttpExchange): boolean {
+  return isSuccess(exchange) && !showsFormAgain(exchange);
 }
 
 /** Whether a concrete path fits a path or `{param}`/`:param` template, ignoring a trailing slash. */
