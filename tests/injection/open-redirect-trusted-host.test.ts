@@ -46,6 +46,17 @@ def go_relative():
     if not is_local_path(target):
         target = "/"
     return redirect(target)
+
+
+def go_resolved():
+    return django_redirect(request.args.get("next", "/"))
+
+
+def go_resolved_local():
+    target = request.args.get("next", "/")
+    if not is_local_path(target):
+        target = "/"
+    return django_redirect(target)
 `;
 
 /** A path on this site: one leading slash, no second slash or backslash after it. */
@@ -62,7 +73,12 @@ function exactHost(target: string): boolean {
   }
 }
 
-const ROUTES: Record<string, { parameter: string; allowed: (target: string) => boolean; line: number }> = {
+// Django's redirect() reverse-resolves a value with neither a slash nor a dot as a view name: a plain word
+// (the probe's baseline) crashes the handler with a 500, while an address is redirected to.
+const ROUTES: Record<
+  string,
+  { parameter: string; allowed: (target: string) => boolean; line: number; resolvesNames?: boolean }
+> = {
   "/go/contains": { parameter: "url", allowed: (target) => target.includes(TRUSTED), line: 3 },
   "/go/prefix": {
     parameter: "next",
@@ -75,6 +91,8 @@ const ROUTES: Record<string, { parameter: string; allowed: (target: string) => b
     line: 17,
   },
   "/go/relative": { parameter: "next", allowed: isLocalPath, line: 25 },
+  "/go/resolved": { parameter: "next", allowed: () => true, line: 32, resolvesNames: true },
+  "/go/resolved-local": { parameter: "next", allowed: isLocalPath, line: 36, resolvesNames: true },
 };
 
 let server: http.Server;
@@ -89,6 +107,8 @@ beforeAll(async () => {
     const route = ROUTES[url.pathname];
     if (!route) return void response.writeHead(404).end();
     const wanted = url.searchParams.get(route.parameter) ?? "/";
+    if (route.resolvesNames && !/[/.]/.test(wanted))
+      return void response.writeHead(500).end("NoReverseMatch");
     response.writeHead(302, { location: route.allowed(wanted) ? wanted : "/" }).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -142,7 +162,9 @@ describe("open redirect behind a check that the trusted host appears somewhere",
   it("flags contains and starts-with checks, and leaves exact-host and relative-only checks alone", async () => {
     const candidates = await probe();
     const flagged = candidates.map((candidate) => candidate.title);
-    expect(flagged).toHaveLength(2);
+    expect(flagged).toHaveLength(3);
+    // A handler that crashes on the plain word of the baseline still redirects to an address it is given.
+    expect(flagged).toContainEqual(expect.stringMatching(/GET \/go\/resolved \(/));
     expect(flagged).toContainEqual(expect.stringMatching(/GET \/go\/contains .*trusted app\.fixture\.test/));
     expect(flagged).toContainEqual(expect.stringMatching(/GET \/go\/prefix .*trusted app\.fixture\.test/));
     for (const candidate of candidates) {

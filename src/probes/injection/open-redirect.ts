@@ -117,6 +117,9 @@ export async function probeOpenRedirect(
     // agent's shared request budget on answers that cannot redirect.
     select: (point) => !point.numeric && point.in !== "path" && (named(point) || documentsRedirect(point)),
     test: (open) => testPoint(run, open),
+    // Judged by the Location alone: a handler that crashes on the baseline's plain word (Django's
+    // redirect() resolves a value with no slash or dot as a view name) still redirects to an address.
+    acceptServerError: true,
   });
   const candidates = hits.map((hit) => pointFinding(run, findingOf(hit)));
   return { candidates, stats: { ...stats, confirmed: candidates.length } };
