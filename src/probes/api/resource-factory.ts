@@ -6,6 +6,7 @@ import { propertiesOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send } from "../session/probe-run.ts";
 import { CatalogueValues } from "./catalogue-values.ts";
+import { linkedIds } from "./linked-ids.ts";
 import type { ResourceFamily } from "./operation-index.ts";
 import {
   familyForItem,
@@ -205,9 +206,13 @@ export class ResourceFactory {
       const request = buildRequest(list, { seed: uniqueSeed(), pathValues });
       const exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, request));
       if (!exchange || !isSuccess(exchange)) continue;
-      const ids = listItems(exchange.response?.json)
-        .map((item) => idOf(item, family))
-        .filter((id): id is string => id !== undefined);
+      const json = exchange.response?.json;
+      const ids =
+        json === undefined
+          ? linkedIds(exchange, family, pathValues)
+          : listItems(json)
+              .map((item) => idOf(item, family))
+              .filter((id): id is string => id !== undefined);
       last = { ids, pathValues };
       if (ids.length > 0) return last;
     }

@@ -1,0 +1,102 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Operation } from "../../src/map/system-map.ts";
+import { authzMatrix } from "../../src/probes/auditor/authz-matrix.ts";
+import { openProbeRun } from "../../src/probes/session/probe-run.ts";
+import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+
+// A server-rendered application whose only way to learn a record's id is its list page: `/journal/` links
+// each of the caller's entries (`<a href="/journal/12/">`), nothing answers JSON and nothing may be created
+// through an API. `flawed` shows any entry to any signed-in user; `sound` answers 404 for another's.
+
+const TOKENS: Record<string, string> = { "token-ada": "ada", "token-ben": "ben" };
+const ENTRIES = [
+  { id: 12, owner: "ada", title: "Ada's garden plans", body: "Tomatoes along the south fence" },
+  { id: 31, owner: "ben", title: "Ben's reading list", body: "Three novels before June" },
+];
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+async function startJournal(build: "flawed" | "sound"): Promise<string> {
+  const server = http.createServer((request, response) => {
+    const caller = TOKENS[(request.headers.authorization ?? "").replace(/^Bearer\s+/i, "")];
+    const page = (status: number, body: string) => {
+      response.writeHead(status, { "content-type": "text/html; charset=utf-8" });
+      response.end(
+        `<!doctype html><html><body><nav><a href="/journal/">Journal</a></nav>${body}</body></html>`,
+      );
+    };
+    if (!caller) return page(403, "<h1>Sign in first</h1>");
+    const path = new URL(request.url ?? "/", "http://fixture.invalid").pathname;
+    if (path === "/journal/") {
+      const own = ENTRIES.filter((entry) => entry.owner === caller);
+      return page(
+        200,
+        `<h1>My journal</h1><ul>${own.map((entry) => `<li><a href="/journal/${entry.id}/">${entry.title}</a></li>`).join("")}</ul>`,
+      );
+    }
+    const item = path.match(/^\/journal\/(\d+)\/$/);
+    const entry = item && ENTRIES.find((candidate) => candidate.id === Number(item[1]));
+    if (!entry || (build === "sound" && entry.owner !== caller)) return page(404, "<h1>Not found</h1>");
+    return page(200, `<main><h1>${entry.title}</h1><p>${entry.body}</p></main>`);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function pageOperation(path: string): Operation {
+  return {
+    method: "GET",
+    path,
+    security: "unknown",
+    parameters: path.includes("{entry}")
+      ? [{ name: "entry", in: "path", required: true, schema: { type: "integer" } }]
+      : [],
+    responses: {},
+    seen_in: ["source", "link"],
+    documented: false,
+  } as Operation;
+}
+
+async function leaks(build: "flawed" | "sound"): Promise<string[]> {
+  const baseUrl = await startJournal(build);
+  process.env.JOURNAL_ADA_TOKEN = "token-ada";
+  process.env.JOURNAL_BEN_TOKEN = "token-ben";
+  const profile = profileFor({
+    name: "journal",
+    source: {},
+    environment: { mode: "managed", base_url: baseUrl },
+    auth: { login: { kind: "bearer", apply_as: "header:Authorization" } },
+    users: ["ada", "ben"].map((name) => ({
+      name,
+      role: "member",
+      username: name,
+      token: `secret_ref:JOURNAL_${name.toUpperCase()}_TOKEN`,
+    })),
+  });
+  const map = systemMapFor({
+    target: "journal",
+    baseUrl,
+    document: { openapi: "3.0.3", info: { title: "none", version: "1" }, paths: {} },
+    extraOperations: [pageOperation("/journal/"), pageOperation("/journal/{entry}/")],
+  });
+  const run = openProbeRun(probeContext({ profile, map, agent: "AUDITOR" }), "authz_matrix");
+  if (typeof run === "string") throw new Error(run);
+  const outcome = await authzMatrix(run, {});
+  return outcome.candidates.map((candidate) => `${candidate.defect_class} ${candidate.location.value}`);
+}
+
+describe("authz_matrix on records a server-rendered list links to", () => {
+  it("takes the owner's ids from the links of its list page and finds another user reading them", async () => {
+    expect(await leaks("flawed")).toContain("missing-authorization GET /journal/{entry}/");
+  });
+
+  it("reports nothing when each user reads only their own entries", async () => {
+    expect(await leaks("sound")).toEqual([]);
+  });
+});
