@@ -5,6 +5,7 @@ import type { Operation } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { workInOrder } from "../http/concurrency.ts";
 import type { Masker } from "../http/masking.ts";
+import { carriesRunMarker } from "../schema-values/valid-value.ts";
 import type { RenderedLink, TargetCheck } from "./broken-links.ts";
 import { checkTarget, isBrokenStatus } from "./broken-links.ts";
 import { uiFinding } from "./ui-finding.ts";
@@ -68,9 +69,11 @@ export async function brokenLinkDrafts(
     width: CHECKS_AT_ONCE,
     cap: scope.maxChecks,
     mayStart: () => Date.now() <= scope.deadline,
-    work: async ({ url, template }) => {
+    work: async ({ url, texts, template }) => {
       if (scope.checked.has(url) || scope.refuse?.("GET", url) || scope.seen.has(keyOf(template)))
         return undefined;
+      // A record the run made may be deleted by another of its probes between the page and the check.
+      if (texts.some(carriesRunMarker) || carriesRunMarker(url)) return undefined;
       scope.checked.add(url);
       const first = await checkTarget(request, url);
       const second = isBrokenStatus(first.status) ? await checkTarget(request, url) : undefined;

@@ -19,6 +19,14 @@ export interface ValueOptions {
 export const PRIVILEGED_PROPERTY =
   /^(id|_id|uuid|roles?|is_?admin|admin|is_?staff|is_?superuser|permissions?|scopes?|owner(_?id)?|user_?id|tenant(_?id)?|account_?id|org(anization)?_?id|verified|is_?verified|email_?verified|balance|credits?|status|state|created_?(at|by)|updated_?(at|by)|deleted(_?at)?|password_?hash|hash|salt)$/i;
 
+/**
+ * Text carrying a value the run generated (`qaas-3f9a1`, `Qaas 3f9a1`, `qaas3f9a1c2e`): a record the run
+ * made itself, which another of its probes may change or delete at any moment.
+ */
+export function carriesRunMarker(text: string): boolean {
+  return /\bqaas[-_ ]?[0-9a-z]{4,}/i.test(text);
+}
+
 const UNIQUE_HINT = /(name|title|slug|code|sku|handle|key|label|username|login)$/i;
 
 /** A deterministic value that satisfies `schema` (as far as a schema can say). */
