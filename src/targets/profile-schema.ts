@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { blockedPortReason } from "./blocked-ports.ts";
 
 /** `secret_ref:ENV_NAME` — the only way a profile may carry a credential. */
 export const SECRET_REF = /^secret_ref:[A-Z_][A-Z0-9_]*$/;
@@ -91,7 +92,14 @@ export const TargetProfileSchema = z.strictObject({
   }),
   environment: z.strictObject({
     mode: z.enum(["none", "external", "managed", "compose"]),
-    base_url: z.string().url().optional(),
+    base_url: z
+      .string()
+      .url()
+      .superRefine((url, check) => {
+        const blocked = blockedPortReason(url);
+        if (blocked) check.addIssue({ code: "custom", message: blocked });
+      })
+      .optional(),
     health_path: z.string().default("/health"),
     start: Command.optional(),
     reset: Command.optional(),
