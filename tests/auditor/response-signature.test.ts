@@ -30,4 +30,14 @@ describe("the signature two answers are compared by", () => {
     const rows = page(200, shell("", "<li>Ann</li><li>Bob</li>"));
     expect(signature(rows, [])).not.toBe(signature(none, []));
   });
+
+  it("takes the echoed input out however the template escaped its quotes", () => {
+    const value = `qaas'||'`;
+    const searched = (echo: string) =>
+      page(200, shell(`<form><input name="q" value="${echo}"></form>`, "<li>Printer offline</li>"));
+    const plain = signature(searched(""), [value]);
+    for (const echo of ["qaas&#39;||&#39;", "qaas&#039;||&#039;", "qaas&#x27;||&#x27;", "qaas&apos;||&apos;"])
+      expect(signature(searched(echo), [value]), echo).toBe(plain);
+    expect(signature(searched(`x&#34;y`), [`x"y`])).toBe(plain);
+  });
 });

@@ -18,23 +18,36 @@ function canonical(value: unknown, clean: (text: string) => string): unknown {
   return value;
 }
 
-function htmlEscape(text: string): string {
+function htmlEscape(text: string, quote = "&quot;", apostrophe = "&#39;"): string {
   return text
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
+    .replace(/"/g, quote)
+    .replace(/'/g, apostrophe);
 }
+
+/**
+ * How templates write quotes: `&#39;` (Python, Java), `&#039;` (PHP's htmlspecialchars), `&#x27;` (Django,
+ * Rails), `&apos;` (HTML5 entities); Go's html/template writes `&#34;` and `&#39;`.
+ */
+const ESCAPES: ReadonlyArray<[quote: string, apostrophe: string]> = [
+  ["&quot;", "&#39;"],
+  ["&quot;", "&#039;"],
+  ["&quot;", "&#x27;"],
+  ["&quot;", "&apos;"],
+  ["&#34;", "&#39;"],
+];
 
 function variants(text: string): string[] {
   const forms = new Set([
     text,
     encodeURIComponent(text),
-    htmlEscape(text),
     JSON.stringify(text).slice(1, -1),
-    text.replace(/'/g, "&#x27;"),
-    htmlEscape(text).replace(/&#39;/g, "&#x27;"),
+    ...ESCAPES.flatMap(([quote, apostrophe]) => [
+      htmlEscape(text, quote, apostrophe),
+      text.replace(/'/g, apostrophe),
+    ]),
   ]);
   return [...forms].filter((form) => form.length > 0).sort((a, b) => b.length - a.length);
 }
