@@ -5,6 +5,7 @@ import { DEFAULT_CONFIG_DIR } from "../config/load-config.ts";
 import { readYamlFile, reporter, schemaProblems, walkPairs, type YamlSource } from "../config/yaml-source.ts";
 import { QaasError } from "../errors.ts";
 import type { LoadedTarget } from "../tools/context.ts";
+import { blockedPortReason } from "./blocked-ports.ts";
 import { type TargetProfile, TargetProfileSchema } from "./profile-schema.ts";
 
 // A target profile says where the code is and how to reach the app. It may name credentials only by
@@ -143,6 +144,8 @@ function checkProfile(profile: TargetProfile, source: YamlSource, root: string |
       `mode "${environment.mode}" needs base_url (where the running app answers)`,
     );
   }
+  const blocked = environment.base_url === undefined ? undefined : blockedPortReason(environment.base_url);
+  if (blocked) report(["environment", "base_url"], blocked);
   if (environment.mode === "managed" && environment.start === undefined) {
     report(
       ["environment", "start"],

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { blockedPortReason } from "./blocked-ports.ts";
 
 /** `secret_ref:ENV_NAME` — the only way a profile may carry a credential. */
 export const SECRET_REF = /^secret_ref:[A-Z_][A-Z0-9_]*$/;
@@ -92,14 +91,7 @@ export const TargetProfileSchema = z.strictObject({
   }),
   environment: z.strictObject({
     mode: z.enum(["none", "external", "managed", "compose"]),
-    base_url: z
-      .string()
-      .url()
-      .superRefine((url, check) => {
-        const blocked = blockedPortReason(url);
-        if (blocked) check.addIssue({ code: "custom", message: blocked });
-      })
-      .optional(),
+    base_url: z.string().url().optional(),
     health_path: z.string().default("/health"),
     start: Command.optional(),
     reset: Command.optional(),
