@@ -8,7 +8,8 @@ import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harnes
 
 // A server-rendered application whose only way to learn a record's id is its list page: `/journal/` links
 // each of the caller's entries (`<a href="/journal/12/">`), nothing answers JSON and nothing may be created
-// through an API. `flawed` shows any entry to any signed-in user; `sound` answers 404 for another's.
+// through an API. `flawed` shows any entry to any signed-in user; `sound` answers 404 for another's. The
+// `pages` style is the same application as server pages: `/entries.php` links `/view_entry.php?id=12`.
 
 const TOKENS: Record<string, string> = { "token-ada": "ada", "token-ben": "ben" };
 const ENTRIES = [
@@ -21,7 +22,12 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-async function startJournal(build: "flawed" | "sound"): Promise<string> {
+type Style = "paths" | "pages";
+const LIST = { paths: "/journal/", pages: "/entries.php" };
+const itemUrl = (style: Style, id: number | string) =>
+  style === "paths" ? `/journal/${id}/` : `/view_entry.php?id=${id}`;
+
+async function startJournal(build: "flawed" | "sound", style: Style): Promise<string> {
   const server = http.createServer((request, response) => {
     const caller = TOKENS[(request.headers.authorization ?? "").replace(/^Bearer\s+/i, "")];
     const page = (status: number, body: string) => {
@@ -31,15 +37,18 @@ async function startJournal(build: "flawed" | "sound"): Promise<string> {
       );
     };
     if (!caller) return page(403, "<h1>Sign in first</h1>");
-    const path = new URL(request.url ?? "/", "http://fixture.invalid").pathname;
-    if (path === "/journal/") {
+    const url = new URL(request.url ?? "/", "http://fixture.invalid");
+    if (url.pathname === LIST[style]) {
       const own = ENTRIES.filter((entry) => entry.owner === caller);
       return page(
         200,
-        `<h1>My journal</h1><ul>${own.map((entry) => `<li><a href="/journal/${entry.id}/">${entry.title}</a></li>`).join("")}</ul>`,
+        `<h1>My journal</h1><ul>${own.map((entry) => `<li><a href="${itemUrl(style, entry.id)}">${entry.title}</a></li>`).join("")}</ul>`,
       );
     }
-    const item = path.match(/^\/journal\/(\d+)\/$/);
+    const item =
+      style === "paths"
+        ? url.pathname.match(/^\/journal\/(\d+)\/$/)
+        : url.pathname === "/view_entry.php" && [url.pathname, url.searchParams.get("id") ?? ""];
     const entry = item && ENTRIES.find((candidate) => candidate.id === Number(item[1]));
     if (!entry || (build === "sound" && entry.owner !== caller)) return page(404, "<h1>Not found</h1>");
     return page(200, `<main><h1>${entry.title}</h1><p>${entry.body}</p></main>`);
@@ -49,22 +58,25 @@ async function startJournal(build: "flawed" | "sound"): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function pageOperation(path: string): Operation {
+function pageOperation(path: string, query?: string): Operation {
   return {
     method: "GET",
     path,
     security: "unknown",
-    parameters: path.includes("{entry}")
-      ? [{ name: "entry", in: "path", required: true, schema: { type: "integer" } }]
-      : [],
+    parameters: [
+      ...(path.includes("{entry}")
+        ? [{ name: "entry", in: "path", required: true, schema: { type: "integer" } }]
+        : []),
+      ...(query ? [{ name: query, in: "query", required: true, schema: { type: "string" } }] : []),
+    ],
     responses: {},
     seen_in: ["source", "link"],
     documented: false,
   } as Operation;
 }
 
-async function leaks(build: "flawed" | "sound"): Promise<string[]> {
-  const baseUrl = await startJournal(build);
+async function leaks(build: "flawed" | "sound", style: Style = "paths"): Promise<string[]> {
+  const baseUrl = await startJournal(build, style);
   process.env.JOURNAL_ADA_TOKEN = "token-ada";
   process.env.JOURNAL_BEN_TOKEN = "token-ben";
   const profile = profileFor({
@@ -83,7 +95,10 @@ async function leaks(build: "flawed" | "sound"): Promise<string[]> {
     target: "journal",
     baseUrl,
     document: { openapi: "3.0.3", info: { title: "none", version: "1" }, paths: {} },
-    extraOperations: [pageOperation("/journal/"), pageOperation("/journal/{entry}/")],
+    extraOperations:
+      style === "paths"
+        ? [pageOperation("/journal/"), pageOperation("/journal/{entry}/")]
+        : [pageOperation("/entries.php"), pageOperation("/view_entry.php", "id")],
   });
   const run = openProbeRun(probeContext({ profile, map, agent: "AUDITOR" }), "authz_matrix");
   if (typeof run === "string") throw new Error(run);
@@ -98,5 +113,10 @@ describe("authz_matrix on records a server-rendered list links to", () => {
 
   it("reports nothing when each user reads only their own entries", async () => {
     expect(await leaks("sound")).toEqual([]);
+  });
+
+  it("reads the id a server page's link puts in the query of the page named for the item", async () => {
+    expect(await leaks("flawed", "pages")).toContain("missing-authorization GET /view_entry.php");
+    expect(await leaks("sound", "pages")).toEqual([]);
   });
 });

@@ -2,9 +2,11 @@ import type { HttpExchange } from "../http/http-types.ts";
 import { matchesTemplate } from "../http/target-url.ts";
 import { isHtml } from "../session/html-forms.ts";
 import type { ResourceFamily } from "./operation-index.ts";
+import { lastStaticSegment, nounOf, pageNoun } from "./operation-index.ts";
 
-// A server-rendered list is a page of links to its items (`<a href="/notes/7/">`), not an array: the ids a
-// user can see there are the ones its links put where the item path takes its id.
+// A server-rendered list is a page of links to its items, not an array: `<a href="/notes/7/">` puts the id
+// where the item path takes it, `<a href="/ticket.php?id=7">` in the query of a sibling page named for the
+// item. The ids a user can see there are the ones those links carry.
 
 const HREF = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi;
 
@@ -15,8 +17,7 @@ export function linkedIds(
   pathValues: Record<string, string>,
 ): string[] {
   const response = exchange.response;
-  const idParameter = family.idParameter;
-  if (!response || !family.item || !idParameter || !isHtml(response.contentType, response.body)) return [];
+  if (!response || !isHtml(response.contentType, response.body)) return [];
   const page = new URL(exchange.request.url);
   const ids: string[] = [];
   for (const match of response.body.matchAll(HREF)) {
@@ -27,10 +28,30 @@ export function linkedIds(
       continue;
     }
     if (target.origin !== page.origin) continue;
-    const values = matchesTemplate(family.item, target.pathname);
-    const id = values?.[idParameter];
-    if (!values || !id || ids.includes(id)) continue;
-    if (Object.entries(pathValues).every(([name, value]) => values[name] === value)) ids.push(id);
+    const id = family.item ? idInPath(target, family, pathValues) : idInQuery(target, family, page);
+    if (id && !ids.includes(id)) ids.push(id);
   }
   return ids;
+}
+
+function idInPath(
+  target: URL,
+  family: ResourceFamily,
+  pathValues: Record<string, string>,
+): string | undefined {
+  const values = matchesTemplate(family.item!, target.pathname);
+  const id = family.idParameter ? values?.[family.idParameter] : undefined;
+  if (!values || !id) return undefined;
+  return Object.entries(pathValues).every(([name, value]) => values[name] === value) ? id : undefined;
+}
+
+/** `?id=7` (or `?ticket_id=7`) on a page named for the family's item, other than the list itself. */
+function idInQuery(target: URL, family: ResourceFamily, list: URL): string | undefined {
+  const noun = nounOf(lastStaticSegment(family.collection) ?? "");
+  const segment = target.pathname.split("/").filter(Boolean).pop();
+  if (!noun || !segment || target.pathname === list.pathname || pageNoun(segment) !== noun) return undefined;
+  for (const [name, value] of target.searchParams) {
+    if (value && (/^id$/i.test(name) || nounOf(name.replace(/[-_]?id$/i, "")) === noun)) return value;
+  }
+  return undefined;
 }

@@ -223,14 +223,29 @@ export function lastStaticSegment(path: string): string | undefined {
     .pop();
 }
 
-/** A resource name in its singular, lower-case form, so `tasks`, `Task` and `task_id`'s stem compare equal. */
+/** A server page's or a format's extension: `tickets.php`, `Orders.aspx`, `users.json` name a collection too. */
+const PAGE_EXTENSION = /\.(php\d?|phtml|aspx?|ashx|jspx?|do|action|cgi|pl|cfm|html?|json|xml)$/i;
+
+/**
+ * A resource name in its singular, lower-case form, so `tasks`, `Task`, `task_id`'s stem and a server
+ * page `tasks.php` compare equal.
+ */
 export function nounOf(name: string): string {
-  const lower = name.toLowerCase().replace(/[-_]/g, "");
+  const lower = name.replace(PAGE_EXTENSION, "").toLowerCase().replace(/[-_]/g, "");
   if (lower === "people") return "person";
   if (lower.endsWith("ies") && lower.length > 4) return `${lower.slice(0, -3)}y`;
   if (/(sses|xes|ches|shes)$/.test(lower)) return lower.slice(0, -2);
   if (lower.endsWith("s") && !lower.endsWith("ss") && lower.length > 2) return lower.slice(0, -1);
   return lower;
+}
+
+/** What a page that shows one item is named for: `view_ticket.php`, `ticket-details.php`, `showTicket` → `ticket`. */
+export function pageNoun(segment: string): string {
+  const bare = segment
+    .replace(PAGE_EXTENSION, "")
+    .replace(/^(view|show|display|read|get|open|detail|details)[-_]?(?=[a-z])/i, "")
+    .replace(/[-_]?(view|detail|details|page|info|display)$/i, "");
+  return nounOf(bare || segment);
 }
 
 /**

@@ -1,6 +1,12 @@
 import type { Operation } from "../../map/system-map.ts";
 import type { ResourceFamily } from "../api/operation-index.ts";
-import { familyForItem, isAuthOperation, lastStaticSegment, nounOf } from "../api/operation-index.ts";
+import {
+  familyForItem,
+  isAuthOperation,
+  lastStaticSegment,
+  nounOf,
+  pageNoun,
+} from "../api/operation-index.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { bodyKind, requestSchema } from "../api/request-builder.ts";
 import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
@@ -93,7 +99,7 @@ function beside(operation: Operation, families: readonly ResourceFamily[]): Obje
     const stem = idStem(name);
     const family = stem
       ? namedFamily(families, stem, template)
-      : enclosingFamily(families, template, method, operation);
+      : (enclosingFamily(families, template, method, operation) ?? pageFamily(families, template, operation));
     // A create's own reference (`POST /tasks {project_id}`) makes a new object: not an access to one.
     if (!family || family.create === operation) continue;
     return { operation, family, place, name };
@@ -135,6 +141,29 @@ function enclosingFamily(
         return !rest.includes("/") && !rest.startsWith("{");
       })
       .sort((a, b) => b.collection.length - a.collection.length)[0]
+  );
+}
+
+/**
+ * The collection a server page that shows one item is named after: `/ticket.php?id=` (or
+ * `/view_ticket.php?id=`) reads an item of what `/tickets.php` lists, a sibling page, not a sub-path.
+ */
+function pageFamily(
+  families: readonly ResourceFamily[],
+  template: string,
+  operation: Operation,
+): ResourceFamily | undefined {
+  const segment = lastStaticSegment(template);
+  if (!segment || operation.method.toUpperCase() !== "GET") return undefined;
+  const parent = template.slice(0, template.lastIndexOf("/"));
+  const noun = pageNoun(segment);
+  return families.find(
+    (family) =>
+      family.list &&
+      family.list !== operation &&
+      family.parentParameters.length === 0 &&
+      family.collection.slice(0, family.collection.lastIndexOf("/")) === parent &&
+      nounOf(lastStaticSegment(family.collection) ?? "") === noun,
   );
 }
 
