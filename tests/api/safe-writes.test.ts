@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
-import { isSafeWrite } from "../../src/probes/api/operation-index.ts";
+import { isAuthOperation, isSafeWrite, nounOf } from "../../src/probes/api/operation-index.ts";
+import { namedLikeAction } from "../../src/probes/auditor/sqli-point.ts";
 
 const operation = (method: string, path: string): Operation => ({
   method,
@@ -20,6 +21,18 @@ describe("writes a probe may send", () => {
     expect(isSafeWrite(operation("PUT", "/api/items/{id}"))).toBe(true);
     expect(isSafeWrite(operation("POST", "/api/items"))).toBe(true);
     expect(isSafeWrite(operation("GET", "/api/admin/settings"))).toBe(true);
+  });
+});
+
+describe("server pages, read by name whatever their extension", () => {
+  it("signs out, resets and signs in at logout.php, reset.aspx and login.jsp as at /logout, /reset and /login", () => {
+    expect(isSafeWrite(operation("POST", "/logout.php"))).toBe(false);
+    expect(isSafeWrite(operation("POST", "/admin/reset.aspx"))).toBe(false);
+    expect(isSafeWrite(operation("POST", "/new-ticket.php"))).toBe(true);
+    expect(isAuthOperation(operation("POST", "/login.jsp"))).toBe(true);
+    expect(isAuthOperation(operation("GET", "/tickets.php"))).toBe(false);
+    expect(namedLikeAction("/delete.php")).toBe(true);
+    expect(nounOf("Tickets.aspx")).toBe("ticket");
   });
 });
 

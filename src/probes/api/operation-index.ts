@@ -153,8 +153,7 @@ export function isSafeWrite(operation: Operation): boolean {
   if (operation.graphql) return isSafeGraphqlField(operation.graphql);
   const method = operation.method.toUpperCase();
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
-  const segments = toTemplateForm(operation.path).split("/").filter(Boolean);
-  if (segments.some((segment) => DANGEROUS_SEGMENT.test(segment))) return false;
+  if (hasSegment(operation.path, DANGEROUS_SEGMENT)) return false;
   // PUT, PATCH and DELETE on a path with no id change state every user shares (settings, a whole
   // collection): a probe may only change what it created itself, so these are never sent.
   if ((method === "DELETE" || method === "PUT" || method === "PATCH") && !isItemPath(operation.path))
@@ -191,10 +190,18 @@ const AUTH_SEGMENT =
 
 /** Sign-in and token endpoints: they hand out credentials by design. */
 export function isAuthOperation(operation: Pick<Operation, "path">): boolean {
-  return toTemplateForm(operation.path)
+  return hasSegment(operation.path, AUTH_SEGMENT);
+}
+
+/**
+ * Whether a segment of the path, read as a name, matches `pattern`: a server page's extension is no part
+ * of its name (`logout.php` signs out like `/logout`).
+ */
+export function hasSegment(path: string, pattern: RegExp): boolean {
+  return toTemplateForm(path)
     .split("/")
     .filter(Boolean)
-    .some((segment) => AUTH_SEGMENT.test(segment));
+    .some((segment) => pattern.test(segment.replace(PAGE_EXTENSION, "")));
 }
 
 /** The raw OpenAPI operation object, for fields the map does not carry (description, tags, scopes). */

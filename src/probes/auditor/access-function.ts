@@ -1,5 +1,5 @@
 import type { Operation, SystemMap } from "../../map/system-map.ts";
-import { isAuthOperation } from "../api/operation-index.ts";
+import { hasSegment, isAuthOperation } from "../api/operation-index.ts";
 import { sendPrepared } from "../api/probe-support.ts";
 import { buildRequest, requestSchema } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
@@ -7,7 +7,7 @@ import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
-import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
+import { pathParameterNames } from "../http/target-url.ts";
 import { chooseBranch, requiredOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
@@ -131,12 +131,7 @@ async function throughTheGate(
 ): Promise<Leak | undefined> {
   const schema = requestSchema(operation);
   if (!schema || requiredOf(chooseBranch(schema)).length === 0) return undefined;
-  if (
-    toTemplateForm(operation.path)
-      .split("/")
-      .some((segment) => /^(logout|signout|sign-out)$/i.test(segment))
-  )
-    return undefined;
+  if (hasSegment(operation.path, /^(logout|signout|sign-out)$/i)) return undefined;
   const prepared = buildRequest(operation, { seed: uniqueSeed() });
   prepared.body = {};
   prepared.contentType = "application/json";

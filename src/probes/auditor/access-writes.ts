@@ -1,4 +1,4 @@
-import { isSafeWrite } from "../api/operation-index.ts";
+import { hasSegment, isSafeWrite } from "../api/operation-index.ts";
 import { sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { bodyKind, buildRequest, clonePrepared, requestSchema } from "../api/request-builder.ts";
@@ -6,7 +6,6 @@ import type { CreatedResource, ResourceFactory } from "../api/resource-factory.t
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
-import { toTemplateForm } from "../http/target-url.ts";
 import { chooseBranch, propertiesOf, schemaType } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
@@ -30,10 +29,7 @@ const DANGEROUS =
 
 /** Whether a path names an operation no probe may send (sign-out, reset, payments, mail, imports). */
 export function isDangerousPath(path: string): boolean {
-  return toTemplateForm(path)
-    .split("/")
-    .filter(Boolean)
-    .some((segment) => DANGEROUS.test(segment));
+  return hasSegment(path, DANGEROUS);
 }
 
 /**

@@ -166,7 +166,7 @@ async function findProof(
 
 // A path segment or field named like an action: a GET that buys, marks or deletes writes after all.
 const ACTION =
-  /(^|[/_-])(delete|remove|destroy|drop|purge|reset|wipe|clear|update|edit|set|save|mark|toggle|buy|purchase|pay|checkout|transfer|approve|publish|submit|send|import|sync|run|exec|execute|trigger|cancel|revoke|ban|enable|disable|activate|deactivate|assign|grant|logout|signout)([/_-]|$)/i;
+  /(^|[/_-])(delete|remove|destroy|drop|purge|reset|wipe|clear|update|edit|set|save|mark|toggle|buy|purchase|pay|checkout|transfer|approve|publish|submit|send|import|sync|run|exec|execute|trigger|cancel|revoke|ban|enable|disable|activate|deactivate|assign|grant|logout|signout)([/_.-]|$)/i;
 
 function isRead(operation: Operation): boolean {
   if (operation.graphql) return operation.graphql.kind === "query";

@@ -1,5 +1,5 @@
 import type { Operation, Table } from "../../map/system-map.ts";
-import { isItemPath, isSafeWrite } from "../api/operation-index.ts";
+import { hasSegment, isItemPath, isSafeWrite } from "../api/operation-index.ts";
 import { sendAsRightRole, sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, requestSchema } from "../api/request-builder.ts";
@@ -62,12 +62,7 @@ export function creationOperationsFor(
   for (const operation of operations) {
     if (operation.method.toUpperCase() !== "POST" || isItemPath(operation.path) || !isSafeWrite(operation))
       continue;
-    if (
-      toTemplateForm(operation.path)
-        .split("/")
-        .some((segment) => CREDENTIAL_SEGMENT.test(segment))
-    )
-      continue;
+    if (hasSegment(operation.path, CREDENTIAL_SEGMENT)) continue;
     const schema = requestSchema(operation);
     if (!schema) continue;
     const property = Object.keys(propertiesOf(schema)).find((name) => propertyMatchesColumn(name, column));
