@@ -3,7 +3,7 @@ import { EnvelopeDraftSchema } from "../../src/envelope/envelope-draft.ts";
 import { checkAuthentication } from "../../src/probes/auth/check-authentication.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
-import type { FormSessionApp } from "./form-session-app.ts";
+import type { FormSessionApp, FormSessionBuild } from "./form-session-app.ts";
 import { FORM_SEEDED, startFormSessionApp } from "./form-session-app.ts";
 
 // The run's own accounts on an application whose sign-up and sign-in are CSRF-protected forms and whose
@@ -15,7 +15,7 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
-async function accountChecks(build: "flawed" | "sound") {
+async function accountChecks(build: FormSessionBuild) {
   const app = await startFormSessionApp(build);
   apps.push(app);
   process.env.FORM_ALICE_PW = FORM_SEEDED.alice;
@@ -71,5 +71,13 @@ describe("the run's own accounts behind CSRF-protected forms", () => {
     // The run's accounts are sessions of their own, never offered to other checks as a profile user's peer.
     expect(run.sessions.throwawayUsers()).toEqual([]);
     expect(run.sessions.summaries().filter((summary) => summary.throwaway).length).toBeGreaterThan(0);
+  });
+
+  it("submit the profile form in the account's own session, and find the form that copies a privilege field", async () => {
+    const { app, candidates } = await accountChecks("form-escalating");
+    expect(candidates.map((candidate) => `${candidate.defect_class} ${candidate.location.value}`)).toEqual([
+      "validation-missing POST /accounts/profile/",
+    ]);
+    expect(app.csrfRefusals).toBe(0);
   });
 });

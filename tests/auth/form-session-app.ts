@@ -8,7 +8,8 @@ import type { Operation, Page } from "../../src/map/system-map.ts";
 // comes back with the form again (status 200), and a session cookie is the credential. Its JSON API wants
 // the CSRF cookie echoed in `X-CSRFToken` on every signed-in unsafe request (else 403). `flawed` copies an
 // `is_staff` field from the sign-up form into the account, copies it from `PATCH /api/me` too, and lets
-// any account set any account's password; `sound` does none of that.
+// any account set any account's password; `sound` does none of that. `form-escalating` is the sound build
+// but for its profile form (`POST /accounts/profile/`), which copies `is_staff` from what was posted.
 
 export interface FormSessionApp {
   baseUrl: string;
@@ -24,7 +25,9 @@ export interface FormSessionApp {
 
 export const FORM_SEEDED: Record<string, string> = { alice: "alice-password" };
 
-export async function startFormSessionApp(build: "flawed" | "sound"): Promise<FormSessionApp> {
+export type FormSessionBuild = "flawed" | "sound" | "form-escalating";
+
+export async function startFormSessionApp(build: FormSessionBuild): Promise<FormSessionApp> {
   const passwords = new Map(Object.entries(FORM_SEEDED));
   const staff = new Map<string, boolean>([["alice", false]]);
   const emails = new Map<string, string>([["alice", "alice@fixture.test"]]);
@@ -77,6 +80,16 @@ export async function startFormSessionApp(build: "flawed" | "sound"): Promise<Fo
       staff.set(username, build === "flawed" && /^(true|on|1)$/i.test(form.is_staff ?? ""));
       return send(302, "text/html", "", { location: "/accounts/login/" });
     }
+    if (route === "GET /accounts/profile/" && caller)
+      return send(200, "text/html", profilePage(csrf, emails.get(caller) ?? ""));
+    if (route === "POST /accounts/profile/" && caller) {
+      if (!cookies.csrftoken || form.csrfmiddlewaretoken !== cookies.csrftoken) return refuse();
+      if (!form.email) return send(200, "text/html", profilePage(csrf, ""));
+      emails.set(caller, form.email);
+      if (build === "form-escalating" && form.is_staff !== undefined)
+        staff.set(caller, /^(true|on|1)$/i.test(form.is_staff));
+      return send(302, "text/html", "", { location: "/accounts/profile/" });
+    }
     if (!path.startsWith("/api/")) return send(404, "text/html", "<h1>Not found</h1>");
     if (!caller) return json(403, { detail: "Authentication credentials were not provided." });
     if (request.method !== "GET" && request.headers["x-csrftoken"] !== cookies.csrftoken) {
@@ -108,10 +121,15 @@ export async function startFormSessionApp(build: "flawed" | "sound"): Promise<Fo
     baseUrl: `http://127.0.0.1:${port}`,
     passwords,
     document: DOCUMENT,
-    operations: [formOperation("/accounts/login/"), formOperation("/accounts/signup/")],
+    operations: [
+      formOperation("/accounts/login/"),
+      formOperation("/accounts/signup/"),
+      formOperation("/accounts/profile/"),
+    ],
     pages: [
       formPage("/accounts/login/", ["username", "password"]),
       formPage("/accounts/signup/", ["username", "email", "password1", "password2"]),
+      formPage("/accounts/profile/", ["email"]),
     ],
     get csrfRefusals() {
       return app.csrfRefusals;
@@ -122,6 +140,10 @@ export async function startFormSessionApp(build: "flawed" | "sound"): Promise<Fo
 
 function loginPage(csrf: string, error: string): string {
   return `<h1>Sign in</h1>${error ? `<p class="errornote">${error}</p>` : ""}<form method="post" action="/accounts/login/"><input type="hidden" name="csrfmiddlewaretoken" value="${csrf}"><input type="text" name="username"><input type="password" name="password"><button type="submit">Sign in</button></form>`;
+}
+
+function profilePage(csrf: string, email: string): string {
+  return `<h1>Profile</h1><form method="post" action="/accounts/profile/"><input type="hidden" name="csrfmiddlewaretoken" value="${csrf}"><input type="email" name="email" value="${email}"><button type="submit">Save</button></form>`;
 }
 
 function signupPage(csrf: string, error: string): string {

@@ -7,11 +7,13 @@ import { buildFinding } from "../evidence/finding.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
+import { showsFormAgain } from "../session/form-submission.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
+import { submitForm } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import type { PrivilegedField } from "./mass-assignment-fields.ts";
 import { holds, privilegedFields, valuesFor } from "./mass-assignment-fields.ts";
-import { lastStaticSegment, operationKey } from "./operation-index.ts";
+import { lastStaticSegment, operationKey, segmentName } from "./operation-index.ts";
 import { endpointLocation } from "./probe-support.ts";
 import { bodyKind, buildRequest, toSpec } from "./request-builder.ts";
 
@@ -76,13 +78,17 @@ async function selfUpdateEscalation(
   before: Record<string, unknown>,
 ): Promise<EnvelopeDraft[]> {
   const readPaths = new Set(reads.map((read) => read.path));
+  // A server-rendered profile form posts to its own page; it is submitted in the account's session.
+  const asForm = (operation: Operation) =>
+    operation.method.toUpperCase() === "POST" && operation.form !== undefined && "user" in account.via;
   const updates = run.map.operations.filter(
     (operation) =>
-      ["PUT", "PATCH"].includes(operation.method.toUpperCase()) &&
+      ((["PUT", "PATCH"].includes(operation.method.toUpperCase()) && bodyKind(operation) === "json") ||
+        asForm(operation)) &&
       !operation.graphql &&
-      bodyKind(operation) === "json" &&
       pathParameterNames(operation.path).length === 0 &&
-      (readPaths.has(operation.path) || SELF_SEGMENT.test(lastStaticSegment(operation.path) ?? "")),
+      (readPaths.has(operation.path) ||
+        SELF_SEGMENT.test(segmentName(lastStaticSegment(operation.path) ?? ""))),
   );
   for (const update of updates.slice(0, 3)) {
     const fields = privilegedFields(update, before)
@@ -93,11 +99,8 @@ async function selfUpdateEscalation(
       if (current === undefined) continue;
       const [value] = valuesFor(field, current, undefined);
       if (value === undefined || holds(current, value, field.kind)) continue;
-      const prepared = buildRequest(update, { seed: "self" });
-      const body = prepared.body && typeof prepared.body === "object" ? prepared.body : {};
-      prepared.body = { ...(body as Record<string, unknown>), [field.name]: value };
-      const exchange = await sendAsAccount(run, account, toSpec(run.target.baseUrl, prepared));
-      if (!exchange || !isSuccess(exchange)) continue;
+      const exchange = await sendUpdate(run, account, update, field.name, value);
+      if (!exchange) continue;
       const after = await selfView(run, account, reads);
       if (!holds(after.record[field.name], value, field.kind)) continue;
       return [
@@ -109,6 +112,35 @@ async function selfUpdateEscalation(
     }
   }
   return [];
+}
+
+/**
+ * The account's update of itself with `name` set to `value`: a form as its page offers it (the page's own
+ * values kept, a fresh CSRF token), anything else as built; the answer when it was taken.
+ */
+async function sendUpdate(
+  run: ProbeRun,
+  account: RunAccount,
+  update: Operation,
+  name: string,
+  value: unknown,
+): Promise<HttpExchange | undefined> {
+  if (update.form && "user" in account.via) {
+    const submitted = await submitForm(
+      run,
+      account.via.user,
+      update,
+      { [name]: typeof value === "string" ? value : JSON.stringify(value) },
+      { followRedirects: false },
+    );
+    const posted = submitted?.exchange;
+    return posted?.response && posted.response.status < 400 && !showsFormAgain(posted) ? posted : undefined;
+  }
+  const prepared = buildRequest(update, { seed: "self" });
+  const body = prepared.body && typeof prepared.body === "object" ? prepared.body : {};
+  prepared.body = { ...(body as Record<string, unknown>), [name]: value };
+  const exchange = await sendAsAccount(run, account, toSpec(run.target.baseUrl, prepared));
+  return exchange && isSuccess(exchange) ? exchange : undefined;
 }
 
 /** Reads without path parameters that answer about the caller (`/me`, `/account`). */

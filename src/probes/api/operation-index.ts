@@ -201,7 +201,12 @@ export function hasSegment(path: string, pattern: RegExp): boolean {
   return toTemplateForm(path)
     .split("/")
     .filter(Boolean)
-    .some((segment) => pattern.test(segment.replace(PAGE_EXTENSION, "")));
+    .some((segment) => pattern.test(segmentName(segment)));
+}
+
+/** A path segment as a name: without a server page's or a format's extension (`profile.php` → `profile`). */
+export function segmentName(segment: string): string {
+  return segment.replace(PAGE_EXTENSION, "");
 }
 
 /** The raw OpenAPI operation object, for fields the map does not carry (description, tags, scopes). */
