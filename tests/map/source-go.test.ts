@@ -145,3 +145,58 @@ describe("Go routers: gin, net/http, gorilla/mux, chi", () => {
     expect(routeAt(routes, "GET /orders/{id}").framework).toBe("net/http");
   });
 });
+
+const bareHandlers = `package main
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	http.HandleFunc("/api/login", login)
+	http.HandleFunc("/api/me", srv.me)
+	http.HandleFunc("/api/items/", http.HandlerFunc(items))
+	http.HandleFunc("/about", about)
+}
+
+func login(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST only", 405)
+		return
+	}
+}
+
+func (s *server) me(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet:
+	case "PATCH":
+	}
+}
+
+func items(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/api/items/")
+	id, _ := strconv.Atoi(rest)
+	_ = id
+	if r.Method == "GET" {
+		return
+	}
+}
+
+func about(w http.ResponseWriter, r *http.Request) {}
+`;
+
+describe("net/http handlers registered without a method", () => {
+  it("serve the methods their bodies test r.Method for, and one item per id below a subtree they parse", () => {
+    const routes = scanSourceRoutes(writeTree({ "main.go": bareHandlers })).routes;
+    expect(signatures(routes)).toEqual([
+      "ALL /about",
+      "GET /api/items/",
+      "GET /api/items/{id}",
+      "GET /api/me",
+      "PATCH /api/me",
+      "POST /api/login",
+    ]);
+  });
+});

@@ -57,19 +57,30 @@ interface Binding {
 }
 
 export function scanGoRoutes(root: string, files: readonly string[]): Route[] {
-  const routes: Route[] = [];
+  const sources: Array<{ file: string; masked: MaskedSource; imported: string[] }> = [];
   for (const file of files) {
     if (file.endsWith("_test.go")) continue;
     const source = readSource(root, file);
     if (source === undefined) continue;
     const imported = ROUTERS.filter(([pattern]) => pattern.test(source)).map(([, name]) => name);
-    if (imported.length === 0) continue;
-    routes.push(...routesOf(file, new MaskedSource(source, GO_SYNTAX), imported));
+    sources.push({ file, masked: new MaskedSource(source, GO_SYNTAX), imported });
   }
+  // Handlers live anywhere in the package: their bodies say which methods a bare registration serves.
+  const handlers = new Map<string, string>();
+  for (const { masked } of sources)
+    for (const [name, body] of namedFunctionBodies(masked)) if (!handlers.has(name)) handlers.set(name, body);
+  const routes: Route[] = [];
+  for (const { file, masked, imported } of sources)
+    if (imported.length > 0) routes.push(...routesOf(file, masked, imported, handlers));
   return uniqueRoutes(routes);
 }
 
-function routesOf(file: string, masked: MaskedSource, imported: string[]): Route[] {
+function routesOf(
+  file: string,
+  masked: MaskedSource,
+  imported: string[],
+  handlers: ReadonlyMap<string, string>,
+): Route[] {
   const framework = imported[0] ?? "net/http";
   const bindings = groupBindings(masked);
   const prefixOf = (name: string, at: number): string => prefixAt(bindings, name, at);
@@ -97,6 +108,7 @@ function routesOf(file: string, masked: MaskedSource, imported: string[]): Route
       methods = chainedMethods(masked, close) ?? ["ALL"];
       pathArgument = args[0] as [number, number];
     }
+    const handler = handlers.get(handlerName(masked, args[1]) ?? "");
     const literal = masked.stringAt(pathArgument[0]);
     if (!literal || skipSpace(masked.code, literal.end) !== pathArgument[1]) continue;
     let raw = literal.value;
@@ -106,11 +118,68 @@ function routesOf(file: string, masked: MaskedSource, imported: string[]): Route
       raw = patterned[2] as string;
     }
     if (!raw.startsWith("/")) continue;
+    if (methods.length === 1 && methods[0] === "ALL" && handler) methods = methodsServed(handler) ?? methods;
     const path = goTemplate(joinPaths(prefixOf(receiver, match.index), raw), framework);
     const line = masked.lineAt(match.index);
     for (const method of methods) routes.push(textRoute(method, path, file, line, framework));
+    // A subtree pattern (`/api/items/`) whose handler cuts its own prefix off the path and parses the rest
+    // as a number serves one item per id below it: `/api/items/{id}`.
+    if (handler && raw.length > 1 && raw.endsWith("/") && parsesIdAfter(handler, raw))
+      for (const method of methods)
+        routes.push(textRoute(method, `${path.replace(/\/$/, "")}/{id}`, file, line, framework));
   }
   return routes;
+}
+
+const METHOD_NAMES = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
+const METHOD_CONSTANT = /\bhttp\.Method([A-Z][a-z]+)\b|"([A-Z]{3,7})"/g;
+
+/** Top-level functions and methods by name, with their bodies (comments blanked, strings kept). */
+function namedFunctionBodies(masked: MaskedSource): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  for (const match of masked.code.matchAll(/^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\([^{\n]*\{/gm)) {
+    const open = match.index + match[0].length - 1;
+    const close = masked.closing(open);
+    if (close > open) found.push([match[1] ?? "", masked.text.slice(open, close + 1)]);
+  }
+  return found;
+}
+
+/** The function a handler argument names: `list`, `s.list`, `http.HandlerFunc(list)`. */
+function handlerName(masked: MaskedSource, argument: [number, number] | undefined): string | undefined {
+  if (!argument) return undefined;
+  const names = masked.code.slice(argument[0], argument[1]).match(/[A-Za-z_]\w*/g);
+  return names?.at(-1);
+}
+
+/**
+ * The methods a handler serves, read from how it tests `r.Method`: `r.Method != http.MethodPost`, `== "GET"`,
+ * or the cases of a `switch r.Method`. Undefined when it never looks.
+ */
+function methodsServed(body: string): string[] | undefined {
+  const found = new Set<string>();
+  const add = (text: string) => {
+    for (const constant of text.matchAll(METHOD_CONSTANT)) {
+      const method = (constant[1] ?? constant[2] ?? "").toUpperCase();
+      if (METHOD_NAMES.has(method)) found.add(method);
+    }
+  };
+  for (const comparison of body.matchAll(/\.Method\s*[!=]=\s*(http\.Method[A-Z][a-z]+|"[A-Z]+")/g))
+    add(comparison[1] ?? "");
+  const switched = /\bswitch\s+[A-Za-z_]\w*\.Method\s*\{/.exec(body);
+  if (switched)
+    for (const label of body.slice(switched.index).matchAll(/\bcase\s+([^:\n]+):/g)) add(label[1] ?? "");
+  return found.size > 0 ? [...found].sort() : undefined;
+}
+
+/** The handler cuts `prefix` (or its parent) off the request path and converts what is left to a number. */
+function parsesIdAfter(body: string, prefix: string): boolean {
+  const bare = prefix.replace(/\/$/, "");
+  return (
+    new RegExp(
+      `TrimPrefix\\(\\s*\\w+\\.URL\\.Path\\s*,\\s*"${bare.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/?"`,
+    ).test(body) && /\bstrconv\.(Atoi|ParseInt|ParseUint)\s*\(/.test(body)
+  );
 }
 
 /** gorilla's `.Methods("GET", "POST")` chained after a registration. */
