@@ -80,7 +80,7 @@ export function composeInventory(
       mergeInto(operation, candidate);
     }
   }
-  return dropShadowedAll(operations);
+  return settleAnyMethod(operations);
 }
 
 /** Provenance counts, for `qaas doctor`, the bench and the map summary. */
@@ -276,14 +276,22 @@ function operationAsCandidate(operation: Operation): OperationCandidate {
   };
 }
 
-/** An `ALL` route whose path now has concrete methods from forms or calls adds nothing a probe can send. */
-function dropShadowedAll(operations: Operation[]): Operation[] {
+/**
+ * An `ALL` route whose path now has concrete methods from forms or calls adds nothing a probe can send; one
+ * that has none is sent as a browser would reach it: GET, or POST when the handler reads a body. A request
+ * whose method is the word `ALL` is nothing a person could replay.
+ */
+function settleAnyMethod(operations: Operation[]): Operation[] {
   const concretePaths = new Set(
     operations
       .filter((operation) => operation.method !== "ALL" && !operation.graphql)
       .map((operation) => templateKey(operation.path)),
   );
-  return operations.filter(
-    (operation) => operation.method !== "ALL" || !concretePaths.has(templateKey(operation.path)),
-  );
+  return operations
+    .filter((operation) => operation.method !== "ALL" || !concretePaths.has(templateKey(operation.path)))
+    .map((operation) =>
+      operation.method === "ALL"
+        ? { ...operation, method: operation.request_body ? "POST" : "GET" }
+        : operation,
+    );
 }

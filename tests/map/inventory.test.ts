@@ -101,6 +101,25 @@ describe("composeInventory", () => {
     expect(post?.form?.csrf_field).toBe("_csrf");
   });
 
+  it("sends an any-method route nothing else names as a browser reaches it: GET, or POST when it reads a body", () => {
+    const operations = composeInventory(
+      [],
+      [
+        { method: "ALL", path: "/go", provenance: "source" },
+        {
+          method: "*",
+          path: "/hooks/ingest",
+          provenance: "source",
+          request_body: { content_type: "application/json", required: true, schema: { type: "object" } },
+        },
+      ],
+    );
+    expect(operations.map((operation) => `${operation.method} ${operation.path}`)).toEqual([
+      "GET /go",
+      "POST /hooks/ingest",
+    ]);
+  });
+
   it("keeps one operation per GraphQL field on a shared endpoint", () => {
     const field = (name: string): OperationCandidate => ({
       method: "POST",
