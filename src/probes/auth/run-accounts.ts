@@ -85,9 +85,7 @@ async function sendRegistration(
 ): Promise<HttpExchange | undefined> {
   const body = prepared.body as Record<string, unknown>;
   if (registration.operation.form) {
-    const fields = Object.fromEntries(
-      Object.entries(body).map(([name, value]) => [name, typeof value === "string" ? value : String(value)]),
-    );
+    const fields = Object.fromEntries(Object.entries(body).map(([name, value]) => [name, String(value)]));
     const submitted = await submitForm(run, undefined, registration.operation, fields);
     const posted = submitted?.chain[0];
     return posted?.response && posted.response.status < 400 ? posted : undefined;

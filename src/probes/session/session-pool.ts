@@ -7,7 +7,14 @@ import type { HttpExchange, HttpRequestSpec } from "../http/http-types.ts";
 import { Masker } from "../http/masking.ts";
 import { applyCredential } from "./apply-credential.ts";
 import { CookieJar } from "./cookie-jar.ts";
-import type { Credential, LoginRecipe, ProfileUser, SignInMemory, SignupRecipe } from "./credential.ts";
+import type {
+  Credential,
+  LoginRecipe,
+  ProfileUser,
+  SignInEnvironment,
+  SignInMemory,
+  SignupRecipe,
+} from "./credential.ts";
 import { DEFAULT_RECIPE, makeCredential, maskCookieValue } from "./credential.ts";
 import { maskCsrfTokens, metaCsrf } from "./csrf.ts";
 import { isHtml, parseHtmlPage } from "./html-forms.ts";
@@ -190,25 +197,20 @@ export class SessionPool {
   async signInWith(
     client: HttpClient,
     account: AccountSecrets,
-  ): Promise<{ credential?: Credential; refusal?: string; exchanges: HttpExchange[] }> {
+  ): Promise<{ credential?: Credential; exchanges: HttpExchange[] }> {
     const exchanges: HttpExchange[] = [];
     const user = { name: `account-${account.username}`, role: "user", username: account.username };
     this.masker.addSecret(account.password);
     try {
       const credential = await signIn(user, this.recipe, {
-        baseUrl: this.baseUrl,
-        client,
-        now: this.now,
-        masker: this.masker,
-        memory: this.memory,
-        password: account.password,
-        email: account.email,
+        ...this.signInEnvironment(client, account),
         sent: exchanges,
       });
       return { credential, exchanges };
     } catch (error) {
+      // A refused sign-in is the answer asked for; its exchanges are the evidence.
       if (!(error instanceof QaasError)) throw error;
-      return { refusal: error.message, exchanges };
+      return { exchanges };
     }
   }
 
@@ -390,6 +392,22 @@ export class SessionPool {
     return credential.expiresAt !== undefined && this.now() >= credential.expiresAt - EXPIRY_MARGIN_MS;
   }
 
+  /** Where a sign-in runs; `secrets` stand in for users[].password (a throw-away or run account's). */
+  private signInEnvironment(
+    client: HttpClient,
+    secrets: { password: string; email: string } | undefined,
+  ): SignInEnvironment {
+    return {
+      baseUrl: this.baseUrl,
+      client,
+      now: this.now,
+      masker: this.masker,
+      memory: this.memory,
+      password: secrets?.password,
+      email: secrets?.email,
+    };
+  }
+
   /** Single-flight: callers that saw the same generation share one sign-in. */
   private refresh(
     session: UserSession,
@@ -401,15 +419,7 @@ export class SessionPool {
     }
     if (session.pending) return session.pending;
     const restarts = client.targetRestarts;
-    const pending = signIn(session.user, this.recipe, {
-      baseUrl: this.baseUrl,
-      client,
-      now: this.now,
-      masker: this.masker,
-      memory: this.memory,
-      password: session.throwaway?.password,
-      email: session.throwaway?.email,
-    })
+    const pending = signIn(session.user, this.recipe, this.signInEnvironment(client, session.throwaway))
       .then((credential) => {
         session.credential = credential;
         session.generation += 1;
