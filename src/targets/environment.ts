@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { QaasError } from "../errors.ts";
 import type { LoadedTarget } from "../tools/context.ts";
+import { blockedPortReason } from "./blocked-ports.ts";
 import { SECRET_REF } from "./profile-schema.ts";
 import { loadProfileSecrets, resolveSecret } from "./secrets.ts";
 
@@ -95,6 +96,7 @@ export async function prepareEnvironment(
           "TARGET_START_FAILED",
           `target ${profile.name} did not become healthy at ${healthUrl} within ${environment.startup_timeout_seconds}s` +
             (child.exitCode !== null ? ` (it exited with code ${child.exitCode})` : "") +
+            (blockedPortReason(healthUrl) ? `: ${blockedPortReason(healthUrl)}` : "") +
             (stderr ? `; its last output:\n${stderr.trim()}` : ""),
         );
       }

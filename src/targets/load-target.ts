@@ -145,7 +145,7 @@ function checkProfile(profile: TargetProfile, source: YamlSource, root: string |
     );
   }
   const blocked = environment.base_url === undefined ? undefined : blockedPortReason(environment.base_url);
-  if (blocked) report(["environment", "base_url"], blocked);
+  if (blocked) report(["environment", "base_url"], blocked, "warning");
   if (environment.mode === "managed" && environment.start === undefined) {
     report(
       ["environment", "start"],

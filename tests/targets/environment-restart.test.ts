@@ -83,4 +83,25 @@ describe("managed environment restart", () => {
     }
     expect(await isHealthy(`${baseUrl}/health`)).toBe(false);
   }, 30_000);
+
+  it("names a port the Fetch standard blocks when a server listening there never looks healthy", async () => {
+    const { target } = await managedServer();
+    const environment = target.profile.environment;
+    const blocked = {
+      ...target,
+      profile: {
+        ...target.profile,
+        environment: {
+          ...environment,
+          base_url: "http://127.0.0.1:6665",
+          start: { command: "sleep 30" },
+          startup_timeout_seconds: 1,
+        },
+      },
+    };
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-env-"));
+    await expect(prepareEnvironment(blocked, { home, log: () => {} })).rejects.toThrow(
+      /port 6665 is one the Fetch standard blocks/,
+    );
+  });
 });

@@ -124,15 +124,6 @@ describe("loadTarget", () => {
     ]);
   });
 
-  it("refuses a base URL on a port HTTP clients and browsers block, naming the port and the line", () => {
-    const { configDir } = workspace({ shop: SHOP.replace("127.0.0.1:3000", "127.0.0.1:5060") });
-    const error = caught(() => loadTarget("shop", { configDir })) as ConfigError;
-    expect(error.problems).toHaveLength(1);
-    expect(error.problems[0]).toMatchObject({ path: "environment.base_url", line: 6 });
-    expect(error.problems[0]?.message).toContain("port 5060");
-    expect(() => loadTarget("shop", { configDir: workspace({ shop: SHOP }).configDir })).not.toThrow();
-  });
-
   it("reports unknown keys with the valid ones", () => {
     const { configDir } = workspace({
       shop: SHOP.replace("  mode: external", "  mode: external\n  base_ulr: x"),
