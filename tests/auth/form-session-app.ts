@@ -20,6 +20,9 @@ export interface FormSessionApp {
   pages: Page[];
   /** Unsafe requests refused for a missing or wrong CSRF token. */
   csrfRefusals: number;
+  /** Updates of a seeded account by itself (its profile form, `PATCH /api/me`), which no probe may send. */
+  seededSelfUpdates: number;
+  emailOf(user: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -32,7 +35,7 @@ export async function startFormSessionApp(build: FormSessionBuild): Promise<Form
   const staff = new Map<string, boolean>([["alice", false]]);
   const emails = new Map<string, string>([["alice", "alice@fixture.test"]]);
   const sessions = new Map<string, string>();
-  const app = { csrfRefusals: 0 };
+  const app = { csrfRefusals: 0, seededSelfUpdates: 0 };
   const server = http.createServer(async (request, response) => {
     const text = await readBody(request);
     const cookies = Object.fromEntries(
@@ -52,6 +55,8 @@ export async function startFormSessionApp(build: FormSessionBuild): Promise<Form
     const path = new URL(request.url ?? "/", "http://fixture.invalid").pathname;
     const route = `${request.method} ${path}`;
     const form = Object.fromEntries(new URLSearchParams(text));
+    if (caller && caller in FORM_SEEDED && ["POST /accounts/profile/", "PATCH /api/me"].includes(route))
+      app.seededSelfUpdates += 1;
     const refuse = () => {
       app.csrfRefusals += 1;
       send(403, "text/html", "<h1>Forbidden (403)</h1><p>CSRF verification failed.</p>");
@@ -131,6 +136,10 @@ export async function startFormSessionApp(build: FormSessionBuild): Promise<Form
       formPage("/accounts/signup/", ["username", "email", "password1", "password2"]),
       formPage("/accounts/profile/", ["email"]),
     ],
+    emailOf: (user: string) => emails.get(user),
+    get seededSelfUpdates() {
+      return app.seededSelfUpdates;
+    },
     get csrfRefusals() {
       return app.csrfRefusals;
     },

@@ -13,7 +13,7 @@ import { submitForm } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import type { PrivilegedField } from "./mass-assignment-fields.ts";
 import { holds, privilegedFields, valuesFor } from "./mass-assignment-fields.ts";
-import { lastStaticSegment, operationKey, segmentName } from "./operation-index.ts";
+import { isCallerPath, operationKey } from "./operation-index.ts";
 import { endpointLocation } from "./probe-support.ts";
 import { bodyKind, buildRequest, toSpec } from "./request-builder.ts";
 
@@ -23,8 +23,6 @@ import { bodyKind, buildRequest, toSpec } from "./request-builder.ts";
 // (from its own sign-in answer or a "me"-like read), and one registered with the field reads back with the
 // value sent.
 
-const SELF_SEGMENT =
-  /^(me|self|whoami|current|current-?user|myself|profile|my-?profile|account|my-?account|userinfo)$/i;
 const MAX_FIELDS = 4;
 
 export async function probeSignupMassAssignment(
@@ -87,8 +85,7 @@ async function selfUpdateEscalation(
         asForm(operation)) &&
       !operation.graphql &&
       pathParameterNames(operation.path).length === 0 &&
-      (readPaths.has(operation.path) ||
-        SELF_SEGMENT.test(segmentName(lastStaticSegment(operation.path) ?? ""))),
+      (readPaths.has(operation.path) || isCallerPath(operation.path)),
   );
   for (const update of updates.slice(0, 3)) {
     const fields = privilegedFields(update, before)
@@ -148,10 +145,7 @@ function selfReads(operations: readonly Operation[]): Operation[] {
   return operations
     .filter(
       (operation) =>
-        operation.method.toUpperCase() === "GET" &&
-        !operation.graphql &&
-        pathParameterNames(operation.path).length === 0 &&
-        SELF_SEGMENT.test(lastStaticSegment(operation.path) ?? ""),
+        operation.method.toUpperCase() === "GET" && !operation.graphql && isCallerPath(operation.path),
     )
     .slice(0, 3);
 }

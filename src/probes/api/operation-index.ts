@@ -154,6 +154,7 @@ export function isSafeWrite(operation: Operation): boolean {
   const method = operation.method.toUpperCase();
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
   if (hasSegment(operation.path, DANGEROUS_SEGMENT)) return false;
+  if (updatesCaller(operation)) return false;
   // PUT, PATCH and DELETE on a path with no id change state every user shares (settings, a whole
   // collection): a probe may only change what it created itself, so these are never sent.
   if ((method === "DELETE" || method === "PUT" || method === "PATCH") && !isItemPath(operation.path))
@@ -183,6 +184,31 @@ function isSafeGraphqlField(graphql: NonNullable<Operation["graphql"]>): boolean
   if (words.some((word) => ACTION_WORD.test(word))) return false;
   if (effect === "read") return true;
   return CREATING_FIELD.test(`${graphql.field.charAt(0).toLowerCase()}${graphql.field.slice(1)}`);
+}
+
+// Where an application keeps the signed-in account's own record, addressed without an id.
+const CALLER_SEGMENT =
+  /^(me|my|self|myself|whoami|current-?user|userinfo|profile|my-?profile|account|my-?account|settings|preferences)$/i;
+
+/** A path about the caller itself (`/api/me`, `/profile.php`, `/account/settings`): no id, a self-like name. */
+export function isCallerPath(path: string): boolean {
+  return (
+    pathParameterNames(path).length === 0 && CALLER_SEGMENT.test(segmentName(lastStaticSegment(path) ?? ""))
+  );
+}
+
+/**
+ * A write to the caller's own record (`PATCH /api/me`, a profile form posting to its page): sent in a
+ * seeded account's session it overwrites that account, which the run did not create, and can change what
+ * later checks compare (its role, its e-mail). Only an account the run made itself may send one.
+ */
+export function updatesCaller(operation: Operation): boolean {
+  const method = operation.method.toUpperCase();
+  return (
+    (method === "POST" || method === "PUT" || method === "PATCH") &&
+    !operation.graphql &&
+    isCallerPath(operation.path)
+  );
 }
 
 const AUTH_SEGMENT =

@@ -1,4 +1,5 @@
 import type { Operation, SystemMap } from "../../map/system-map.ts";
+import { updatesCaller } from "../api/operation-index.ts";
 import { graphqlEffect } from "../graphql/graphql-effect.ts";
 import { matchesTemplate, toTemplateForm } from "../http/target-url.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
@@ -227,7 +228,7 @@ function asFormPost(operation: Operation): Operation {
 /** Whether a probe may send this operation at all: no deletes, no replacing of what it did not create. */
 function probeable(operation: Operation, includeWrites: boolean): boolean {
   const method = operation.method.toUpperCase();
-  if (method === "DELETE" || method === "PUT" || method === "PATCH") return false;
+  if (method === "DELETE" || method === "PUT" || method === "PATCH" || updatesCaller(operation)) return false;
   if (operation.graphql) {
     // A GraphQL read travels as a POST but changes nothing: the write policy does not hold it back.
     const effect = graphqlEffect(operation.graphql);

@@ -1,5 +1,5 @@
 import type { Operation, SystemMap } from "../../map/system-map.ts";
-import { isSafeWrite } from "../api/operation-index.ts";
+import { isSafeWrite, updatesCaller } from "../api/operation-index.ts";
 import { bodyKind, requestSchema } from "../api/request-builder.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
 import { bodyEncoding, inputPoints, pointKey } from "../auditor/input-points.ts";
@@ -51,12 +51,12 @@ export function injectionPoints(
 /**
  * Whether a probe may send to the operation at all. Reads always; writes that only add (imports, restores
  * of a saved state the probe supplies) on a managed target, which is reset for every run; elsewhere only
- * writes the shared write policy calls safe.
+ * writes the shared write policy calls safe. Never an update of the signed-in account itself.
  */
 export function mayProbe(target: ProbeTarget, operation: Operation): boolean {
   const method = operation.method.toUpperCase();
   if (method === "GET" || method === "HEAD") return true;
-  if (!target.writesAllowed) return false;
+  if (!target.writesAllowed || updatesCaller(operation)) return false;
   if (method === "POST" && target.mode === "managed") return true;
   return isSafeWrite(operation);
 }
