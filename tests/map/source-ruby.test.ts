@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { scanSourceRoutes } from "../../src/probes/routes/find-source-routes.ts";
-import { routeAt } from "../fixtures/route-apps/route-lookup.ts";
+import { bodyProperties, parametersOf, routeAt } from "../fixtures/route-apps/route-lookup.ts";
 import { signatures, writeTree } from "./write-tree.ts";
 
 const railsRoutes = `Rails.application.routes.draw do
@@ -36,6 +36,55 @@ end
 
 post "/notes/:id" do
   params[:id]
+end
+`;
+
+// What Sinatra handlers read: `params` (query on a read, form on a write), a JSON body parsed in the block
+// or in a helper, the keys read off it, a whitelist picked from `params`, headers and cookies.
+const sinatraReads = `require 'sinatra'
+require 'json'
+
+helpers do
+  def h(text) = Rack::Utils.escape_html(text.to_s)
+
+  def json_body
+    @json_body ||= JSON.parse(request.body.read)
+  end
+end
+
+get '/search' do
+  rows = db.execute("SELECT * FROM t WHERE name LIKE '%#{params['q']}%' LIMIT #{params[:limit]}")
+  rows.map do |row|
+    h(row['name'])
+  end.join
+end
+
+post '/items/:id/notes' do
+  halt 404 unless params['id'] =~ /\\A\\d+\\z/
+  note = params.fetch('note')
+  label = if note.empty? then 'blank' else 'note' end
+  "#{label} #{request.env['HTTP_X_TENANT_ID']} #{request.cookies['theme']}"
+end
+
+post '/signup' do
+  allowed = %w[email name password role]
+  attrs = params.select { |key, _| allowed.include?(key) }
+  attrs.to_s
+end
+
+post '/api/orders' do
+  body = json_body
+  total = body['quantity'] * body.fetch('price')
+  total.to_s
+end
+
+patch '/api/orders/:id' do
+  changes = JSON.parse(request.body.read, symbolize_names: true)
+  changes[:status].to_s
+end
+
+get '/after' do
+  params.slice(:from, :to).to_s
 end
 `;
 
@@ -80,5 +129,35 @@ describe("Ruby routes", () => {
   it("reads a Sinatra app's verb blocks", () => {
     const routes = scanSourceRoutes(writeTree({ "app.rb": sinatraApp })).routes;
     expect(signatures(routes)).toEqual(["GET /", "POST /notes/{id}"]);
+  });
+
+  it("reads what each Sinatra handler takes from params, a JSON body, headers and cookies", () => {
+    const routes = scanSourceRoutes(writeTree({ "app.rb": sinatraReads })).routes;
+    expect(signatures(routes)).toEqual([
+      "GET /after",
+      "GET /search",
+      "PATCH /api/orders/{id}",
+      "POST /api/orders",
+      "POST /items/{id}/notes",
+      "POST /signup",
+    ]);
+    expect(Object.keys(parametersOf(routeAt(routes, "GET /search")))).toEqual(["query:q", "query:limit"]);
+    expect(Object.keys(parametersOf(routeAt(routes, "GET /after")))).toEqual(["query:from", "query:to"]);
+    const notes = routeAt(routes, "POST /items/{id}/notes");
+    expect(Object.keys(bodyProperties(notes))).toEqual(["note"]);
+    expect(notes.request_body?.content_type).toBe("application/x-www-form-urlencoded");
+    expect(Object.keys(parametersOf(notes)).sort()).toEqual(["cookie:theme", "header:X-Tenant-Id"]);
+    expect(Object.keys(bodyProperties(routeAt(routes, "POST /signup"))).sort()).toEqual([
+      "email",
+      "name",
+      "password",
+      "role",
+    ]);
+    const order = routeAt(routes, "POST /api/orders");
+    expect(order.request_body?.content_type).toBe("application/json");
+    expect(Object.keys(bodyProperties(order)).sort()).toEqual(["price", "quantity"]);
+    const change = routeAt(routes, "PATCH /api/orders/{id}");
+    expect(change.request_body?.content_type).toBe("application/json");
+    expect(Object.keys(bodyProperties(change))).toEqual(["status"]);
   });
 });

@@ -1,5 +1,7 @@
 import type { Route } from "../../map/system-map.ts";
+import { pathParameterNames } from "../http/target-url.ts";
 import { joinPaths, normalizePathTemplate } from "./path-template.ts";
+import { jsonBodyHelpers, rubyHandlerInputs } from "./ruby-inputs.ts";
 import { MaskedSource, type SourceSyntax, textRoute, uniqueRoutes } from "./source-text.ts";
 import { readSource } from "./source-tree.ts";
 
@@ -29,6 +31,8 @@ interface Scope {
   /** Inside `resources … do`: the member path, for `member do`; the collection path, for `collection do`. */
   member?: string;
   collection?: string;
+  /** Inside a Sinatra handler's block: the routes it serves, whose inputs its lines tell. */
+  handler?: { routes: Array<{ method: string; path: string; line: number }>; from: number };
 }
 
 export function scanRubyRoutes(root: string, files: readonly string[]): Route[] {
@@ -48,6 +52,14 @@ function routesOf(file: string, text: string, framework: string): Route[] {
   const routes: Route[] = [];
   const stack: Scope[] = [{ prefix: "" }];
   const lines = text.split("\n");
+  const helpers = framework === "sinatra" ? jsonBodyHelpers(text) : new Set<string>();
+  const closeHandler = (handler: NonNullable<Scope["handler"]>, end: number): void => {
+    const block = lines.slice(handler.from + 1, end).join("\n");
+    for (const route of handler.routes) {
+      const inputs = rubyHandlerInputs(route.method, block, pathParameterNames(route.path), helpers);
+      routes.push(textRoute(route.method, route.path, file, route.line, framework, inputs));
+    }
+  };
   lines.forEach((raw, index) => {
     const line = raw.trim();
     const scope = stack[stack.length - 1] as Scope;
@@ -55,18 +67,32 @@ function routesOf(file: string, text: string, framework: string): Route[] {
     const add = (method: string, path: string): void => {
       routes.push(textRoute(method, rubyTemplate(path), file, index + 1, framework));
     };
-    if (line === "end") {
-      if (stack.length > 1) stack.pop();
+    // `end`, `end.to_json`, `end)`: a block closes.
+    if (/^end(?![\w?!])/.test(line)) {
+      const handler = stack.length > 1 ? stack.pop()?.handler : undefined;
+      if (handler) closeHandler(handler, index);
       return;
     }
     const verb = VERB.exec(line);
     if (verb) {
       const rest = verb[5] ?? "";
       const path = verb[3] ?? verb[4];
-      if (path !== undefined) {
-        const methods = verb[1] === "match" ? viaMethods(rest) : [(verb[1] ?? "").toUpperCase()];
-        for (const method of methods) add(method, joinPaths(scope.prefix, path));
+      const methods = verb[1] === "match" ? viaMethods(rest) : [(verb[1] ?? "").toUpperCase()];
+      const served =
+        path === undefined
+          ? []
+          : methods.map((method) => ({
+              method,
+              path: rubyTemplate(joinPaths(scope.prefix, path)),
+              line: index + 1,
+            }));
+      // A Sinatra handler's routes wait for its block's end, where what the block reads is known.
+      if (framework === "sinatra" && opens) {
+        stack.push({ prefix: scope.prefix, handler: { routes: served, from: index } });
+        return;
       }
+      for (const route of served)
+        routes.push(textRoute(route.method, route.path, file, route.line, framework));
       if (opens) stack.push({ prefix: scope.prefix });
       return;
     }
@@ -114,9 +140,18 @@ function routesOf(file: string, text: string, framework: string): Route[] {
       return;
     }
     // Any other block (`constraints … do`, `if`, `concern`) nests without a prefix; `end` pops it.
-    if (opens || /^(?:if|unless|case|while|def|class|module|begin)\b/.test(line))
+    // One-line forms close where they open: `def x; 1; end`, an endless `def h(t) = …`.
+    const closed = /[;\s]end$/.test(line) || /^def\s+[\w.?!]+(?:\([^)]*\))?\s*=[^=~]/.test(line);
+    if (
+      opens ||
+      (!closed &&
+        (/^(?:if|unless|case|while|until|def|class|module|begin)\b/.test(line) ||
+          /(?:=|\|\|=)\s*(?:if|unless|case|begin)\b/.test(line)))
+    )
       stack.push({ prefix: scope.prefix });
   });
+  // A handler whose `end` was never read (the file ends inside it) still serves its routes.
+  for (const scope of stack.reverse()) if (scope.handler) closeHandler(scope.handler, lines.length);
   return routes;
 }
 
