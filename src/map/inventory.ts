@@ -209,7 +209,9 @@ function mergeBody(
   }
   const currentRank = BODY_PRECEDENCE.indexOf(bodyOrigin.get(operation) ?? "openapi");
   const incomingRank = BODY_PRECEDENCE.indexOf(provenance);
-  const merged = mergeObjectSchemas(current.schema, body.schema);
+  // A document's own definitions are the contract; anything else read it from a handler or a page.
+  const declared = currentRank <= BODY_PRECEDENCE.indexOf("graphql");
+  const merged = mergeObjectSchemas(current.schema, body.schema, !declared);
   if (incomingRank < currentRank) {
     operation.request_body = { ...body, schema: merged ?? body.schema };
     bodyOrigin.set(operation, provenance);
@@ -223,10 +225,15 @@ function mergeBody(
 /** Which source set an operation's body encoding (kept beside the operation, not in the saved map). */
 const bodyOrigin = new WeakMap<Operation, Provenance>();
 
-/** The union of two object schemas' properties; the first's definition of a property wins. */
+/**
+ * The union of two object schemas' properties; the first's definition of a property wins, unless `fill`
+ * and it says no more than a type where the second's says more (a form's `number` with its `min` over a
+ * handler's bare read of the field).
+ */
 function mergeObjectSchemas(
   first: Record<string, unknown> | undefined,
   second: Record<string, unknown> | undefined,
+  fill = false,
 ): Record<string, unknown> | undefined {
   if (!first || !second) return first ?? second;
   const firstProperties = first.properties as Record<string, unknown> | undefined;
@@ -236,12 +243,24 @@ function mergeObjectSchemas(
     ...((first.required as string[] | undefined) ?? []),
     ...((second.required as string[] | undefined) ?? []),
   ]);
+  const properties: Record<string, unknown> = { ...secondProperties, ...firstProperties };
+  for (const [name, definition] of Object.entries(secondProperties))
+    if (fill && bareType(firstProperties[name]) && !bareType(definition)) properties[name] = definition;
   return {
     ...first,
     type: first.type ?? "object",
-    properties: { ...secondProperties, ...firstProperties },
+    properties,
     ...(required.size > 0 ? { required: [...required] } : {}),
   };
+}
+
+/** A property definition that names at most its type. */
+function bareType(definition: unknown): boolean {
+  return (
+    typeof definition === "object" &&
+    definition !== null &&
+    Object.keys(definition).every((key) => key === "type")
+  );
 }
 
 function mergeGraphql(operations: Operation[], candidate: OperationCandidate): void {

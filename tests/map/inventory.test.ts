@@ -120,6 +120,55 @@ describe("composeInventory", () => {
     ]);
   });
 
+  it("takes a form's number and bounds over a handler's bare read of the field, never over a document's", () => {
+    const form = (path: string): OperationCandidate => ({
+      method: "POST",
+      path,
+      provenance: "form",
+      request_body: {
+        content_type: "application/x-www-form-urlencoded",
+        required: true,
+        schema: {
+          type: "object",
+          properties: { amount: { type: "number", minimum: 1 }, memo: { type: "string" } },
+        },
+      },
+    });
+    const bare = { type: "object", properties: { amount: { type: "string" }, customer: { type: "string" } } };
+    const [read] = composeInventory(
+      [],
+      [
+        {
+          method: "POST",
+          path: "/invoices",
+          provenance: "source",
+          request_body: { content_type: "application/x-www-form-urlencoded", required: true, schema: bare },
+        },
+        form("/invoices"),
+      ],
+    );
+    expect(read?.request_body?.schema).toMatchObject({
+      properties: {
+        amount: { type: "number", minimum: 1 },
+        customer: { type: "string" },
+        memo: { type: "string" },
+      },
+    });
+    const contract: Operation = {
+      method: "POST",
+      path: "/invoices",
+      security: "required",
+      parameters: [],
+      request_body: { content_type: "application/json", required: true, schema: bare },
+      responses: {},
+      seen_in: ["openapi"],
+      documented: true,
+    };
+    const [kept] = composeInventory([contract], [form("/invoices")]);
+    expect(kept?.request_body?.schema).toMatchObject({ properties: { amount: { type: "string" } } });
+    expect(kept?.request_body?.schema).not.toMatchObject({ properties: { amount: { minimum: 1 } } });
+  });
+
   it("keeps one operation per GraphQL field on a shared endpoint", () => {
     const field = (name: string): OperationCandidate => ({
       method: "POST",
