@@ -1,15 +1,19 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Operation } from "../../src/map/system-map.ts";
 
 // A small shop for the mass-assignment probe: orders whose price the server computes from a catalogue,
 // tickets whose role and owner the server decides. `style` says what happens to a field the client must
-// not set: `vulnerable` stores it, `ignore` drops it, `reject` answers 400.
+// not set: `vulnerable` stores it, `ignore` drops it, `reject` answers 400. Its invoices, known only from
+// their handler's reads (no document), take an amount the client must send: an input, in every style.
 
 export type AssignmentStyle = "vulnerable" | "ignore" | "reject";
 
 export interface ShopServer {
   baseUrl: string;
   document: Record<string, unknown>;
+  /** The undocumented invoice routes, as a reader of the handlers' source finds them. */
+  operations: Operation[];
   close(): Promise<void>;
 }
 
@@ -126,6 +130,9 @@ export async function startShopServer(style: AssignmentStyle): Promise<ShopServe
   let next = 1;
   const orders = new Map<number, Record<string, unknown>>();
   const tickets = new Map<number, Record<string, unknown>>();
+  const invoices = new Map<number, Record<string, unknown>>([
+    [900, { id: 900, customer: "Acme", amount: 1200, owner_id: 1 }],
+  ]);
   const server = http.createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -178,6 +185,26 @@ export async function startShopServer(style: AssignmentStyle): Promise<ShopServe
       tickets.set(id, ticket);
       return reply(201, ticket);
     }
+    if (route === "POST /api/invoices") {
+      const amount = Number(body.amount);
+      if (!Number.isInteger(amount) || amount < 1)
+        return reply(400, { error: "amount must be a whole number" });
+      const id = next++;
+      invoices.set(id, { id, customer: String(body.customer ?? ""), amount, owner_id: caller.id });
+      return reply(201, { id });
+    }
+    if (route === "GET /api/invoices")
+      return reply(
+        200,
+        [...invoices.values()].filter((entry) => entry.owner_id === caller.id),
+      );
+    const invoice = url.pathname.match(/^\/api\/invoices\/(\d+)$/);
+    if (invoice && request.method === "GET") {
+      const found = invoices.get(Number(invoice[1]));
+      return found && found.owner_id === caller.id
+        ? reply(200, found)
+        : reply(404, { error: "no such invoice" });
+    }
     const match = url.pathname.match(/^\/api\/tickets\/(\d+)$/);
     const ticket = match ? tickets.get(Number(match[1])) : undefined;
     if (match && (!ticket || ticket.owner_id !== caller.id)) return reply(404, { error: "no such ticket" });
@@ -195,6 +222,29 @@ export async function startShopServer(style: AssignmentStyle): Promise<ShopServe
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     document: DOCUMENT,
+    operations: [
+      sourceOperation("POST", "/api/invoices", {
+        type: "object",
+        properties: { customer: { type: "string" }, amount: { type: "string" } },
+      }),
+      sourceOperation("GET", "/api/invoices"),
+      sourceOperation("GET", "/api/invoices/{id}"),
+    ],
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function sourceOperation(method: string, path: string, body?: Record<string, unknown>): Operation {
+  return {
+    method,
+    path,
+    security: "required",
+    parameters: path.includes("{id}")
+      ? [{ name: "id", in: "path", required: true, schema: { type: "integer" } }]
+      : [],
+    ...(body ? { request_body: { content_type: "application/json", required: true, schema: body } } : {}),
+    responses: {},
+    seen_in: ["source"],
+    documented: false,
   };
 }

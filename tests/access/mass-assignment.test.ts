@@ -24,7 +24,12 @@ afterAll(async () => {
 
 async function massAssignment(style: AssignmentStyle, annRole = "member") {
   const server = servers.get(style)!;
-  const map = systemMapFor({ target: "shop", baseUrl: server.baseUrl, document: server.document });
+  const map = systemMapFor({
+    target: "shop",
+    baseUrl: server.baseUrl,
+    document: server.document,
+    extraOperations: server.operations,
+  });
   const profile = profileFor({
     name: "shop",
     source: {},

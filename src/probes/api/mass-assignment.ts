@@ -5,6 +5,7 @@ import { buildFinding } from "../evidence/finding.ts";
 import { creationSteps, idStepsFor, stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
+import { asSchema, chooseBranch, propertiesOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { usableUsers } from "../session/probe-run.ts";
 import { isAdminLike } from "../session/roles.ts";
@@ -154,6 +155,7 @@ async function onCreate(
   const current = valueAtPath(before, field.name);
   const values = valuesFor(field, current, other);
   if (values.length === 0) return undefined;
+  if (field.kind === "amount" && (await requiredInput(factory, family, owner, field.name))) return undefined;
   let first: Assigned | undefined;
   for (const value of values) {
     const forced = await make(factory, family, owner, (request) => withField(request, field.name, value));
@@ -180,6 +182,27 @@ async function onCreate(
     };
   }
   return first;
+}
+
+/**
+ * Whether the creation is refused without the field although its plain request carries it: the handler
+ * wants it from the client (an invoice's amount, an order's quantity), so it is an input, not a value only
+ * the server should compute — those have a default when the client sends none.
+ */
+async function requiredInput(
+  factory: ResourceFactory,
+  family: ResourceFamily,
+  owner: string | undefined,
+  name: string,
+): Promise<boolean> {
+  const create = family.create;
+  const properties = propertiesOf(chooseBranch(asSchema(create?.request_body?.schema)));
+  if (!(name in properties)) return false;
+  const bare = await make(factory, family, owner, (request) => {
+    if (request.body && typeof request.body === "object" && !Array.isArray(request.body))
+      delete (request.body as Record<string, unknown>)[name];
+  });
+  return bare === undefined;
 }
 
 async function onUpdate(
