@@ -1,7 +1,7 @@
 import type { Operation } from "../../map/system-map.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess } from "../http/http-types.ts";
-import { pathOfUrl, pathParameterNames } from "../http/target-url.ts";
+import { matchesTemplate, pathOfUrl, pathParameterNames } from "../http/target-url.ts";
 import { propertiesOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send } from "../session/probe-run.ts";
@@ -150,13 +150,15 @@ export class ResourceFactory {
       const exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, request));
       return exchange;
     };
+    const made = (answer: HttpExchange | undefined) =>
+      answer !== undefined && (isSuccess(answer) || redirectedToItem(answer, family));
     let request = buildRequest(create, { seed, pathValues, reference: (name) => references[name] });
     let exchange = await attempt(request);
-    if (exchange && !isSuccess(exchange) && (exchange.response?.status ?? 0) < 500) {
+    if (exchange && !made(exchange) && (exchange.response?.status ?? 0) < 500) {
       // A generated code the server does not know (`sku`, `currency`): the values its own lists show.
       for await (const candidate of this.catalogue.candidates(create, request, user)) {
         const retried = await attempt(candidate);
-        if (retried && isSuccess(retried)) {
+        if (made(retried)) {
           request = candidate;
           exchange = retried;
           break;
@@ -165,12 +167,12 @@ export class ResourceFactory {
       }
     }
     const example = create.request_body?.example;
-    if (exchange && !isSuccess(exchange) && (exchange.response?.status ?? 0) < 500 && example !== undefined) {
+    if (exchange && !made(exchange) && (exchange.response?.status ?? 0) < 500 && example !== undefined) {
       // The document's own example may satisfy rules a schema cannot express.
       request = { ...buildRequest(create, { seed, pathValues }), body: structuredClone(example) };
       exchange = await attempt(request);
     }
-    if (!exchange || !isSuccess(exchange)) return undefined;
+    if (!exchange || !made(exchange)) return undefined;
     // A create that answers only "added" keeps the key the client chose: a title, a name, a slug sent in
     // the body under the item path's own parameter name.
     const id = extractId(exchange, family) ?? sentKey(request, family);
@@ -366,6 +368,22 @@ function snake(name: string): string {
 }
 
 /** The new resource's id: in the body (or its one wrapped object), else the Location header. */
+/**
+ * A form's create answered the way server-rendered applications do (post/redirect/get): a redirect to the
+ * new item's own page (`303 → /invoices/57`). A redirect anywhere else (the sign-in page, the form again)
+ * says nothing was made.
+ */
+function redirectedToItem(exchange: HttpExchange, family: ResourceFamily): boolean {
+  const status = exchange.response?.status ?? 0;
+  const location = exchange.response?.headers.location;
+  if (status < 300 || status >= 400 || !location || !family.item) return false;
+  const values = matchesTemplate(family.item, pathOfUrl(new URL(location, exchange.request.url).toString()));
+  return (
+    values !== undefined &&
+    Object.values(values).every((value) => value !== "" && !/^(new|edit|create|add)$/i.test(value))
+  );
+}
+
 export function extractId(exchange: HttpExchange, family: ResourceFamily): string | undefined {
   const json = exchange.response?.json;
   const direct = idOf(json, family);

@@ -5,6 +5,7 @@ import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest } from "../api/request-builder.ts";
 import type { CreatedResource, ResourceFactory } from "../api/resource-factory.ts";
 import { idOf, listItems, uniqueSeed } from "../api/resource-factory.ts";
+import { visibleText } from "../guide/served-page.ts";
 import type { HttpExchange } from "../http/http-types.ts";
 import { isSuccess, statusOf } from "../http/http-types.ts";
 import { pathParameterNames } from "../http/target-url.ts";
@@ -91,7 +92,7 @@ async function lookThrough(
   if (status === 404 || status === 410) return { state: "absent", exchange, prepared };
   if (!isSuccess(exchange)) return undefined;
   const json = exchange.response.json;
-  const item = unwrapItem(json, resource);
+  const item = json === undefined ? pageItem(exchange, resource) : unwrapItem(json, resource);
   // A 200 that shows nothing of the object (an empty body, `null`) is how some APIs say "gone".
   if (item === undefined || item === null) return { state: "absent", exchange, prepared };
   return { state: "present", item, exchange, prepared };
@@ -117,6 +118,18 @@ async function lookInList(
   // A full page may have pushed the object out of sight: only a list that is not full proves it gone.
   if (items.length >= 100 || (items.length === 0 && exchange.response?.json === undefined)) return undefined;
   return { state: "absent", exchange, prepared };
+}
+
+/**
+ * A server-rendered item page as the object: its visible words, when they show the object (a value the
+ * probe planted in it). Numbers are read as one shape, so what changes is the words a write sets — a
+ * status, a title — not a clock.
+ */
+function pageItem(exchange: HttpExchange, resource: CreatedResource): { page: string } | undefined {
+  if (!/html/i.test(exchange.response?.headers["content-type"] ?? "")) return undefined;
+  const body = exchange.response?.body ?? "";
+  if (!resource.markers.some((marker) => body.includes(marker))) return undefined;
+  return { page: visibleText(body) };
 }
 
 /** The object in a read's answer: the body, or its one wrapped object (`{ "invoice": {…} }`). */

@@ -181,7 +181,10 @@ export async function effectOf(
       }
     }
   }
-  if (!attempt || !isSuccess(attempt)) return undefined;
+  // A form's action answers with a redirect (post/redirect/get) as often as with a 2xx; the owner's view
+  // judges either way.
+  const status = statusOf(attempt);
+  if (!attempt || status < 200 || status >= 400) return undefined;
   if (view && first?.state === "present" && second?.state === "present") {
     const after = await view.look(owner);
     if (after?.state === "absent") {
