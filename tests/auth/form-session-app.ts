@@ -22,6 +22,8 @@ export interface FormSessionApp {
   csrfRefusals: number;
   /** Updates of a seeded account by itself (its profile form, `PATCH /api/me`), which no probe may send. */
   seededSelfUpdates: number;
+  /** The same updates by accounts registered through the sign-up form. */
+  registeredSelfUpdates: number;
   emailOf(user: string): string | undefined;
   close(): Promise<void>;
 }
@@ -35,7 +37,7 @@ export async function startFormSessionApp(build: FormSessionBuild): Promise<Form
   const staff = new Map<string, boolean>([["alice", false]]);
   const emails = new Map<string, string>([["alice", "alice@fixture.test"]]);
   const sessions = new Map<string, string>();
-  const app = { csrfRefusals: 0, seededSelfUpdates: 0 };
+  const app = { csrfRefusals: 0, seededSelfUpdates: 0, registeredSelfUpdates: 0 };
   const server = http.createServer(async (request, response) => {
     const text = await readBody(request);
     const cookies = Object.fromEntries(
@@ -55,8 +57,10 @@ export async function startFormSessionApp(build: FormSessionBuild): Promise<Form
     const path = new URL(request.url ?? "/", "http://fixture.invalid").pathname;
     const route = `${request.method} ${path}`;
     const form = Object.fromEntries(new URLSearchParams(text));
-    if (caller && caller in FORM_SEEDED && ["POST /accounts/profile/", "PATCH /api/me"].includes(route))
-      app.seededSelfUpdates += 1;
+    if (caller && ["POST /accounts/profile/", "PATCH /api/me"].includes(route)) {
+      if (caller in FORM_SEEDED) app.seededSelfUpdates += 1;
+      else app.registeredSelfUpdates += 1;
+    }
     const refuse = () => {
       app.csrfRefusals += 1;
       send(403, "text/html", "<h1>Forbidden (403)</h1><p>CSRF verification failed.</p>");
@@ -139,6 +143,9 @@ export async function startFormSessionApp(build: FormSessionBuild): Promise<Form
     emailOf: (user: string) => emails.get(user),
     get seededSelfUpdates() {
       return app.seededSelfUpdates;
+    },
+    get registeredSelfUpdates() {
+      return app.registeredSelfUpdates;
     },
     get csrfRefusals() {
       return app.csrfRefusals;

@@ -11,7 +11,7 @@ import { FORM_SEEDED, startFormSessionApp } from "./form-session-app.ts";
 
 // A seeded account's update of itself (a profile form posting to its page, `PATCH /api/me`) overwrites an
 // account the run did not create, and can change what later checks compare; probes never send one, even on
-// a managed target where every other POST is allowed.
+// a managed target where every other POST is allowed. An account the run registers itself sends them.
 
 const operation = (method: string, path: string): Operation => ({
   method,
@@ -41,6 +41,7 @@ describe("updates of the signed-in account itself", () => {
     expect(isSafeWrite(operation("POST", "/api/me/notes"))).toBe(true);
     const managed = { writesAllowed: true, mode: "managed" } as Parameters<typeof mayProbe>[0];
     expect(mayProbe(managed, operation("POST", "/profile.php"))).toBe(false);
+    expect(mayProbe(managed, operation("POST", "/profile.php"), { byOwnAccount: true })).toBe(true);
     expect(mayProbe(managed, operation("POST", "/new-ticket.php"))).toBe(true);
   });
 });
@@ -51,7 +52,7 @@ afterEach(async () => {
 });
 
 describe("probes on a managed target with a profile form", () => {
-  it("inject, plant markers and fuzz everywhere else, but never post the seeded account's own profile", async () => {
+  it("post the profile form as an account the run registered, never as the seeded account", async () => {
     const app = await startFormSessionApp("sound");
     apps.push(app);
     process.env.FORM_ALICE_PW = FORM_SEEDED.alice;
@@ -80,6 +81,7 @@ describe("probes on a managed target with a profile form", () => {
       expect(result.ok, `${tool.name}: ${JSON.stringify(result)}`).toBe(true);
     }
     expect(app.seededSelfUpdates).toBe(0);
+    expect(app.registeredSelfUpdates).toBeGreaterThan(0);
     expect(app.emailOf("alice")).toBe("alice@fixture.test");
   });
 });

@@ -148,13 +148,16 @@ export function familyOfParameter(
 const DANGEROUS_SEGMENT =
   /^(logout|log-out|signout|sign-out|reset|reset-password|purge|drop|wipe|truncate|shutdown|restart|reboot|destroy|clear|flush|seed|migrate|migrations|password|passwords|change-password|credentials|deactivate|disable|ban|suspend|impersonate|revoke|rotate|bulk-delete|delete-all|import|restore|backup)$/i;
 
-/** Whether a write may be sent at all (dangerous paths never; DELETE only on an item of the probe's). */
-export function isSafeWrite(operation: Operation): boolean {
+/**
+ * Whether a write may be sent at all (dangerous paths never; DELETE only on an item of the probe's; an
+ * update of the caller itself only `byOwnAccount`, an account the run made).
+ */
+export function isSafeWrite(operation: Operation, options: { byOwnAccount?: boolean } = {}): boolean {
   if (operation.graphql) return isSafeGraphqlField(operation.graphql);
   const method = operation.method.toUpperCase();
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
   if (hasSegment(operation.path, DANGEROUS_SEGMENT)) return false;
-  if (updatesCaller(operation)) return false;
+  if (updatesCaller(operation) && !options.byOwnAccount) return false;
   // PUT, PATCH and DELETE on a path with no id change state every user shares (settings, a whole
   // collection): a probe may only change what it created itself, so these are never sent.
   if ((method === "DELETE" || method === "PUT" || method === "PATCH") && !isItemPath(operation.path))

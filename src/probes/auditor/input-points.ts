@@ -41,6 +41,8 @@ export interface InputPointOptions {
   locations?: ReadonlyArray<PointLocation>;
   /** Header and cookie names never to tamper with (the session's own credential, e.g. `x-api-key`). */
   reserved?: ReadonlyArray<string>;
+  /** Updates of the caller itself too (`POST /profile`): only for a probe that sends them as its own account. */
+  callerUpdates?: boolean;
 }
 
 export function pointKey(point: InputPoint): string {
@@ -226,9 +228,11 @@ function asFormPost(operation: Operation): Operation {
 }
 
 /** Whether a probe may send this operation at all: no deletes, no replacing of what it did not create. */
-function probeable(operation: Operation, includeWrites: boolean): boolean {
+function probeable(operation: Operation, options: InputPointOptions): boolean {
   const method = operation.method.toUpperCase();
-  if (method === "DELETE" || method === "PUT" || method === "PATCH" || updatesCaller(operation)) return false;
+  if (method === "DELETE" || method === "PUT" || method === "PATCH") return false;
+  if (updatesCaller(operation) && !options.callerUpdates) return false;
+  const includeWrites = options.includeWrites;
   if (operation.graphql) {
     // A GraphQL read travels as a POST but changes nothing: the write policy does not hold it back.
     const effect = graphqlEffect(operation.graphql);
@@ -252,7 +256,7 @@ export function inputPoints(map: SystemMap, options: InputPointOptions): InputPo
   };
   for (const operation of map.operations) {
     if (options.operations && !options.operations.has(operation)) continue;
-    if (!probeable(operation, options.includeWrites)) continue;
+    if (!probeable(operation, options)) continue;
     const page = operation.form?.page;
     for (const parameter of operation.parameters) {
       if (!isScalarInput(parameter.schema)) continue;
@@ -293,7 +297,7 @@ export function inputPoints(map: SystemMap, options: InputPointOptions): InputPo
   }
   for (const { operation, page, fields, in: where } of pageOperations(map)) {
     if (options.operations && !options.operations.has(operation) && operation.documented) continue;
-    if (!probeable(operation, options.includeWrites)) continue;
+    if (!probeable(operation, options)) continue;
     for (const field of fields) add({ operation, in: where, name: field, numeric: false, page });
   }
   return [...points.values()];

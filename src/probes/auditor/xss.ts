@@ -5,6 +5,7 @@ import { isSafeWrite, operationKey, selectOperations } from "../api/operation-in
 import { endpointLocation, sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { ResourceFactory } from "../api/resource-factory.ts";
+import { sendersOf } from "../auth/run-accounts.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
@@ -81,14 +82,21 @@ export async function probeXss(
   let browserStats: Record<string, unknown> = { browser_skipped: "no marker was saved" };
   const factory = new ResourceFactory(run);
   const operations = options.operation ? new Set(selectOperations(run.map, options.operation)) : undefined;
-  const points = inputPoints(run.map, { includeWrites: run.target.writesAllowed, operations });
+  const points = inputPoints(run.map, {
+    includeWrites: run.target.writesAllowed,
+    operations,
+    callerUpdates: run.target.writesAllowed,
+  });
   stats.points = points.length;
   const exhausted = await untilBudget(run, async () => {
     const users = (await usableUsers(run)).filter((user) => !options.user || user.name === options.user);
     const planted: PlantedMarker[] = [];
     await mapConcurrent(points, 6, async (point) => {
       const marker = xssMarker();
-      const injected = await inject(run, factory, point, users, `qaas${marker}`);
+      // An update of the caller itself is sent only by the run's own account (see sendersOf).
+      const senders = await sendersOf(run, point.operation, users);
+      if (!senders) return;
+      const injected = await inject(run, factory, point, senders, `qaas${marker}`);
       if (!injected) return;
       const { exchange, prepared, user } = injected;
       if (isHtml(exchange) || isHtml(injected.baseline)) stats.html_points += 1;

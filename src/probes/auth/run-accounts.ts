@@ -1,3 +1,5 @@
+import type { Operation } from "../../map/system-map.ts";
+import { updatesCaller } from "../api/operation-index.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
 import { isIdName } from "../auditor/access-slots.ts";
@@ -7,10 +9,11 @@ import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
 import type { Credential } from "../session/credential.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send, submitForm } from "../session/probe-run.ts";
+import type { ProfileUser } from "../session/sign-in.ts";
 import { newThrowawayIdentity } from "../session/throwaway-users.ts";
 import { findToken, stringAt } from "../session/token-search.ts";
 import type { CredentialOperation } from "./credential-operations.ts";
-import { isPasswordField } from "./credential-operations.ts";
+import { credentialOperations, isPasswordField } from "./credential-operations.ts";
 
 // Accounts the run makes for itself through the application's own sign-up, and sign-ins with any
 // credentials: what checks that change or inspect an account use, so no seeded account is ever touched.
@@ -158,6 +161,44 @@ export function sendAsAccount(
   return "user" in account.via
     ? send(run, account.via.user, spec)
     : send(run, undefined, run.sessions.withToken(account.via.token, spec));
+}
+
+const ownAccounts = new WeakMap<ProbeRun, Promise<ProfileUser | undefined>>();
+
+/**
+ * One signed-in account the run made itself, for requests that change the caller's own account (a profile
+ * form, `PATCH /api/me`): a throw-away user of the profile's sign-up, else an account registered through
+ * the application's own. One per probe run; undefined when neither can be made.
+ */
+export function ownAccountUser(run: ProbeRun): Promise<ProfileUser | undefined> {
+  let pending = ownAccounts.get(run);
+  if (!pending) {
+    pending = makeOwnAccount(run).catch(() => undefined);
+    ownAccounts.set(run, pending);
+  }
+  return pending;
+}
+
+async function makeOwnAccount(run: ProbeRun): Promise<ProfileUser | undefined> {
+  if (run.target.profile?.auth?.signup?.allowed) return run.sessions.throwawayUser(run.client);
+  const makers = accountMakers(run, credentialOperations(run.map, run.target.profile));
+  if (typeof makers === "string") return undefined;
+  const account = await registerAccount(run, makers.registration, makers.signIn);
+  return account && "user" in account.via ? run.sessions.user(account.via.user) : undefined;
+}
+
+/**
+ * Who may send `operation`: the run's own account for an update of the caller itself (undefined when the
+ * run has none: nobody may send it), else `users` (none: anonymously).
+ */
+export async function sendersOf(
+  run: ProbeRun,
+  operation: Operation,
+  users: readonly ProfileUser[],
+): Promise<readonly ProfileUser[] | undefined> {
+  if (!updatesCaller(operation)) return users;
+  const own = await ownAccountUser(run);
+  return own ? [own] : undefined;
 }
 
 /** A strong password no account has yet. */

@@ -1,8 +1,9 @@
 import type { Operation } from "../../map/system-map.ts";
-import { selectOperations } from "../api/operation-index.ts";
+import { selectOperations, updatesCaller } from "../api/operation-index.ts";
 import { isServerError } from "../api/probe-support.ts";
 import { ResourceFactory } from "../api/resource-factory.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
+import { sendersOf } from "../auth/run-accounts.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
@@ -59,10 +60,17 @@ export async function probePoints<Hit>(
   const chosen: Set<Operation> | undefined = options.operation
     ? new Set(selectOperations(run.map, options.operation))
     : undefined;
-  const points = injectionPoints(run.map, { includeWrites: run.target.writesAllowed, operations: chosen });
+  const points = injectionPoints(run.map, {
+    includeWrites: run.target.writesAllowed,
+    operations: chosen,
+    callerUpdates: true,
+  });
   const extra = (technique.extraPoints ?? []).filter((point) => !chosen || chosen.has(point.operation));
+  // An update of the caller itself is sent only by the run's own account (see sendersOf).
   const selected = [...points, ...extra].filter(
-    (point) => mayProbe(run.target, point.operation) && technique.select(point),
+    (point) =>
+      mayProbe(run.target, point.operation, { byOwnAccount: updatesCaller(point.operation) }) &&
+      technique.select(point),
   );
   const stats: PointProbeStats = {
     points: points.length,
@@ -80,9 +88,14 @@ export async function probePoints<Hit>(
     await mapConcurrent(selected, concurrency, async (point) => {
       const unusable = (open: OpenPoint | undefined) =>
         !open || (!technique.acceptServerError && isServerError(open.exchange));
-      let open = await openPoint(run, factory, point, users);
+      const senders = await sendersOf(run, point.operation, users);
+      if (!senders) {
+        stats.unreachable += 1;
+        return;
+      }
+      let open = await openPoint(run, factory, point, senders);
       // Once more: under load a baseline times out or fails transiently, and the point would go untested.
-      if (unusable(open)) open = await openPoint(run, factory, point, users);
+      if (unusable(open)) open = await openPoint(run, factory, point, senders);
       if (!open || unusable(open)) {
         stats.unreachable += 1;
         return;

@@ -22,7 +22,7 @@ function formattedString(schema: Record<string, unknown> | undefined): boolean {
 
 export function injectionPoints(
   map: SystemMap,
-  options: { includeWrites: boolean; operations?: ReadonlySet<Operation> },
+  options: { includeWrites: boolean; operations?: ReadonlySet<Operation>; callerUpdates?: boolean },
 ): InputPoint[] {
   // A body point and its form-encoded twin are two points, as inputPoints keeps them.
   const keyOf = (point: InputPoint) =>
@@ -51,14 +51,18 @@ export function injectionPoints(
 /**
  * Whether a probe may send to the operation at all. Reads always; writes that only add (imports, restores
  * of a saved state the probe supplies) on a managed target, which is reset for every run; elsewhere only
- * writes the shared write policy calls safe. Never an update of the signed-in account itself.
+ * writes the shared write policy calls safe. An update of the signed-in account itself only `byOwnAccount`.
  */
-export function mayProbe(target: ProbeTarget, operation: Operation): boolean {
+export function mayProbe(
+  target: ProbeTarget,
+  operation: Operation,
+  options: { byOwnAccount?: boolean } = {},
+): boolean {
   const method = operation.method.toUpperCase();
   if (method === "GET" || method === "HEAD") return true;
-  if (!target.writesAllowed || updatesCaller(operation)) return false;
+  if (!target.writesAllowed || (updatesCaller(operation) && !options.byOwnAccount)) return false;
   if (method === "POST" && target.mode === "managed") return true;
-  return isSafeWrite(operation);
+  return isSafeWrite(operation, options);
 }
 
 /** The words that describe a point: its name, and the operation's path, id and summary. */
