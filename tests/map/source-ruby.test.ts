@@ -88,6 +88,83 @@ get '/after' do
 end
 `;
 
+// A Rails application: an HTML controller taking Rails' form fields, an API controller taking JSON, both
+// through strong parameters in a private method, and a search reading the query.
+const railsApp = {
+  "config/routes.rb": `Rails.application.routes.draw do
+  resources :articles, only: [:index, :create, :update] do
+    collection do
+      get :search
+    end
+  end
+  resource :profile, only: [:update]
+  namespace :api do
+    resources :orders, only: [:create]
+    post "orders/:id/refund", to: "orders#refund"
+  end
+end
+`,
+  "app/controllers/articles_controller.rb": `class ArticlesController < ApplicationController
+  def index
+    @articles = Article.page(params[:page])
+  end
+
+  def search
+    @articles = Article.where("title LIKE ?", "%#{params[:q]}%")
+  end
+
+  def create
+    @article = Article.new(article_params)
+    if @article.save
+      redirect_to @article
+    else
+      render :new
+    end
+  end
+
+  def update
+    @article = Article.find(params[:id])
+    @article.update(article_params)
+    redirect_to @article
+  end
+
+  private
+
+  def article_params
+    params.require(:article).permit(:title, :body, tag_ids: [])
+  end
+end
+`,
+  "app/controllers/profiles_controller.rb": `class ProfilesController < ApplicationController
+  def update
+    current_user.update(params.expect(profile: [:name, :bio]))
+  end
+end
+`,
+  "app/controllers/application_controller.rb": "class ApplicationController < ActionController::Base\nend\n",
+  "app/controllers/api/base_controller.rb":
+    "module Api\n  class BaseController < ActionController::API\n  end\nend\n",
+  "app/controllers/api/orders_controller.rb": `module Api
+  class OrdersController < Api::BaseController
+    def create
+      order = Order.create!(order_params)
+      render json: order, status: :created
+    end
+
+    def refund
+      render json: Order.find(params[:id]).refund!(params[:reason])
+    end
+
+    private
+
+    def order_params
+      params.require(:order).permit(:sku, :quantity)
+    end
+  end
+end
+`,
+};
+
 describe("Ruby routes", () => {
   it("reads Rails resources, nesting, member and collection routes, namespaces and scopes", () => {
     const routes = scanSourceRoutes(
@@ -129,6 +206,34 @@ describe("Ruby routes", () => {
   it("reads a Sinatra app's verb blocks", () => {
     const routes = scanSourceRoutes(writeTree({ "app.rb": sinatraApp })).routes;
     expect(signatures(routes)).toEqual(["GET /", "POST /notes/{id}"]);
+  });
+
+  it("reads what each Rails action takes: strong parameters as form fields or JSON, params as the query", () => {
+    const routes = scanSourceRoutes(writeTree(railsApp)).routes;
+    expect(Object.keys(parametersOf(routeAt(routes, "GET /articles")))).toEqual(["query:page"]);
+    expect(Object.keys(parametersOf(routeAt(routes, "GET /articles/search")))).toEqual(["query:q"]);
+    const create = routeAt(routes, "POST /articles");
+    expect(create.request_body?.content_type).toBe("application/x-www-form-urlencoded");
+    expect(Object.keys(bodyProperties(create)).sort()).toEqual([
+      "article[body]",
+      "article[tag_ids]",
+      "article[title]",
+    ]);
+    expect(Object.keys(bodyProperties(routeAt(routes, "PATCH /articles/{id}"))).sort()).toEqual([
+      "article[body]",
+      "article[tag_ids]",
+      "article[title]",
+    ]);
+    expect(Object.keys(bodyProperties(routeAt(routes, "PATCH /profile"))).sort()).toEqual([
+      "profile[bio]",
+      "profile[name]",
+    ]);
+    const order = routeAt(routes, "POST /api/orders");
+    expect(order.request_body?.content_type).toBe("application/json");
+    expect(bodyProperties(order)).toMatchObject({ order: { properties: { sku: {}, quantity: {} } } });
+    const refund = routeAt(routes, "POST /api/orders/{id}/refund");
+    expect(Object.keys(bodyProperties(refund))).toEqual(["reason"]);
+    expect(refund.request_body?.content_type).toBe("application/json");
   });
 
   it("reads what each Sinatra handler takes from params, a JSON body, headers and cookies", () => {

@@ -47,9 +47,12 @@ export function rubyHandlerInputs(
   block: string,
   pathParameters: readonly string[],
   helpers: ReadonlySet<string>,
+  /** A Rails action: `params` carries the body too, in the encoding its controller takes. */
+  options: { rails?: "json" | "form" } = {},
 ): RouteInputs {
   const inputs = new RouteInputsBuilder();
   const write = !["GET", "HEAD", "DELETE", "OPTIONS"].includes(method.toUpperCase());
+  if (options.rails) return railsInputs(inputs, block, write, pathParameters, options.rails);
   const helperCalls = [...helpers].map((name) => `(?<![\\w.])${escaped(name)}(?![\\w?!])`);
   const parsers = [DIRECT_PARSE, ...helperCalls];
   // `body = JSON.parse(request.body.read)`, `@data ||= json_body`: the names the parsed body goes by.
@@ -71,6 +74,38 @@ export function rubyHandlerInputs(
     inputs.parameter("header", headerName(match[1] ?? ""));
   for (const name of keysRead(block, String.raw`\brequest\.cookies`)) inputs.parameter("cookie", name);
   return inputs.build();
+}
+
+/**
+ * A Rails action's reads: `params[:q]` (the query of a read, the body of a write) and strong parameters,
+ * `params.require(:article).permit(:title, tags: [])` or `params.expect(article: [:title])`, fields under
+ * their wrapper (`article[title]` in a form, `{"article": {"title": …}}` in JSON).
+ */
+function railsInputs(
+  inputs: RouteInputsBuilder,
+  block: string,
+  write: boolean,
+  pathParameters: readonly string[],
+  encoding: "json" | "form",
+): RouteInputs {
+  const wrapped = [
+    ...block.matchAll(/\bparams\s*\.\s*(?:require|fetch)\s*\(\s*:(\w+)[^)]*\)\s*\.\s*permit\s*\(([^)]*)\)/g),
+    ...block.matchAll(/\bparams\s*\.\s*expect\s*\(\s*(\w+):\s*\[([^\]]*)\]/g),
+  ];
+  const wrappers = new Set(wrapped.map((match) => match[1] ?? ""));
+  for (const name of [...keysRead(block, String.raw`(?<![\w.@])params`), ...namesPicked(block)]) {
+    if (pathParameters.includes(name) || wrappers.has(name) || /^(controller|action|format)$/.test(name))
+      continue;
+    if (write) inputs.bodyField([name]);
+    else inputs.parameter("query", name);
+  }
+  if (!write) return inputs.build();
+  for (const [, wrapper = "", list = ""] of wrapped)
+    for (const match of list.matchAll(/:(\w+)|(\w+):/g)) {
+      const field = match[1] ?? match[2];
+      if (field) inputs.bodyField(encoding === "json" ? [wrapper, field] : [`${wrapper}[${field}]`]);
+    }
+  return inputs.encoding(encoding).build();
 }
 
 /**

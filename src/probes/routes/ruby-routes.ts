@@ -1,6 +1,7 @@
 import type { Route } from "../../map/system-map.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import { joinPaths, normalizePathTemplate } from "./path-template.ts";
+import { type ControllerAction, ControllerSources } from "./rails-controllers.ts";
 import { jsonBodyHelpers, rubyHandlerInputs } from "./ruby-inputs.ts";
 import { MaskedSource, type SourceSyntax, textRoute, uniqueRoutes } from "./source-text.ts";
 import { readSource } from "./source-tree.ts";
@@ -10,6 +11,9 @@ import { readSource } from "./source-tree.ts";
 // singular `resource`, `namespace :api` and `scope '/v1'` prefixes. Sinatra apps: `get '/x' do`.
 
 const RUBY_SYNTAX: SourceSyntax = { lineComments: ["#"], blockComments: false, quotes: "\"'" };
+
+/** The controller action each Rails route names, read from `config/routes.rb`. */
+const railsTargets = new WeakMap<Route, ControllerAction>();
 
 const VERB = /^(get|post|put|patch|delete|match)\s*\(?\s*(?:(['"])(.*?)\2|:(\w+))(.*)$/;
 
@@ -33,6 +37,9 @@ interface Scope {
   collection?: string;
   /** Inside a Sinatra handler's block: the routes it serves, whose inputs its lines tell. */
   handler?: { routes: Array<{ method: string; path: string; line: number }>; from: number };
+  /** Rails: the controllers' module (`api/v1/` inside `namespace :api`), and the enclosing resources' controller. */
+  module?: string;
+  controller?: string;
 }
 
 export function scanRubyRoutes(root: string, files: readonly string[]): Route[] {
@@ -43,7 +50,16 @@ export function scanRubyRoutes(root: string, files: readonly string[]): Route[] 
     if (source === undefined) continue;
     const sinatra = !rails && /require\s+['"]sinatra|<\s*Sinatra::(?:Base|Application)/.test(source);
     if (!rails && !sinatra) continue;
-    routes.push(...routesOf(file, new MaskedSource(source, RUBY_SYNTAX).text, rails ? "rails" : "sinatra"));
+    const found = routesOf(file, new MaskedSource(source, RUBY_SYNTAX).text, rails ? "rails" : "sinatra");
+    if (rails) {
+      const app = file.replace(/(?:^|\/)config\/routes(?:\.rb|\/[^/]+\.rb)$/, "");
+      const controllers = new ControllerSources(root, app);
+      for (const route of found) {
+        const target = railsTargets.get(route);
+        if (target) Object.assign(route, controllers.inputsOf(route, target));
+      }
+    }
+    routes.push(...found);
   }
   return uniqueRoutes(routes);
 }
@@ -64,8 +80,10 @@ function routesOf(file: string, text: string, framework: string): Route[] {
     const line = raw.trim();
     const scope = stack[stack.length - 1] as Scope;
     const opens = /\bdo(?:\s*\|[^|]*\|)?$/.test(line);
-    const add = (method: string, path: string): void => {
-      routes.push(textRoute(method, rubyTemplate(path), file, index + 1, framework));
+    const add = (method: string, path: string, action?: string, controller = scope.controller): void => {
+      const route = textRoute(method, rubyTemplate(path), file, index + 1, framework);
+      if (action && controller) railsTargets.set(route, { controller, action });
+      routes.push(route);
     };
     // `end`, `end.to_json`, `end)`: a block closes.
     if (/^end(?![\w?!])/.test(line)) {
@@ -91,23 +109,37 @@ function routesOf(file: string, text: string, framework: string): Route[] {
         stack.push({ prefix: scope.prefix, handler: { routes: served, from: index } });
         return;
       }
-      for (const route of served)
-        routes.push(textRoute(route.method, route.path, file, route.line, framework));
-      if (opens) stack.push({ prefix: scope.prefix });
+      // `to: "pages#about"` names the controller and action; inside `resources`, the verb's own name is the action.
+      const to = /(?:\bto:\s*|=>\s*)['"]([\w/]+)#(\w+)['"]/.exec(rest);
+      const named = path === undefined ? undefined : /^\w+$/.exec(path.replace(/^\//, ""))?.[0];
+      for (const route of served) {
+        const action = to?.[2] ?? (scope.controller ? named : undefined);
+        const controller = to ? `${scope.module ?? ""}${to[1]}` : scope.controller;
+        add(route.method, route.path, action, controller);
+      }
+      if (opens) stack.push({ ...scope, handler: undefined });
       return;
     }
     if (/^root\b/.test(line)) {
-      add("GET", scope.prefix || "/");
+      const to = /['"]([\w/]+)#(\w+)['"]/.exec(line);
+      add("GET", scope.prefix || "/", to?.[2], to ? `${scope.module ?? ""}${to[1]}` : undefined);
       return;
     }
     const namespace = /^namespace\s+:?['"]?([\w/]+)['"]?/.exec(line);
     if (namespace && opens) {
-      stack.push({ prefix: joinPaths(scope.prefix, namespace[1] ?? "") });
+      stack.push({
+        prefix: joinPaths(scope.prefix, namespace[1] ?? ""),
+        module: `${scope.module ?? ""}${namespace[1]}/`,
+      });
       return;
     }
     const scoped = /^scope\s*\(?\s*(?:path:\s*)?(['"])(.*?)\1/.exec(line);
     if (scoped && opens) {
-      stack.push({ prefix: joinPaths(scope.prefix, (scoped[2] ?? "").replace(/\([^)]*\)/g, "")) });
+      const module = /\bmodule:\s*:?['"]?([\w/]+)/.exec(line)?.[1];
+      stack.push({
+        prefix: joinPaths(scope.prefix, (scoped[2] ?? "").replace(/\([^)]*\)/g, "")),
+        module: module ? `${scope.module ?? ""}${module}/` : scope.module,
+      });
       return;
     }
     const resources = /^(resources|resource)\s+:(\w+)(.*)$/.exec(line);
@@ -119,24 +151,29 @@ function routesOf(file: string, text: string, framework: string): Route[] {
       const collection = joinPaths(scope.prefix, custom ?? name);
       const member = plural ? `${collection}/{id}` : collection;
       const allowed = allowedActions(options);
+      // `resource :profile` is served by ProfilesController, as `resources :profiles` is.
+      const named = /\bcontroller:\s*:?['"]?([\w/]+)/.exec(options)?.[1] ?? (plural ? name : `${name}s`);
+      const controller = `${scope.module ?? ""}${named}`;
       for (const [action, method, suffix, onMember] of ACTIONS) {
         if (!allowed(action) || (!plural && action === "index")) continue;
-        add(method, `${onMember ? member : collection}${suffix}`);
+        add(method, `${onMember ? member : collection}${suffix}`, action, controller);
       }
       if (opens)
         stack.push({
           prefix: plural ? `${collection}/{${singular(name)}_id}` : collection,
           member,
           collection,
+          module: scope.module,
+          controller,
         });
       return;
     }
     if (/^member\s+do$/.test(line)) {
-      stack.push({ prefix: scope.member ?? scope.prefix });
+      stack.push({ ...scope, prefix: scope.member ?? scope.prefix, handler: undefined });
       return;
     }
     if (/^collection\s+do$/.test(line)) {
-      stack.push({ prefix: scope.collection ?? scope.prefix });
+      stack.push({ ...scope, prefix: scope.collection ?? scope.prefix, handler: undefined });
       return;
     }
     // Any other block (`constraints … do`, `if`, `concern`) nests without a prefix; `end` pops it.
@@ -148,7 +185,7 @@ function routesOf(file: string, text: string, framework: string): Route[] {
         (/^(?:if|unless|case|while|until|def|class|module|begin)\b/.test(line) ||
           /(?:=|\|\|=)\s*(?:if|unless|case|begin)\b/.test(line)))
     )
-      stack.push({ prefix: scope.prefix });
+      stack.push({ ...scope, member: undefined, collection: undefined, handler: undefined });
   });
   // A handler whose `end` was never read (the file ends inside it) still serves its routes.
   for (const scope of stack.reverse()) if (scope.handler) closeHandler(scope.handler, lines.length);
