@@ -123,7 +123,10 @@ export function candidateUsers(users: readonly ProfileUser[], wanted?: string): 
   return users.length > 0 ? users.map((user) => user.name) : [undefined];
 }
 
-/** Sends as the least privileged user the operation accepts (a 401/403 moves to the next one up). */
+/**
+ * Sends as the least privileged user the operation accepts (a 401/403, or a redirect to the sign-in page,
+ * moves to the next one up).
+ */
 export async function sendAsRightRole(
   run: ProbeRun,
   users: ReadonlyArray<string | undefined>,
@@ -143,7 +146,8 @@ export async function sendAsRightRole(
     if (!exchange) continue;
     last = { user, prepared, exchange };
     const status = exchange.response?.status ?? 0;
-    if (status !== 401 && status !== 403) return last;
+    // A redirect to the sign-in page (or the sign-in form in its place) refuses the caller like a 401.
+    if (status !== 401 && status !== 403 && !run.sessions.endedSession(exchange)) return last;
   }
   return last;
 }

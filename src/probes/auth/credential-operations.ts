@@ -47,7 +47,17 @@ const RESET_WORDS = /forgot|reset|recover|lost|password/i;
 
 /** Whether a field name holds a password (a current or a new one). */
 export function isPasswordField(name: string): boolean {
-  return PASSWORD_FIELD.test(name) || NEW_PASSWORD_FIELD.test(name);
+  return PASSWORD_FIELD.test(leafName(name)) || NEW_PASSWORD_FIELD.test(leafName(name));
+}
+
+/** A field's own name inside its object's: `user[password]` (Rails, PHP forms) → `password`. */
+function leafName(name: string): string {
+  return /\[([^\][]+)\]$/.exec(name)?.[1] ?? name;
+}
+
+/** Whether a field's own name matches `pattern`. */
+function named(pattern: RegExp, name: string): boolean {
+  return pattern.test(leafName(name));
 }
 
 /** Every credential-taking operation of the map, each once, with the fields it takes. */
@@ -76,13 +86,13 @@ export function classify(
   fields: readonly FieldInfo[],
   profileSignIn = false,
 ): CredentialOperation | undefined {
-  const names = fields.map((field) => field.name).filter((name) => !CSRF_FIELD.test(name));
+  const names = fields.map((field) => field.name).filter((name) => !named(CSRF_FIELD, name));
   const identity =
-    fields.find((field) => IDENTITY_FIELD.test(field.name) && !EMAIL_FIELD.test(field.name)) ??
-    fields.find((field) => IDENTITY_FIELD.test(field.name) || field.type === "email");
+    fields.find((field) => named(IDENTITY_FIELD, field.name) && !named(EMAIL_FIELD, field.name)) ??
+    fields.find((field) => named(IDENTITY_FIELD, field.name) || field.type === "email");
   const words = wordsOf(operation);
-  const passwords = names.filter((name) => PASSWORD_FIELD.test(name) || NEW_PASSWORD_FIELD.test(name));
-  const token = names.find((name) => TOKEN_FIELD.test(name));
+  const passwords = names.filter(isPasswordField);
+  const token = names.find((name) => named(TOKEN_FIELD, name));
   const base = {
     operation,
     fields: names,
@@ -94,15 +104,15 @@ export function classify(
       role: "reset-confirm",
       identityField: identity?.name ?? "",
       identityIsEmail: isEmailField(identity),
-      passwordField: passwords.find((name) => !CONFIRM_FIELD.test(name)) ?? passwords[0],
+      passwordField: passwords.find((name) => !named(CONFIRM_FIELD, name)) ?? passwords[0],
       tokenField: token,
     };
   }
   if (!identity) return undefined;
   const identityIsEmail = isEmailField(identity);
-  const password = names.find((name) => PASSWORD_FIELD.test(name) && !CONFIRM_FIELD.test(name));
+  const password = names.find((name) => named(PASSWORD_FIELD, name) && !named(CONFIRM_FIELD, name));
   if (password) {
-    const confirming = names.some((name) => CONFIRM_FIELD.test(name));
+    const confirming = names.some((name) => named(CONFIRM_FIELD, name));
     if (REGISTRATION_WORDS.test(words) || confirming) {
       return {
         ...base,
