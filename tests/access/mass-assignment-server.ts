@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Operation } from "../../src/map/system-map.ts";
+import { undocumented } from "../fixtures/probe-harness.ts";
 
 // A small shop for the mass-assignment probe: orders whose price the server computes from a catalogue,
 // tickets whose role and owner the server decides. `style` says what happens to a field the client must
@@ -236,15 +237,11 @@ export async function startShopServer(style: AssignmentStyle): Promise<ShopServe
 
 function sourceOperation(method: string, path: string, body?: Record<string, unknown>): Operation {
   return {
-    method,
-    path,
+    ...undocumented(method, path),
     security: "required",
     parameters: path.includes("{id}")
       ? [{ name: "id", in: "path", required: true, schema: { type: "integer" } }]
       : [],
     ...(body ? { request_body: { content_type: "application/json", required: true, schema: body } } : {}),
-    responses: {},
-    seen_in: ["source"],
-    documented: false,
   };
 }

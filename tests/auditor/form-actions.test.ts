@@ -4,7 +4,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
 import { authzMatrix } from "../../src/probes/auditor/authz-matrix.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
-import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+import {
+  probeContext,
+  profileFor,
+  systemMapFor,
+  undocumented,
+  undocumentedPost,
+} from "../fixtures/probe-harness.ts";
 
 // A server-rendered application whose writes are HTML forms answered the post/redirect/get way: a new task
 // is a `303` to its page (`/tasks/7`), an action on a task a `303` back to the list, and nothing answers
@@ -83,30 +89,17 @@ async function startTasks(build: "flawed" | "sound"): Promise<string> {
 }
 
 function operation(method: string, path: string, fields: string[] = []): Operation {
+  const parameters: Operation["parameters"] = path.includes("{id}")
+    ? [{ name: "id", in: "path", required: true, schema: { type: "integer" } }]
+    : [];
+  if (method !== "POST") return { ...undocumented(method, path, ["source", "link"]), parameters };
+  const properties = Object.fromEntries(fields.map((name) => [name, { type: "string" }]));
   return {
-    method,
-    path,
-    security: "unknown",
-    parameters: path.includes("{id}")
-      ? [{ name: "id", in: "path", required: true, schema: { type: "integer" } }]
-      : [],
-    ...(method === "POST"
-      ? {
-          request_body: {
-            content_type: "application/x-www-form-urlencoded",
-            required: true,
-            schema: {
-              type: "object",
-              properties: Object.fromEntries(fields.map((name) => [name, { type: "string" }])),
-            },
-          },
-          form: { page: "/tasks", enctype: "application/x-www-form-urlencoded" },
-        }
-      : {}),
-    responses: {},
-    seen_in: ["source", method === "POST" ? "form" : "link"],
-    documented: false,
-  } as Operation;
+    ...undocumentedPost(path, "application/x-www-form-urlencoded", properties, []),
+    seen_in: ["source", "form"],
+    parameters,
+    form: { page: "/tasks", enctype: "application/x-www-form-urlencoded" },
+  };
 }
 
 async function leaks(build: "flawed" | "sound"): Promise<string[]> {

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Operation } from "../../src/map/system-map.ts";
 import { isSafeWrite, updatesCaller } from "../../src/probes/api/operation-index.ts";
 import { mayProbe } from "../../src/probes/injection/probe-points.ts";
 import { fuzzOperationTool } from "../../src/tools/servers/contract-server.ts";
 import { probeInjectionTool, probeXssTool } from "../../src/tools/servers/security-server.ts";
-import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+import { probeContext, profileFor, systemMapFor, undocumented } from "../fixtures/probe-harness.ts";
 import { callTool } from "../support/fake-run-context.ts";
 import type { FormSessionApp } from "./form-session-app.ts";
 import { FORM_SEEDED, startFormSessionApp } from "./form-session-app.ts";
@@ -13,15 +12,7 @@ import { FORM_SEEDED, startFormSessionApp } from "./form-session-app.ts";
 // account the run did not create, and can change what later checks compare; probes never send one, even on
 // a managed target where every other POST is allowed. An account the run registers itself sends them.
 
-const operation = (method: string, path: string): Operation => ({
-  method,
-  path,
-  security: "required",
-  parameters: [],
-  responses: {},
-  seen_in: ["crawl"],
-  documented: false,
-});
+const operation = (method: string, path: string) => undocumented(method, path, ["crawl"]);
 
 describe("updates of the signed-in account itself", () => {
   it("are told from creations under the account and from records addressed by id", () => {

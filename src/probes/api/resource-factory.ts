@@ -367,7 +367,6 @@ function snake(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }
 
-/** The new resource's id: in the body (or its one wrapped object), else the Location header. */
 /**
  * A form's create answered the way server-rendered applications do (post/redirect/get): a redirect to the
  * new item's own page (`303 → /invoices/57`). A redirect anywhere else (the sign-in page, the form again)
@@ -384,6 +383,7 @@ function redirectedToItem(exchange: HttpExchange, family: ResourceFamily): boole
   );
 }
 
+/** The new resource's id: in the body (or its one wrapped object), else the Location header. */
 export function extractId(exchange: HttpExchange, family: ResourceFamily): string | undefined {
   const json = exchange.response?.json;
   const direct = idOf(json, family);

@@ -85,7 +85,7 @@ export async function probeXss(
   const points = inputPoints(run.map, {
     includeWrites: run.target.writesAllowed,
     operations,
-    callerUpdates: run.target.writesAllowed,
+    callerUpdates: true,
   });
   stats.points = points.length;
   const exhausted = await untilBudget(run, async () => {

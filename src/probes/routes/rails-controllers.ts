@@ -2,8 +2,8 @@ import type { Route } from "../../map/system-map.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import { withInputs } from "./container-graph.ts";
 import type { RouteInputs } from "./route-inputs.ts";
-import { rubyHandlerInputs } from "./ruby-inputs.ts";
-import { MaskedSource, type SourceSyntax } from "./source-text.ts";
+import { RUBY_SYNTAX, rubyHandlerInputs } from "./ruby-inputs.ts";
+import { MaskedSource } from "./source-text.ts";
 import { readSource } from "./source-tree.ts";
 
 // What a Rails route's controller action reads: `app/controllers/<module>/<name>_controller.rb`, the
@@ -11,8 +11,6 @@ import { readSource } from "./source-tree.ts";
 // `params.require(:article).permit(:title, :body)`). A controller of an API (`ActionController::API`, or one
 // that only renders JSON) takes a JSON body; any other takes the form a browser sends, fields named
 // `article[title]` as Rails' own form helpers name them.
-
-const RUBY_SYNTAX: SourceSyntax = { lineComments: ["#"], blockComments: false, quotes: "\"'" };
 
 export interface ControllerAction {
   /** `articles`, `api/v1/tokens`. */

@@ -1,10 +1,13 @@
 import type { RouteInputs } from "./route-inputs.ts";
 import { RouteInputsBuilder } from "./route-inputs.ts";
+import type { SourceSyntax } from "./source-text.ts";
 
 // What a Ruby handler reads, from its text: `params[:q]` (the query of a GET, the form of a write: Sinatra
 // and Rails merge both into `params`), a JSON body parsed from `request.body.read` — in the block or in a
 // helper the block calls — and the keys read off it, request headers through `request.env['HTTP_…']`
 // and cookies through `request.cookies`.
+
+export const RUBY_SYNTAX: SourceSyntax = { lineComments: ["#"], blockComments: false, quotes: "\"'" };
 
 /** `[:name]` or `['name']` right after an expression. */
 const KEY = String.raw`\s*\[\s*(?::(\w+)|(['"])([^'"\]]+)\2)\s*\]`;

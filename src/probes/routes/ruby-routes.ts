@@ -2,15 +2,13 @@ import type { Route } from "../../map/system-map.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import { joinPaths, normalizePathTemplate } from "./path-template.ts";
 import { type ControllerAction, ControllerSources } from "./rails-controllers.ts";
-import { jsonBodyHelpers, rubyHandlerInputs } from "./ruby-inputs.ts";
-import { MaskedSource, type SourceSyntax, textRoute, uniqueRoutes } from "./source-text.ts";
+import { jsonBodyHelpers, RUBY_SYNTAX, rubyHandlerInputs } from "./ruby-inputs.ts";
+import { MaskedSource, textRoute, uniqueRoutes } from "./source-text.ts";
 import { readSource } from "./source-tree.ts";
 
 // Ruby routes, line by line. Rails `config/routes.rb`: verbs (`get '/x', to: 'c#a'`, `match … via:`),
 // `root`, `resources :items` (seven REST routes, `only:`/`except:`, nested blocks, `member`/`collection`),
 // singular `resource`, `namespace :api` and `scope '/v1'` prefixes. Sinatra apps: `get '/x' do`.
-
-const RUBY_SYNTAX: SourceSyntax = { lineComments: ["#"], blockComments: false, quotes: "\"'" };
 
 /** The controller action each Rails route names, read from `config/routes.rb`. */
 const railsTargets = new WeakMap<Route, ControllerAction>();
