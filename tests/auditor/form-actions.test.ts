@@ -15,7 +15,8 @@ import {
 // A server-rendered application whose writes are HTML forms answered the post/redirect/get way: a new task
 // is a `303` to its page (`/tasks/7`), an action on a task a `303` back to the list, and nothing answers
 // JSON. `flawed` lets any signed-in user close anyone's task; its `pin` action checks the owner like
-// everything in `sound` does. Only the owner's task page shows what an action did.
+// everything in `sound` does. `unchecked` is `flawed` whose task read answers any task to anyone, as JSON. Only the
+// owner's task page shows what an action did.
 
 const TOKENS: Record<string, string> = { "token-ada": "ada", "token-ben": "ben" };
 
@@ -32,7 +33,9 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-async function startTasks(build: "flawed" | "sound"): Promise<string> {
+type Build = "flawed" | "sound" | "unchecked";
+
+async function startTasks(build: Build): Promise<string> {
   let next = 7;
   const tasks = new Map<number, Task>();
   const server = http.createServer(async (request, response) => {
@@ -70,6 +73,10 @@ async function startTasks(build: "flawed" | "sound"): Promise<string> {
     if (!match || !task) return page(404, "<h1>Not found</h1>");
     const action = match[2];
     if (request.method === "GET" && !action) {
+      if (build === "unchecked") {
+        response.writeHead(200, { "content-type": "application/json" });
+        return response.end(JSON.stringify(task));
+      }
       if (task.owner !== caller) return page(404, "<h1>Not found</h1>");
       return page(
         200,
@@ -102,7 +109,7 @@ function operation(method: string, path: string, fields: string[] = []): Operati
   };
 }
 
-async function leaks(build: "flawed" | "sound"): Promise<string[]> {
+async function leaks(build: Build): Promise<string[]> {
   const baseUrl = await startTasks(build);
   process.env.TASKS_ADA_TOKEN = "token-ada";
   process.env.TASKS_BEN_TOKEN = "token-ben";
@@ -139,6 +146,14 @@ async function leaks(build: "flawed" | "sound"): Promise<string[]> {
 describe("authz_matrix on actions behind server-rendered forms", () => {
   it("creates through a form answered with a redirect and sees another user's action on the owner's page", async () => {
     expect(await leaks("flawed")).toEqual(["missing-authorization POST /tasks/{id}/close"]);
+  });
+
+  it("reports an action on another user's task even when the task's read is open to them too", async () => {
+    // The open read is a leak of its own, so it proves nothing shared: the close is still judged.
+    expect((await leaks("unchecked")).sort()).toEqual([
+      "missing-authorization GET /tasks/{id}",
+      "missing-authorization POST /tasks/{id}/close",
+    ]);
   });
 
   it("reports nothing when every action checks the owner", async () => {

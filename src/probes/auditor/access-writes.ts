@@ -1,3 +1,4 @@
+import type { ResourceFamily } from "../api/operation-index.ts";
 import { hasSegment, isSafeWrite } from "../api/operation-index.ts";
 import { sendPrepared } from "../api/probe-support.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
@@ -47,6 +48,8 @@ export interface WriteCheck {
   factory: ResourceFactory;
   /** Read slots: `GET …?id=` views of a family that has no item read. */
   readSlots: readonly ObjectSlot[];
+  /** Families whose item read the read check found open to a peer of the owner's role: not shared, leaking. */
+  leakedToPeers?: ReadonlySet<ResourceFamily>;
 }
 
 /** Makes a fresh object for the slot's family as `user` (addressable by path or only by its id). */
@@ -73,7 +76,12 @@ export async function checkObjectWrite(
     const resource = await freshObject(factory, slot, owner.name);
     if (!resource) return leaks;
     if (await sharedWith(run, factory, slot.family, principal, resource)) continue;
-    if (principal.relation === "same-role" && (await readsItem(check, slot, resource, principal))) continue;
+    if (
+      principal.relation === "same-role" &&
+      !check.leakedToPeers?.has(slot.family) &&
+      (await readsItem(check, slot, resource, principal))
+    )
+      continue;
     const leak = await attemptOn(check, slot, resource, owner, principal);
     if (leak) leaks.push(leak);
   }
@@ -82,8 +90,9 @@ export async function checkObjectWrite(
 
 /**
  * Whether a peer of the owner's own role reads the object itself. Then it is shared with them, whatever the
- * lists show (a read that should not be is the read check's finding), and their changes to it are the
- * team's ordinary work, not a leak.
+ * lists show, and their changes to it are the team's ordinary work, not a leak — unless the read check
+ * found that very read a leak (the peer's lists do not show the object): then the read proves nothing
+ * shared, and a handler without an owner check on its read rarely has one on its writes.
  */
 async function readsItem(
   check: WriteCheck,

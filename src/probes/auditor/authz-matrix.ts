@@ -133,7 +133,13 @@ export async function authzMatrix(
       leaks.push(...(await checkRead(run, factory, slot, owner, asked, target)));
     });
     if (run.target.writesAllowed) {
-      const check = { run, factory, readSlots };
+      const leakedToPeers = new Set(
+        leaks
+          .filter((leak) => leak.action === "read" && leak.principal.relation === "same-role")
+          .map((leak) => factory.familyOf(leak.operation))
+          .filter((family): family is ResourceFamily => family !== undefined),
+      );
+      const check = { run, factory, readSlots, leakedToPeers };
       await mapConcurrent(writeSlots, 4, async (slot) => {
         stats.write_checks += 1;
         leaks.push(...(await checkObjectWrite(check, slot, owner, principals)));
