@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 // flag) and shows any note to any signed-in user; `sound` lets an account change only its own password,
 // keeps only the documented sign-up fields and shows a note to its owner only. In all, a public list names
 // every note and its owner (a directory, no contents). `escalating` is the sound build but for its profile
-// update (`PATCH /me`), which copies the admin flag from the body.
+// update (`PATCH /me`), which copies the admin flag from the body; `promoting` is the sound build whose
+// profile update copies the role its document lists among the fields (as FastAPI documents a model).
 
 export interface AccountApp {
   baseUrl: string;
@@ -22,13 +23,16 @@ export const SEEDED: Record<string, string> = { alice: "alice-password", bob: "b
 interface Account {
   email: string;
   admin: boolean;
+  role: string;
 }
 
-export async function startAccountApp(build: "flawed" | "sound" | "escalating"): Promise<AccountApp> {
+export type AccountBuild = "flawed" | "sound" | "escalating" | "promoting";
+
+export async function startAccountApp(build: AccountBuild): Promise<AccountApp> {
   const passwords = new Map(Object.entries(SEEDED));
   const accounts = new Map<string, Account>([
-    ["alice", { email: "alice@fixture.test", admin: false }],
-    ["bob", { email: "bob@fixture.test", admin: false }],
+    ["alice", { email: "alice@fixture.test", admin: false, role: "member" }],
+    ["bob", { email: "bob@fixture.test", admin: false, role: "member" }],
   ]);
   const tokens = new Map<string, string>();
   const notes = new Map<string, { owner: string; body: string }>();
@@ -48,7 +52,7 @@ export async function startAccountApp(build: "flawed" | "sound" | "escalating"):
       if (typeof username !== "string" || typeof password !== "string" || typeof email !== "string")
         return json(400, { error: "username, email and password are required" });
       if (accounts.has(username)) return json(409, { error: "taken" });
-      accounts.set(username, { email, admin: build === "flawed" && body.admin === true });
+      accounts.set(username, { email, admin: build === "flawed" && body.admin === true, role: "member" });
       passwords.set(username, password);
       return json(201, { message: "registered" });
     }
@@ -69,12 +73,14 @@ export async function startAccountApp(build: "flawed" | "sound" | "escalating"):
     if (!caller) return json(401, { error: "sign in first" });
     if (route === "GET /me") {
       const account = accounts.get(caller)!;
-      return json(200, { data: { username: caller, email: account.email, admin: account.admin } });
+      const { email, admin, role } = account;
+      return json(200, { data: { username: caller, email, admin, role } });
     }
     if (route === "PATCH /me") {
       const account = accounts.get(caller)!;
       if (typeof body.email === "string") account.email = body.email;
       if (build === "escalating" && typeof body.admin === "boolean") account.admin = body.admin;
+      if (build === "promoting" && typeof body.role === "string") account.role = body.role;
       return json(200, { data: { username: caller, email: account.email } });
     }
     const change = path.match(/^\/users\/([^/]+)\/password$/);
@@ -149,7 +155,7 @@ const DOCUMENT: Record<string, unknown> = {
       patch: {
         operationId: "update_me",
         security: bearer,
-        requestBody: jsonBody({ email: { type: "string" } }),
+        requestBody: jsonBody({ email: { type: "string" }, role: { title: "Role", type: "string" } }),
         responses: ok,
       },
     },

@@ -5,7 +5,7 @@ import { checkAuthentication } from "../../src/probes/auth/check-authentication.
 import { stateResetReason } from "../../src/probes/http/state-reset.ts";
 import { openProbeRun } from "../../src/probes/session/probe-run.ts";
 import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
-import type { AccountApp } from "./account-app.ts";
+import type { AccountApp, AccountBuild } from "./account-app.ts";
 import { SEEDED, startAccountApp } from "./account-app.ts";
 
 const apps: AccountApp[] = [];
@@ -13,7 +13,7 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
-async function runFor(build: "flawed" | "sound" | "escalating", tool: string) {
+async function runFor(build: AccountBuild, tool: string) {
   const app = await startAccountApp(build);
   apps.push(app);
   process.env.ACCOUNT_ALICE_PW = SEEDED.alice;
@@ -44,7 +44,7 @@ async function runFor(build: "flawed" | "sound" | "escalating", tool: string) {
   return { app, run };
 }
 
-async function accountChecks(build: "flawed" | "sound" | "escalating") {
+async function accountChecks(build: AccountBuild) {
   const { app, run } = await runFor(build, "check_authentication");
   const outcome = await checkAuthentication(run, {
     checks: ["password-takeover", "sign-up-mass-assignment"],
@@ -79,6 +79,12 @@ describe("accounts the run registers itself", () => {
     const { app, found } = await accountChecks("escalating");
     expect(found).toEqual(["validation-missing PATCH /me"]);
     for (const [name, password] of Object.entries(SEEDED)) expect(app.passwords.get(name)).toBe(password);
+  });
+
+  it("proves an account making itself an administrator through a role its document lets it write", async () => {
+    // The sound build lists the same role in its document and ignores it: the value never reads back.
+    const { found } = await accountChecks("promoting");
+    expect(found).toEqual(["validation-missing PATCH /me"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Operation } from "../../map/system-map.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
 import { asSchema, chooseBranch, propertiesOf, schemaType } from "../schema-values/json-schema.ts";
-import { roleRank } from "../session/roles.ts";
+import { isAdminLike, roleRank } from "../session/roles.ts";
 import { responseSchemaFor } from "./probe-support.ts";
 
 // Which fields a mass-assignment probe sends (OWASP API3, CWE-915): fields that decide privileges (a role,
@@ -17,6 +17,8 @@ export interface PrivilegedField {
   kind: FieldKind;
   /** The schema the answer or document gives the field, when one does. */
   schema?: JsonSchema;
+  /** The document lets the client write it: only an administrator's rank sent on one's own account counts. */
+  documented?: boolean;
 }
 
 const KINDS: ReadonlyArray<{ kind: FieldKind; name: RegExp }> = [
@@ -64,7 +66,19 @@ function documentedWritable(operation: Operation): Set<string> {
  * when read (`observed`), read-only in its request schema, or inferred from the handler; `role` and
  * `is_admin` blind as a last resort. At most four.
  */
-export function privilegedFields(operation: Operation, observed: unknown): PrivilegedField[] {
+/**
+ * Privileged fields to try on `operation`: named in its documented answer, in what the object looked like
+ * when read (`observed`), read-only in its request schema, or inferred from the handler; `role` and
+ * `is_admin` blind as a last resort. At most four. On an account's write of itself (`ownAccount`: sign-up,
+ * "me"), a documented role or flag is tried too: frameworks document every field of the model a handler
+ * takes (a FastAPI `UserUpdate` with `role`), and no document makes an account's own promotion to
+ * administrator a feature — the caller sends only what `grantsAdmin` accepts for those.
+ */
+export function privilegedFields(
+  operation: Operation,
+  observed: unknown,
+  options: { ownAccount?: boolean } = {},
+): PrivilegedField[] {
   const writable = documentedWritable(operation);
   const seen = new Map<string, JsonSchema | undefined>();
   const response = responseSchemaFor(operation, 201) ?? responseSchemaFor(operation, 200);
@@ -80,14 +94,24 @@ export function privilegedFields(operation: Operation, observed: unknown): Privi
   for (const name of ["role", "is_admin"]) if (!seen.has(name)) seen.set(name, undefined);
   const fields: PrivilegedField[] = [];
   for (const [name, schema] of seen) {
-    if (writable.has(name)) continue;
     const kind = kindOf(name);
-    if (kind) fields.push({ name, kind, schema });
+    if (!kind) continue;
+    if (!writable.has(name)) fields.push({ name, kind, schema });
+    else if (options.ownAccount && (kind === "role" || kind === "flag"))
+      fields.push({ name, kind, schema, documented: true });
   }
   // Fields the object really carries first: a blind guess is the last resort.
   const carried = (field: PrivilegedField) =>
     observed && typeof observed === "object" && field.name in (observed as object) ? 0 : 1;
   return fields.sort((a, b) => carried(a) - carried(b)).slice(0, 4);
+}
+
+const ADMIN_FLAG = /admin|superuser|super_?user|staff|moderator|privileged/i;
+
+/** Whether `value` in `field` makes an account an administrator (a rank such as `admin`, `is_admin: true`). */
+export function grantsAdmin(field: PrivilegedField, value: unknown): boolean {
+  if (field.kind === "role") return isAdminLike(String(Array.isArray(value) ? value[0] : value));
+  return field.kind === "flag" && value === true && ADMIN_FLAG.test(field.name);
 }
 
 /** The highest role the field's enum offers, else `admin`. */

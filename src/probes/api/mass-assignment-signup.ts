@@ -12,7 +12,7 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { submitForm } from "../session/probe-run.ts";
 import { severityFor } from "../severity.ts";
 import type { PrivilegedField } from "./mass-assignment-fields.ts";
-import { holds, privilegedFields, valuesFor } from "./mass-assignment-fields.ts";
+import { grantsAdmin, holds, privilegedFields, valuesFor } from "./mass-assignment-fields.ts";
 import { isCallerPath, operationKey } from "./operation-index.ts";
 import { endpointLocation } from "./probe-support.ts";
 import { bodyKind, buildRequest, toSpec } from "./request-builder.ts";
@@ -35,16 +35,14 @@ export async function probeSignupMassAssignment(
   if (!plain) return [];
   const reads = selfReads(run.map.operations);
   const before = await selfView(run, plain, reads);
-  const fields = privilegedFields(registration.operation, before.record)
-    .filter((field) => field.kind === "role" || field.kind === "flag")
-    .slice(0, MAX_FIELDS);
+  const fields = accountFields(registration.operation, before.record);
   const findings: EnvelopeDraft[] = [];
   for (const field of fields) {
     const current = before.record[field.name];
     // Without the plain account's value there is no second signal: a field that reads back could be echoed.
     if (current === undefined) continue;
-    const [value] = valuesFor(field, current, undefined);
-    if (value === undefined || holds(current, value, field.kind)) continue;
+    const value = escalation(field, current);
+    if (value === undefined) continue;
     const forced = await registerAccount(run, registration, signIn, { [field.name]: value });
     if (!forced) continue;
     const after = await selfView(run, forced, reads);
@@ -88,14 +86,11 @@ async function selfUpdateEscalation(
       (readPaths.has(operation.path) || isCallerPath(operation.path)),
   );
   for (const update of updates.slice(0, 3)) {
-    const fields = privilegedFields(update, before)
-      .filter((field) => field.kind === "role" || field.kind === "flag")
-      .slice(0, MAX_FIELDS);
-    for (const field of fields) {
+    for (const field of accountFields(update, before)) {
       const current = before[field.name];
       if (current === undefined) continue;
-      const [value] = valuesFor(field, current, undefined);
-      if (value === undefined || holds(current, value, field.kind)) continue;
+      const value = escalation(field, current);
+      if (value === undefined) continue;
       const exchange = await sendUpdate(run, account, update, field.name, value);
       if (!exchange) continue;
       const after = await selfView(run, account, reads);
@@ -109,6 +104,20 @@ async function selfUpdateEscalation(
     }
   }
   return [];
+}
+
+/** The role and flag fields an account's write of itself may raise. */
+function accountFields(operation: Operation, observed: Record<string, unknown>): PrivilegedField[] {
+  return privilegedFields(operation, observed, { ownAccount: true })
+    .filter((field) => field.kind === "role" || field.kind === "flag")
+    .slice(0, MAX_FIELDS);
+}
+
+/** The value that would raise the account, when one differs from what it holds (documented: admin only). */
+function escalation(field: PrivilegedField, current: unknown): unknown {
+  const [value] = valuesFor(field, current, undefined);
+  if (value === undefined || holds(current, value, field.kind)) return undefined;
+  return field.documented && !grantsAdmin(field, value) ? undefined : value;
 }
 
 /**
