@@ -49,6 +49,12 @@ export const OperationSchema = z.object({
   tags: z.array(z.string()).optional(),
   /** public: the document says `security: []`; required: a security requirement applies. */
   security: z.enum(["public", "required", "unknown"]),
+  /**
+   * Public by the document's own words (an empty `security` list, or an empty alternative), not merely for
+   * want of a requirement: a generated document (FastAPI's) leaves `security` out wherever the code has no
+   * credential dependency, which says what the code does, not what it should.
+   */
+  declared_public: z.boolean().optional(),
   parameters: z.array(ParameterSchema).default([]),
   request_body: z
     .object({

@@ -53,7 +53,9 @@ export function group(run: ProbeRun, leaks: Leak[]): EnvelopeDraft[] {
         ? `${endpoint} is documented as requiring authentication, yet an anonymous request with a valid body answered ${statusOf(first.otherExchange)} with a new id and the values sent.`
         : first.technique === "gate"
           ? `${endpoint} is meant for ${first.owner}'s role: an incomplete body was refused to anonymous callers (${statusOf(first.confirmExchange)}), yet ${who.join(", ")} got the very answer ${first.owner} gets (${statusOf(first.otherExchange)}, the handler's own validation): the role check is missing, so a complete body would be applied. Nothing was changed.`
-          : `${endpoint}: ${who.join(", ")} ${write ? `could ${verb} a resource of ${first.owner} (the effect confirmed by the owner's own view afterwards)` : `received the same data ${first.owner} receives (compared field by field, confirmed by a second request)`}. Status seen: ${statusOf(first.otherExchange)}.`,
+          : first.technique === "disclosure"
+            ? `${endpoint} answered anonymous callers (${statusOf(first.otherExchange)}) with a record of ${first.owner}'s that the probe created, the same again on a second request, while that record's own read (GET ${new URL(first.ownerExchange.request.url).pathname}) refuses anonymous callers (${statusOf(first.confirmExchange)}).`
+            : `${endpoint}: ${who.join(", ")} ${write ? `could ${verb} a resource of ${first.owner} (the effect confirmed by the owner's own view afterwards)` : `received the same data ${first.owner} receives (compared field by field, confirmed by a second request)`}. Status seen: ${statusOf(first.otherExchange)}.`,
       impact: write
         ? "Other users can change or destroy data they do not own."
         : "Private data of one user is readable by others.",

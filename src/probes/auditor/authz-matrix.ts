@@ -16,6 +16,7 @@ import type { ProbeRun } from "../session/probe-run.ts";
 import { untilBudget, usableUsers } from "../session/probe-run.ts";
 import { byPrivilege, isAdminLike, outsidersOf } from "../session/roles.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
+import { checkAnonymousDisclosure } from "./access-disclosure.ts";
 import { checkFunctionWrites } from "./access-function.ts";
 import { checkNestedPages } from "./access-nested.ts";
 import { checkCrossTenantNoOps } from "./access-noop.ts";
@@ -61,6 +62,7 @@ export async function authzMatrix(
     nested_page_leaks: 0,
     cross_tenant_noop_leaks: 0,
     function_write_leaks: 0,
+    anonymous_disclosures: 0,
     mass_assignment: 0,
   };
   const assigned: EnvelopeDraft[] = [];
@@ -169,6 +171,14 @@ export async function authzMatrix(
       stats.collection_checks += 1;
       leaks.push(...(await checkCollection(run, operation, users, ownIds)));
     });
+    // Every read without parameters, the documented-public ones above all: their answers show what anyone gets.
+    const reads = selectOperations(run.map, options.operation).filter(
+      (operation) =>
+        operation.method.toUpperCase() === "GET" && pathParameterNames(operation.path).length === 0,
+    );
+    const disclosed = await checkAnonymousDisclosure(run, factory, reads);
+    stats.anonymous_disclosures = disclosed.length;
+    leaks.push(...disclosed);
     const vertical = await checkVertical(run, factory, [...selected], users);
     stats.vertical_leaks = vertical.length;
     leaks.push(...vertical);

@@ -31,8 +31,11 @@ export interface Leak {
   steps: ReproStep[];
   assertion: ReproAssertion;
   owner: string;
-  /** `gate`: a lower role's incomplete write reached the same validation as the privileged role's. */
-  technique?: "gate";
+  /**
+   * `gate`: a lower role's incomplete write reached the same validation as the privileged role's;
+   * `disclosure`: an anonymous answer showed a record whose own read refuses anonymous callers.
+   */
+  technique?: "gate" | "disclosure";
 }
 
 export function answer(exchange: HttpExchange): { json: unknown; text: string } {

@@ -46,6 +46,11 @@ export function securityOf(security: unknown): Operation["security"] {
   return optional ? "public" : "required";
 }
 
+/** `declared_public` for a requirement list that is empty or offers an empty alternative. */
+export function declaredPublic(security: unknown): Pick<Operation, "declared_public"> {
+  return Array.isArray(security) && securityOf(security) === "public" ? { declared_public: true } : {};
+}
+
 /** The fields of an operation object both versions spell the same way. */
 export function describedBy(operation: JsonObject): Pick<Operation, "operation_id" | "summary" | "tags"> {
   return {

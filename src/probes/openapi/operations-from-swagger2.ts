@@ -3,6 +3,7 @@ import {
   asArray,
   asObject,
   circularRefExpander,
+  declaredPublic,
   describedBy,
   type Expand,
   exampleOf,
@@ -66,11 +67,13 @@ export function operationsFromSwagger2(
       const parameters = mergeSwaggerParameters(asArray(item.parameters), asArray(operation.parameters));
       const consumes = mediaTypes(operation.consumes ?? document.consumes);
       const produces = mediaTypes(operation.produces ?? document.produces);
+      const security = operation.security !== undefined ? operation.security : document.security;
       operations.push({
         method: method.toUpperCase(),
         path: joinTemplate(basePath, template),
         ...describedBy(operation),
-        security: securityOf(operation.security !== undefined ? operation.security : document.security),
+        security: securityOf(security),
+        ...declaredPublic(security),
         parameters: plainParameters(parameters, schemaOf),
         ...bodyOf(parameters, consumes, schemaOf),
         responses: responsesOf(asObject(operation.responses), produces, schemaOf),

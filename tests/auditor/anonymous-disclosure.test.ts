@@ -1,0 +1,132 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Operation } from "../../src/map/system-map.ts";
+import { authzMatrix } from "../../src/probes/auditor/authz-matrix.ts";
+import { openProbeRun } from "../../src/probes/session/probe-run.ts";
+import {
+  probeContext,
+  profileFor,
+  systemMapFor,
+  undocumented,
+  undocumentedPost,
+} from "../fixtures/probe-harness.ts";
+
+// A bearer-token JSON API of private notes: a note's own read answers its owner only (401 to anonymous
+// callers). `flawed` serves a CSV export of every note to anyone — documented as public, as a framework
+// documents a route without a credential dependency; `sound` answers it only to a signed-in caller, with
+// their own notes. Both show every note's title on a showcase their document declares public
+// (`security: []`): a choice the document states, not a leak.
+
+const TOKENS: Record<string, string> = { "token-ada": "ada", "token-ben": "ben" };
+
+interface Entry {
+  id: number;
+  owner: string;
+  title: string;
+}
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+async function startNotes(build: "flawed" | "sound"): Promise<string> {
+  let next = 11;
+  const notes = new Map<number, Entry>();
+  const server = http.createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {};
+    const caller = TOKENS[(request.headers.authorization ?? "").replace(/^Bearer\s+/i, "")];
+    const send = (status: number, value: unknown, type = "application/json") => {
+      response.writeHead(status, { "content-type": type });
+      response.end(typeof value === "string" ? value : JSON.stringify(value));
+    };
+    const url = new URL(request.url ?? "/", "http://fixture.invalid");
+    const route = `${request.method} ${url.pathname}`;
+    if (route === "GET /showcase")
+      return send(200, { titles: [...notes.values()].map((note) => note.title) });
+    if (route === "GET /export" && (build === "flawed" || caller)) {
+      const rows = [...notes.values()].filter((note) => build === "flawed" || note.owner === caller);
+      const csv = ["id,owner,title", ...rows.map((note) => `${note.id},${note.owner},${note.title}`)];
+      return send(200, csv.join("\n"), "text/csv");
+    }
+    if (!caller) return send(401, { error: "sign in first" });
+    if (route === "POST /notes") {
+      if (typeof body.title !== "string" || !body.title) return send(400, { error: "title is required" });
+      const entry = { id: next++, owner: caller, title: body.title };
+      notes.set(entry.id, entry);
+      return send(201, entry);
+    }
+    if (route === "GET /notes")
+      return send(
+        200,
+        [...notes.values()].filter((note) => note.owner === caller),
+      );
+    const note = url.pathname.match(/^\/notes\/(\d+)$/);
+    const found = note ? notes.get(Number(note[1])) : undefined;
+    if (request.method === "GET" && found && found.owner === caller) return send(200, found);
+    return send(404, { error: "not found" });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function read(path: string, security: Operation["security"] = "unknown", declared = false): Operation {
+  const parameters: Operation["parameters"] = path.includes("{id}")
+    ? [{ name: "id", in: "path", required: true, schema: { type: "integer" } }]
+    : [];
+  return {
+    ...undocumented("GET", path, ["source"]),
+    parameters,
+    security,
+    ...(declared ? { declared_public: true } : {}),
+  };
+}
+
+async function findings(build: "flawed" | "sound"): Promise<string[]> {
+  const baseUrl = await startNotes(build);
+  process.env.DISCLOSURE_ADA_TOKEN = "token-ada";
+  process.env.DISCLOSURE_BEN_TOKEN = "token-ben";
+  const profile = profileFor({
+    name: "disclosure",
+    source: {},
+    environment: { mode: "managed", base_url: baseUrl },
+    auth: { login: { kind: "bearer", apply_as: "header:Authorization" } },
+    users: ["ada", "ben"].map((name) => ({
+      name,
+      role: "member",
+      username: name,
+      token: `secret_ref:DISCLOSURE_${name.toUpperCase()}_TOKEN`,
+    })),
+  });
+  const title = { title: { type: "string" } };
+  const map = systemMapFor({
+    target: "disclosure",
+    baseUrl,
+    document: { openapi: "3.0.3", info: { title: "none", version: "1" }, paths: {} },
+    extraOperations: [
+      read("/notes"),
+      undocumentedPost("/notes", "application/json", title, ["title"]),
+      read("/notes/{id}"),
+      read("/export", "public"),
+      read("/showcase", "public", true),
+    ],
+  });
+  const run = openProbeRun(probeContext({ profile, map, agent: "AUDITOR" }), "authz_matrix");
+  if (typeof run === "string") throw new Error(run);
+  const outcome = await authzMatrix(run, {});
+  return outcome.candidates.map((candidate) => `${candidate.defect_class} ${candidate.location.value}`);
+}
+
+describe("authz_matrix on private records in anonymous answers", () => {
+  it("reports a public export that shows a note whose own read refuses anonymous callers", async () => {
+    expect(await findings("flawed")).toEqual(["missing-authentication GET /export"]);
+  });
+
+  it("leaves an export that asks for credentials alone", async () => {
+    expect(await findings("sound")).toEqual([]);
+  });
+});
