@@ -27,12 +27,29 @@ describe("error disclosures", () => {
     expect(disclosuresIn(sql, JSON.parse(sql)).map((found) => found.kind)).toContain("sql-text");
   });
 
+  it("recognises the debug pages of frameworks whose frames are markup, not a plain trace", () => {
+    // Starlette (FastAPI with debug=True) answers a browser-like Accept with its own page; its frames are
+    // spans, so no plain-text trace signature sees them.
+    const starlette = `<html><head><title>Starlette Debugger</title></head><body><h1>500 Server Error</h1>
+      <div class="traceback-container"><p class="traceback-title">Traceback</p>
+      <p class="frame-title">File <span class="frame-filename">/srv/app/main.py</span>, line <i>12</i>, in <b>show</b></p>`;
+    const aspnetCore = `<h1>An unhandled exception occurred while processing the request.</h1>
+      <div class="titleerror">NullReferenceException: Object reference not set to an instance of an object.</div>
+      <ul id="stackpage" class="page"><li><h2 class="stackerror">Shop.Controllers.OrdersController.Show(int id)</h2>`;
+    const symfony = `<div class="exception-message-wrapper"><h1 class="break-long exception-message">No route</h1>
+      <span class="trace-class">Symfony\\Component\\HttpKernel\\Exception\\NotFoundHttpException</span>`;
+    expect(disclosuresIn(starlette).map((found) => found.what)).toContain("Starlette debugger");
+    expect(disclosuresIn(aspnetCore).map((found) => found.what)).toContain("ASP.NET Core developer page");
+    expect(disclosuresIn(symfony).map((found) => found.what)).toContain("Symfony exception page");
+  });
+
   it("leaves plain error messages alone", () => {
     for (const body of [
       '{"error":"invalid id: expected an integer"}',
       '{"error":"Internal Server Error"}',
       '{"message":"Select a file from your library"}',
       "<html><title>500</title><p>Something went wrong at our end. Error id 4f2a.</p></html>",
+      "<html><title>Error</title><h1>An unhandled exception occurred. Please try again later.</h1></html>",
     ])
       expect(disclosuresIn(body)).toEqual([]);
   });

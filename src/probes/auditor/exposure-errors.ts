@@ -1,10 +1,10 @@
 import { SQL_ERROR } from "./sql-signatures.ts";
 
 // What an error answer gives away: a stack trace or traceback (Node, Python, Java, .NET, PHP, Ruby, Go), a
-// framework's debug page (Werkzeug debugger, Django's technical 500, Rails, Laravel, ASP.NET), the SQL the
-// server ran or the database's own error. Each needs the structure of the real thing (a frame with a file
-// and a line, the page's own banner), never a single word, so an error message that merely mentions
-// "error" or "SQL" is no disclosure.
+// framework's debug page (Werkzeug and Starlette debuggers, Django's technical 500, Rails, Laravel, Symfony,
+// ASP.NET and ASP.NET Core), the SQL the server ran or the database's own error. Each needs the structure
+// of the real thing (a frame with a file and a line, the page's own banner), never a single word, so an
+// error message that merely mentions "error" or "SQL" is no disclosure.
 
 export type DisclosureKind = "stack-trace" | "debug-page" | "sql-text";
 
@@ -51,6 +51,23 @@ const SIGNATURES: readonly Signature[] = [
     kind: "debug-page",
     what: "ASP.NET error page",
     pattern: /Server Error in '[^']*' Application[\s\S]*Stack Trace:/,
+  },
+  {
+    kind: "debug-page",
+    what: "Starlette debugger",
+    pattern:
+      /<title>Starlette Debugger<\/title>|class="traceback-title">Traceback<\/p>[\s\S]{0,2000}?class="frame-filename"/,
+  },
+  {
+    kind: "debug-page",
+    what: "ASP.NET Core developer page",
+    pattern:
+      /An unhandled exception occurred while processing the request\.[\s\S]{0,20000}?class="stackerror"/,
+  },
+  {
+    kind: "debug-page",
+    what: "Symfony exception page",
+    pattern: /Symfony\\Component\\[A-Z]\w+\\/,
   },
   {
     kind: "debug-page",
