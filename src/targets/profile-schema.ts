@@ -33,7 +33,8 @@ const LoginRecipe = z.strictObject({
   body: z.record(z.string(), z.string()).optional(),
   /**
    * Where the token comes back: `body:<json.path>`, `header:<name>` or `cookie:<name>`. Optional: a JSON
-   * answer is searched for a token, and a form sign-in's credential is its session cookies.
+   * answer is searched for a token, and a form sign-in's credential is its session cookies (or, when its
+   * post sets none, the token of its JSON answer, as an OAuth2 password grant's `access_token`).
    */
   token_from: z.string().optional(),
   /** How the token goes on each request: `header:<Name>` (with `scheme`), `cookie:<name>` or `query:<name>`. */
