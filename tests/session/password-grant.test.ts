@@ -1,6 +1,12 @@
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderFailingTest } from "../../src/probes/evidence/failing-test.ts";
+import { profileFor } from "../fixtures/probe-harness.ts";
+import { runNodeTest } from "../support/node-test.ts";
 import { ALICE, client, poolFor, setPasswords } from "./session-support.ts";
 
 // An OAuth2 password grant as FastAPI's tutorial builds it: `POST /token` takes `username` and `password`
@@ -50,5 +56,31 @@ describe("form sign-in to a password grant", () => {
     const me = await pool.send(http, "alice", { method: "GET", url: `${baseUrl}/users/me` });
     expect(me.response?.status).toBe(200);
     expect(me.response?.json).toEqual({ username: "alice" });
+  });
+
+  it("signs a generated test in the same way", async () => {
+    const profile = profileFor({
+      name: "grant",
+      source: {},
+      environment: { mode: "managed", base_url: baseUrl },
+      auth: { login: { kind: "form", endpoint: "POST /token" } },
+      users: [ALICE],
+    });
+    const script = {
+      title: "me as alice",
+      steps: [{ name: "me", as: "alice", method: "GET", path: "/users/me" }],
+      assertions: [
+        { kind: "status_in" as const, step: "me", values: [401], message: "the caller is refused" },
+      ],
+    };
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "qaas-grant-"));
+    const file = path.join(folder, "grant.test.mjs");
+    fs.writeFileSync(file, renderFailingTest(script, profile, baseUrl));
+    const result = await runNodeTest(file, { QAAS_BASE_URL: baseUrl });
+    fs.rmSync(folder, { recursive: true, force: true });
+    // Signed in with the bearer token, the read answers 200, so the assertion of a refusal is what fails.
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/the caller is refused/);
+    expect(result.output).toMatch(/got 200/);
   });
 });

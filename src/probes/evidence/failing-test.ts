@@ -493,12 +493,15 @@ function sentKey(body, parameter) {
   return typeof value === "string" || typeof value === "number" ? value : undefined;
 }
 
-/** Puts a credential on a request the way the profile says; a form sign-in's credential is its cookies. */
+/**
+ * Puts a credential on a request the way the profile says; a form sign-in's credential is its cookies, or,
+ * when it set none (an OAuth2 password grant), the token of its answer.
+ */
 function applyCredential(headers, url, token, cookies) {
   const [kind, name = "Authorization"] = LOGIN.applyAs.split(/:(.*)/s);
   if (kind === "cookie") headers.cookie = cookieHeader({ ...cookies, [name]: token });
   else if (kind === "query") return url + (url.includes("?") ? "&" : "?") + encodeURIComponent(name) + "=" + encodeURIComponent(token);
-  else if (LOGIN.kind === "form" && !LOGIN.tokenFrom) headers.cookie = cookieHeader(cookies);
+  else if (LOGIN.kind === "form" && !LOGIN.tokenFrom && Object.keys(cookies).length > 0) headers.cookie = cookieHeader(cookies);
   else headers[name.toLowerCase()] = name.toLowerCase() === "authorization" ? LOGIN.scheme + " " + token : token;
   return url;
 }
