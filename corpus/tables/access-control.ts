@@ -155,6 +155,10 @@ export const MISSING_AUTHENTICATION = [
   authn.s("AUTHN-09S", PP, { data: "write", safeStyle: "enforced" }),
   authn.v("AUTHN-10", PK, { data: "profile" }),
   authn.s("AUTHN-10S", PK, { data: "profile", safeStyle: "enforced" }),
+  authn.v("AUTHN-11", PS, { data: "export" }),
+  authn.s("AUTHN-11S", PS, { data: "export", safeStyle: "enforced" }),
+  authn.v("AUTHN-12", NS, { data: "export" }),
+  authn.s("AUTHN-12S", NS, { data: "export", safeStyle: "enforced" }),
 ];
 
 const flag = rowMaker<CookieFlagKnobs>("cookie-flag", "high");

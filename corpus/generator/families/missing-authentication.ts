@@ -3,14 +3,16 @@ import { brief, verdict } from "../../oracles/oracle.ts";
 import { nodeRoute, pyRoute } from "../code.ts";
 import type { BuildContext, Built, Endpoint } from "../endpoint.ts";
 import { err, guarded, INT, json, listOf, obj, PRODUCT, STR } from "../schemas.ts";
+import { createOwn, type OwnedTable, ownedResource, tableDdl } from "./owned-table.ts";
 
 // Missing authentication (CWE-306, OWASP API2): an operation the document marks as needing credentials (or,
 // with no document, one beside others that need them) answers anyone: a list of private records, a write,
-// one person's profile. Safe look-alikes: an operation documented as public that serves public data, and
-// the same private operation with its check in place.
+// one person's profile, a CSV export of every record whose own read asks for credentials. Safe look-alikes:
+// an operation documented as public that serves public data, and the same private operation with its check
+// in place.
 
 export interface MissingAuthenticationKnobs {
-  data: "private-list" | "write" | "profile";
+  data: "private-list" | "write" | "profile" | "export";
   /** Safe rows: `public` serves public data and says so; `enforced` checks the caller. */
   safeStyle?: "public" | "enforced";
 }
@@ -28,6 +30,7 @@ export function buildMissingAuthentication(row: Row<MissingAuthenticationKnobs>,
       };
   const publicData = !vulnerable && safeStyle === "public";
   let endpoint: Endpoint;
+  let exportTable: OwnedTable | undefined;
 
   if (publicData) {
     const path = `${place.base}/catalogue`;
@@ -67,6 +70,43 @@ export function buildMissingAuthentication(row: Row<MissingAuthenticationKnobs>,
         "GET",
         path,
         `${check.python}return jsonify(items=db.all("SELECT id, title, body, owner_id FROM records WHERE kind = ${ph(1)} ORDER BY id", (${kind},)))`,
+      ),
+    };
+  } else if (data === "export") {
+    // Records users create through the variant's own create, each readable by its owner alone; the export
+    // serves them all as CSV (safe: the caller's own, to a signed-in caller only).
+    exportTable = {
+      name: place.slug,
+      columns: [{ name: "address", ddl: "TEXT NOT NULL DEFAULT ''", schema: STR }],
+    };
+    // Beside the collection, not under it, where the item read `{id}` would stand for it too.
+    const path = `${place.base}-export`;
+    const select = vulnerable
+      ? `SELECT id, owner_id, title, address FROM ${place.slug} ORDER BY id`
+      : `SELECT id, owner_id, title, address FROM ${place.slug} WHERE owner_id = ${ph(1)} ORDER BY id`;
+    const header = '"id,owner_id,title,address"';
+    endpoint = {
+      method: "GET",
+      path,
+      summary: `Download every ${place.singular} as CSV`,
+      access: "user",
+      responses: {
+        "200": { description: `the ${place.plural}, one per line`, contentType: "text/csv", schema: STR },
+        ...guarded("user"),
+      },
+      node: nodeRoute(
+        "GET",
+        path,
+        `${check.node}const rows = await db.all("${select}"${vulnerable ? "" : ", [user.id]"});
+const lines = [${header}, ...rows.map((row) => [row.id, row.owner_id, row.title, row.address].join(","))];
+return reply.type("text/csv; charset=utf-8").send(lines.join("\\n") + "\\n");`,
+      ),
+      python: pyRoute(
+        "GET",
+        path,
+        `${vulnerable ? "" : "user = require_user()\n"}rows = db.all("${select}"${vulnerable ? "" : ', (user["id"],)'})
+lines = [${header}] + [",".join(str(row[key]) for key in ("id", "owner_id", "title", "address")) for row in rows]
+return "\\n".join(lines) + "\\n", 200, {"Content-Type": "text/csv; charset=utf-8"}`,
       ),
     };
   } else if (data === "profile") {
@@ -141,11 +181,27 @@ return jsonify(row), 201`,
     "private-list": `every ${place.singular}'s private note`,
     profile: "any person's email and role",
     write: `filing ${place.singular} notes`,
+    export: `every user's ${place.plural} as CSV`,
   }[data];
   const method = endpoint.method;
   const path = endpoint.path;
   return {
     endpoint,
+    ...(exportTable
+      ? {
+          support: ownedResource(ctx, exportTable, {
+            body: { address: { type: "string" } },
+            insert: [
+              {
+                column: "address",
+                node: 'String(body.address ?? "")',
+                python: 'str(body.get("address", ""))',
+              },
+            ],
+          }),
+          tables: [tableDdl(exportTable)],
+        }
+      : {}),
     records: [{ kind: place.kind, title: "Confidential" }],
     title: vulnerable
       ? `${capitalise(words)} ${data === "write" ? "is open" : "is served"} without credentials`
@@ -160,6 +216,12 @@ return jsonify(row), 201`,
             : "the handler requires a signed-in user and answers 401 without one",
         }),
     oracle: async (client) => {
+      if (data === "export") {
+        const marker = `oracle-${Date.now().toString(36)}`;
+        await createOwn(client, "alice", place.base, { title: marker, address: "1 Private Lane" });
+        const answer = await client.ask({ path });
+        return verdict(answer.status < 300 && answer.text.includes(marker), `anonymous → ${brief(answer)}`);
+      }
       const answer = await client.ask({
         method,
         path: path.replace("{id}", "1"),
