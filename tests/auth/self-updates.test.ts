@@ -67,12 +67,15 @@ describe("probes on a managed target with a profile form", () => {
       [probeXssTool, {}],
       [probeInjectionTool, {}],
       [fuzzOperationTool, {}],
+      [probeXssTool, {}],
     ] as const) {
       const result = await callTool(tool, input, context);
       expect(result.ok, `${tool.name}: ${JSON.stringify(result)}`).toBe(true);
     }
     expect(app.seededSelfUpdates).toBe(0);
     expect(app.registeredSelfUpdates).toBeGreaterThan(0);
+    // Every tool call of the run shares its one account.
+    expect(app.passwords.size - Object.keys(FORM_SEEDED).length).toBe(1);
     expect(app.emailOf("alice")).toBe("alice@fixture.test");
   });
 });

@@ -9,6 +9,7 @@ import { pathParameterNames, toTemplateForm } from "../http/target-url.ts";
 import type { Credential } from "../session/credential.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { send, submitForm } from "../session/probe-run.ts";
+import type { SessionPool } from "../session/session-pool.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
 import { newThrowawayIdentity } from "../session/throwaway-users.ts";
 import { findToken, stringAt } from "../session/token-search.ts";
@@ -163,18 +164,24 @@ export function sendAsAccount(
     : send(run, undefined, run.sessions.withToken(account.via.token, spec));
 }
 
-const ownAccounts = new WeakMap<ProbeRun, Promise<ProfileUser | undefined>>();
+// Keyed on the run's session pool, which every tool of a run shares: one account serves them all.
+const ownAccounts = new WeakMap<SessionPool, Promise<ProfileUser | undefined>>();
 
 /**
  * One signed-in account the run made itself, for requests that change the caller's own account (a profile
  * form, `PATCH /api/me`): a throw-away user of the profile's sign-up, else an account registered through
- * the application's own. One per probe run; undefined when neither can be made.
+ * the application's own. One per run; undefined when neither can be made, and then a later tool tries
+ * again (the first may have met a spent budget or a busy server).
  */
 export function ownAccountUser(run: ProbeRun): Promise<ProfileUser | undefined> {
-  let pending = ownAccounts.get(run);
+  let pending = ownAccounts.get(run.sessions);
   if (!pending) {
-    pending = makeOwnAccount(run).catch(() => undefined);
-    ownAccounts.set(run, pending);
+    const made = makeOwnAccount(run).catch(() => undefined);
+    ownAccounts.set(run.sessions, made);
+    void made.then((user) => {
+      if (!user) ownAccounts.delete(run.sessions);
+    });
+    pending = made;
   }
   return pending;
 }
