@@ -3,7 +3,7 @@ import type { FormInput, Operation, SystemMap } from "../../map/system-map.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { stepFromPrepared } from "../evidence/repro-steps.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { statusOf } from "../http/http-types.ts";
+import { isRedirect, statusOf } from "../http/http-types.ts";
 import { propertiesOf } from "../schema-values/json-schema.ts";
 import { pathOfAction } from "../session/html-forms.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -92,7 +92,6 @@ export function futureCalendarFields(map: SystemMap, operation: Operation): Cale
 }
 
 const REFUSED_CALLER = new Set([401, 403, 405]);
-const isRedirect = (exchange: HttpExchange) => statusOf(exchange) >= 300 && statusOf(exchange) < 400;
 
 const TIME_FIELD = /^(time|hour|slot)$|[_-](time|hour|slot)$/i;
 

@@ -1,6 +1,6 @@
 import type { Operation } from "../../map/system-map.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { isSuccess } from "../http/http-types.ts";
+import { isRedirect, isSuccess } from "../http/http-types.ts";
 import { matchesTemplate, pathOfUrl, pathParameterNames } from "../http/target-url.ts";
 import { propertiesOf } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
@@ -373,9 +373,8 @@ function snake(name: string): string {
  * says nothing was made.
  */
 function redirectedToItem(exchange: HttpExchange, family: ResourceFamily): boolean {
-  const status = exchange.response?.status ?? 0;
   const location = exchange.response?.headers.location;
-  if (status < 300 || status >= 400 || !location || !family.item) return false;
+  if (!isRedirect(exchange) || !location || !family.item) return false;
   const values = matchesTemplate(family.item, pathOfUrl(new URL(location, exchange.request.url).toString()));
   return (
     values !== undefined &&

@@ -6,7 +6,7 @@ import { bodyKind, buildRequest, clonePrepared, requestSchema } from "../api/req
 import type { CreatedResource, ResourceFactory } from "../api/resource-factory.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { isSuccess, statusOf } from "../http/http-types.ts";
+import { isRedirect, isSuccess, statusOf } from "../http/http-types.ts";
 import { chooseBranch, propertiesOf, schemaType } from "../schema-values/json-schema.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import type { ProfileUser } from "../session/sign-in.ts";
@@ -192,8 +192,7 @@ export async function effectOf(
   }
   // A form's action answers with a redirect (post/redirect/get) as often as with a 2xx; the owner's view
   // judges either way.
-  const status = statusOf(attempt);
-  if (!attempt || status < 200 || status >= 400) return undefined;
+  if (!attempt || !(isSuccess(attempt) || isRedirect(attempt))) return undefined;
   if (view && first?.state === "present" && second?.state === "present") {
     const after = await view.look(owner);
     if (after?.state === "absent") {

@@ -9,7 +9,7 @@ import { sendersOf } from "../auth/run-accounts.ts";
 import { buildFinding } from "../evidence/finding.ts";
 import { mapConcurrent } from "../http/concurrency.ts";
 import type { HttpExchange } from "../http/http-types.ts";
-import { isSuccess } from "../http/http-types.ts";
+import { isRedirect, isSuccess } from "../http/http-types.ts";
 import { fillPath, joinUrl, pathParameterNames, toTemplateForm } from "../http/target-url.ts";
 import { openPoint, sendAt } from "../injection/point-sender.ts";
 import { isSignInOperation } from "../injection/sign-in-fields.ts";
@@ -40,11 +40,6 @@ export function xssMarker(): string {
 
 function isHtml(exchange: HttpExchange | undefined): boolean {
   return Boolean(exchange?.response?.contentType.includes("text/html"));
-}
-
-function isRedirect(exchange: HttpExchange): boolean {
-  const status = exchange.response?.status ?? 0;
-  return status >= 300 && status < 400;
 }
 
 function reflectsRaw(exchange: HttpExchange | undefined, marker: string): boolean {

@@ -49,6 +49,12 @@ export function isSuccess(exchange: HttpExchange): boolean {
   return status >= 200 && status < 300;
 }
 
+/** A 3xx answer (a post/redirect/get, a sign-in bounce); `Location` is the caller's to read. */
+export function isRedirect(exchange: HttpExchange | undefined): boolean {
+  const status = exchange?.response?.status ?? 0;
+  return status >= 300 && status < 400;
+}
+
 export function statusOf(exchange: HttpExchange | undefined): number {
   return exchange?.response?.status ?? 0;
 }

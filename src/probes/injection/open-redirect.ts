@@ -3,6 +3,7 @@ import { operationKey } from "../api/operation-index.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import type { InputPoint } from "../auditor/input-points.ts";
 import type { HttpExchange } from "../http/http-types.ts";
+import { isRedirect } from "../http/http-types.ts";
 import type { ProbeRun } from "../session/probe-run.ts";
 import { type PointFinding, pointFinding, where } from "./injection-finding.ts";
 import { uniqueToken } from "./markers.ts";
@@ -67,9 +68,8 @@ function documentsRedirect(point: InputPoint): boolean {
   return Object.keys(point.operation.responses ?? {}).some((status) => /^3(\d\d|XX)$/i.test(status));
 }
 
-function isRedirect(exchange: HttpExchange | undefined): boolean {
-  const status = exchange?.response?.status ?? 0;
-  return status >= 300 && status < 400 && Boolean(exchange?.response?.headers.location);
+function redirectsSomewhere(exchange: HttpExchange | undefined): boolean {
+  return isRedirect(exchange) && Boolean(exchange?.response?.headers.location);
 }
 
 /**
@@ -79,7 +79,7 @@ function isRedirect(exchange: HttpExchange | undefined): boolean {
  * scheme, no slashes) but another host on an http one. Only a host both agree on counts.
  */
 export function redirectHost(exchange: HttpExchange | undefined): string | undefined {
-  if (!exchange || !isRedirect(exchange)) return undefined;
+  if (!exchange || !redirectsSomewhere(exchange)) return undefined;
   const location = exchange.response!.headers.location!;
   try {
     const page = new URL(exchange.request.url);
