@@ -16,7 +16,8 @@ import {
 // callers). `flawed` serves a CSV export of every note to anyone — documented as public, as a framework
 // documents a route without a credential dependency; `sound` answers it only to a signed-in caller, with
 // their own notes. Both show every note's title on a showcase their document declares public
-// (`security: []`): a choice the document states, not a leak.
+// (`security: []`), a choice the document states, and list titles and owners in a directory that withholds
+// the notes' bodies (a showcase too, though undeclared): neither is a leak.
 
 const TOKENS: Record<string, string> = { "token-ada": "ada", "token-ben": "ben" };
 
@@ -24,6 +25,7 @@ interface Entry {
   id: number;
   owner: string;
   title: string;
+  body: string;
 }
 
 const servers: http.Server[] = [];
@@ -47,15 +49,23 @@ async function startNotes(build: "flawed" | "sound"): Promise<string> {
     const route = `${request.method} ${url.pathname}`;
     if (route === "GET /showcase")
       return send(200, { titles: [...notes.values()].map((note) => note.title) });
+    if (route === "GET /directory")
+      return send(
+        200,
+        [...notes.values()].map(({ title, owner }) => ({ title, owner })),
+      );
     if (route === "GET /export" && (build === "flawed" || caller)) {
       const rows = [...notes.values()].filter((note) => build === "flawed" || note.owner === caller);
-      const csv = ["id,owner,title", ...rows.map((note) => `${note.id},${note.owner},${note.title}`)];
+      const csv = [
+        "id,owner,title,body",
+        ...rows.map((note) => `${note.id},${note.owner},${note.title},${note.body}`),
+      ];
       return send(200, csv.join("\n"), "text/csv");
     }
     if (!caller) return send(401, { error: "sign in first" });
     if (route === "POST /notes") {
       if (typeof body.title !== "string" || !body.title) return send(400, { error: "title is required" });
-      const entry = { id: next++, owner: caller, title: body.title };
+      const entry = { id: next++, owner: caller, title: body.title, body: String(body.body ?? "") };
       notes.set(entry.id, entry);
       return send(201, entry);
     }
@@ -102,17 +112,18 @@ async function findings(build: "flawed" | "sound"): Promise<string[]> {
       token: `secret_ref:DISCLOSURE_${name.toUpperCase()}_TOKEN`,
     })),
   });
-  const title = { title: { type: "string" } };
+  const fields = { title: { type: "string" }, body: { type: "string" } };
   const map = systemMapFor({
     target: "disclosure",
     baseUrl,
     document: { openapi: "3.0.3", info: { title: "none", version: "1" }, paths: {} },
     extraOperations: [
       read("/notes"),
-      undocumentedPost("/notes", "application/json", title, ["title"]),
+      undocumentedPost("/notes", "application/json", fields, ["title", "body"]),
       read("/notes/{id}"),
       read("/export", "public"),
       read("/showcase", "public", true),
+      read("/directory", "public"),
     ],
   });
   const run = openProbeRun(probeContext({ profile, map, agent: "AUDITOR" }), "authz_matrix");
