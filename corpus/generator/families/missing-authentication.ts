@@ -191,6 +191,12 @@ return jsonify(row), 201`,
       ? {
           support: ownedResource(ctx, exportTable, {
             body: { address: { type: "string" } },
+            required: ["address"],
+            validate: {
+              node: `if (typeof body.address !== "string") return reply.code(400).send({ error: "address is required" });`,
+              python: `if not isinstance(body.get("address"), str):
+    return jsonify(error="address is required"), 400`,
+            },
             insert: [
               {
                 column: "address",

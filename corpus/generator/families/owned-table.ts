@@ -78,6 +78,8 @@ export interface CreateSpec {
   /** Extra columns the insert writes, each from a code expression per stack. */
   insert: Array<{ column: string; node: string; python: string }>;
   validate?: { node: string; python: string };
+  /** Body properties the document requires beside `title` (the `validate` code refuses their absence). */
+  required?: string[];
 }
 
 /** `POST base` (one row of the caller's) and `GET base/{id}` (one of the caller's rows). */
@@ -94,7 +96,10 @@ export function ownedResource(ctx: BuildContext, table: OwnedTable, create: Crea
     access: "user",
     body: {
       contentType: "application/json",
-      schema: obj({ title: { type: "string", maxLength: 80 }, ...create.body }, ["title"]),
+      schema: obj({ title: { type: "string", maxLength: 80 }, ...create.body }, [
+        "title",
+        ...(create.required ?? []),
+      ]),
       required: true,
     },
     responses: {
