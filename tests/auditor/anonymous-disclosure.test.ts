@@ -2,15 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
-import { authzMatrix } from "../../src/probes/auditor/authz-matrix.ts";
-import { openProbeRun } from "../../src/probes/session/probe-run.ts";
-import {
-  probeContext,
-  profileFor,
-  systemMapFor,
-  undocumented,
-  undocumentedPost,
-} from "../fixtures/probe-harness.ts";
+import { authzFindings } from "../fixtures/authz-run.ts";
+import { undocumented, undocumentedPost } from "../fixtures/probe-harness.ts";
 
 // A bearer-token JSON API of private notes: a note's own read answers its owner only (401 to anonymous
 // callers). `flawed` serves a CSV export of every note to anyone — documented as public, as a framework
@@ -97,39 +90,15 @@ function read(path: string, security: Operation["security"] = "unknown", declare
 }
 
 async function findings(build: "flawed" | "sound"): Promise<string[]> {
-  const baseUrl = await startNotes(build);
-  process.env.DISCLOSURE_ADA_TOKEN = "token-ada";
-  process.env.DISCLOSURE_BEN_TOKEN = "token-ben";
-  const profile = profileFor({
-    name: "disclosure",
-    source: {},
-    environment: { mode: "managed", base_url: baseUrl },
-    auth: { login: { kind: "bearer", apply_as: "header:Authorization" } },
-    users: ["ada", "ben"].map((name) => ({
-      name,
-      role: "member",
-      username: name,
-      token: `secret_ref:DISCLOSURE_${name.toUpperCase()}_TOKEN`,
-    })),
-  });
   const fields = { title: { type: "string" }, body: { type: "string" } };
-  const map = systemMapFor({
-    target: "disclosure",
-    baseUrl,
-    document: { openapi: "3.0.3", info: { title: "none", version: "1" }, paths: {} },
-    extraOperations: [
-      read("/notes"),
-      undocumentedPost("/notes", "application/json", fields, ["title", "body"]),
-      read("/notes/{id}"),
-      read("/export", "public"),
-      read("/showcase", "public", true),
-      read("/directory", "public"),
-    ],
-  });
-  const run = openProbeRun(probeContext({ profile, map, agent: "AUDITOR" }), "authz_matrix");
-  if (typeof run === "string") throw new Error(run);
-  const outcome = await authzMatrix(run, {});
-  return outcome.candidates.map((candidate) => `${candidate.defect_class} ${candidate.location.value}`);
+  return authzFindings("disclosure", await startNotes(build), [
+    read("/notes"),
+    undocumentedPost("/notes", "application/json", fields, ["title", "body"]),
+    read("/notes/{id}"),
+    read("/export", "public"),
+    read("/showcase", "public", true),
+    read("/directory", "public"),
+  ]);
 }
 
 describe("authz_matrix on private records in anonymous answers", () => {

@@ -2,15 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
-import { authzMatrix } from "../../src/probes/auditor/authz-matrix.ts";
-import { openProbeRun } from "../../src/probes/session/probe-run.ts";
-import {
-  probeContext,
-  profileFor,
-  systemMapFor,
-  undocumented,
-  undocumentedPost,
-} from "../fixtures/probe-harness.ts";
+import { authzFindings } from "../fixtures/authz-run.ts";
+import { undocumented, undocumentedPost } from "../fixtures/probe-harness.ts";
 
 // A server-rendered application whose writes are HTML forms answered the post/redirect/get way: a new task
 // is a `303` to its page (`/tasks/7`), an action on a task a `303` back to the list, and nothing answers
@@ -110,37 +103,13 @@ function operation(method: string, path: string, fields: string[] = []): Operati
 }
 
 async function leaks(build: Build): Promise<string[]> {
-  const baseUrl = await startTasks(build);
-  process.env.TASKS_ADA_TOKEN = "token-ada";
-  process.env.TASKS_BEN_TOKEN = "token-ben";
-  const profile = profileFor({
-    name: "tasks",
-    source: {},
-    environment: { mode: "managed", base_url: baseUrl },
-    auth: { login: { kind: "bearer", apply_as: "header:Authorization" } },
-    users: ["ada", "ben"].map((name) => ({
-      name,
-      role: "member",
-      username: name,
-      token: `secret_ref:TASKS_${name.toUpperCase()}_TOKEN`,
-    })),
-  });
-  const map = systemMapFor({
-    target: "tasks",
-    baseUrl,
-    document: { openapi: "3.0.3", info: { title: "none", version: "1" }, paths: {} },
-    extraOperations: [
-      operation("GET", "/tasks"),
-      operation("POST", "/tasks", ["title"]),
-      operation("GET", "/tasks/{id}"),
-      operation("POST", "/tasks/{id}/close"),
-      operation("POST", "/tasks/{id}/pin"),
-    ],
-  });
-  const run = openProbeRun(probeContext({ profile, map, agent: "AUDITOR" }), "authz_matrix");
-  if (typeof run === "string") throw new Error(run);
-  const outcome = await authzMatrix(run, {});
-  return outcome.candidates.map((candidate) => `${candidate.defect_class} ${candidate.location.value}`);
+  return authzFindings("tasks", await startTasks(build), [
+    operation("GET", "/tasks"),
+    operation("POST", "/tasks", ["title"]),
+    operation("GET", "/tasks/{id}"),
+    operation("POST", "/tasks/{id}/close"),
+    operation("POST", "/tasks/{id}/pin"),
+  ]);
 }
 
 describe("authz_matrix on actions behind server-rendered forms", () => {

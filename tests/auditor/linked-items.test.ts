@@ -2,9 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Operation } from "../../src/map/system-map.ts";
-import { authzMatrix } from "../../src/probes/auditor/authz-matrix.ts";
-import { openProbeRun } from "../../src/probes/session/probe-run.ts";
-import { probeContext, profileFor, systemMapFor } from "../fixtures/probe-harness.ts";
+import { authzFindings } from "../fixtures/authz-run.ts";
 
 // A server-rendered application whose only way to learn a record's id is its list page: `/journal/` links
 // each of the caller's entries (`<a href="/journal/12/">`), nothing answers JSON and nothing may be created
@@ -76,34 +74,13 @@ function pageOperation(path: string, query?: string): Operation {
 }
 
 async function leaks(build: "flawed" | "sound", style: Style = "paths"): Promise<string[]> {
-  const baseUrl = await startJournal(build, style);
-  process.env.JOURNAL_ADA_TOKEN = "token-ada";
-  process.env.JOURNAL_BEN_TOKEN = "token-ben";
-  const profile = profileFor({
-    name: "journal",
-    source: {},
-    environment: { mode: "managed", base_url: baseUrl },
-    auth: { login: { kind: "bearer", apply_as: "header:Authorization" } },
-    users: ["ada", "ben"].map((name) => ({
-      name,
-      role: "member",
-      username: name,
-      token: `secret_ref:JOURNAL_${name.toUpperCase()}_TOKEN`,
-    })),
-  });
-  const map = systemMapFor({
-    target: "journal",
-    baseUrl,
-    document: { openapi: "3.0.3", info: { title: "none", version: "1" }, paths: {} },
-    extraOperations:
-      style === "paths"
-        ? [pageOperation("/journal/"), pageOperation("/journal/{entry}/")]
-        : [pageOperation("/entries.php"), pageOperation("/view_entry.php", "id")],
-  });
-  const run = openProbeRun(probeContext({ profile, map, agent: "AUDITOR" }), "authz_matrix");
-  if (typeof run === "string") throw new Error(run);
-  const outcome = await authzMatrix(run, {});
-  return outcome.candidates.map((candidate) => `${candidate.defect_class} ${candidate.location.value}`);
+  return authzFindings(
+    "journal",
+    await startJournal(build, style),
+    style === "paths"
+      ? [pageOperation("/journal/"), pageOperation("/journal/{entry}/")]
+      : [pageOperation("/entries.php"), pageOperation("/view_entry.php", "id")],
+  );
 }
 
 describe("authz_matrix on records a server-rendered list links to", () => {
