@@ -1,4 +1,3 @@
-import type { HttpExchange } from "../http/http-types.ts";
 import { joinUrl } from "../http/target-url.ts";
 import { CookieJar } from "./cookie-jar.ts";
 import type { Credential, LoginRecipe, ProfileUser, SignInEnvironment } from "./credential.ts";
@@ -25,7 +24,7 @@ import {
 } from "./html-forms.ts";
 import { followRedirects, redirectTarget, signInSender } from "./redirects.ts";
 import { isSignInPath } from "./signed-out.ts";
-import { findToken } from "./token-search.ts";
+import { tokenInAnswers } from "./token-search.ts";
 import { tokenFromChain } from "./token-source.ts";
 
 // A form sign-in as a browser does it: load the page with the form (which starts a session and plants the
@@ -124,10 +123,11 @@ export async function formSignIn(
   }
   judgeLanding(user.name, where, result.chain, environment);
 
+  // A post that set no cookie (an OAuth2 password grant, FastAPI's OAuth2PasswordRequestForm) answers its token.
   const token = recipe.token_from
     ? tokenFromChain(recipe.token_from, result.chain, jar)
     : jar.size === 0
-      ? answeredToken(result.chain)
+      ? tokenInAnswers(result.chain)
       : undefined;
   if (recipe.token_from && token === undefined) {
     throw new SignInError(user.name, "token", `no token at ${recipe.token_from} after ${where}`);
@@ -250,16 +250,4 @@ function pageMessage(exchange: Parameters<typeof redirectTarget>[0] | undefined)
   const response = exchange?.response;
   if (!response || !isHtml(response.contentType, response.body)) return undefined;
   return parseHtmlPage(response.body, exchange.request.url).messages[0]?.slice(0, 200);
-}
-
-/**
- * A token in a JSON answer to a form post that set no cookie: an OAuth2 password grant (`POST /token` with
- * `username` and `password` form fields, FastAPI's `OAuth2PasswordRequestForm`) answers `access_token`.
- */
-function answeredToken(chain: readonly HttpExchange[]): string | undefined {
-  for (const exchange of chain) {
-    const found = findToken(exchange.response?.json);
-    if (found) return found.token;
-  }
-  return undefined;
 }

@@ -18,7 +18,7 @@ import { csrfHeader, metaCsrf } from "./csrf.ts";
 import { isHtml, parseHtmlPage, pathOfAction } from "./html-forms.ts";
 import { followRedirects, redirectTarget, signInSender } from "./redirects.ts";
 import { isSignInPath } from "./signed-out.ts";
-import { findToken } from "./token-search.ts";
+import { tokenInAnswers } from "./token-search.ts";
 import { stripScheme, tokenFromChain } from "./token-source.ts";
 
 // A JSON sign-in: post the credentials, take the token wherever the answer keeps it (the named place, any
@@ -156,10 +156,8 @@ function locateToken(
       cookie: recipe.token_from.startsWith("cookie:") ? recipe.token_from.slice(7) : undefined,
     };
   }
-  for (const exchange of chain) {
-    const found = findToken(exchange.response?.json);
-    if (found) return { token: found.token };
-  }
+  const answered = tokenInAnswers(chain);
+  if (answered) return { token: answered };
   for (const exchange of chain) {
     for (const header of TOKEN_HEADERS) {
       const token = stripScheme(exchange.response?.headers[header]);

@@ -96,3 +96,12 @@ function walk(root: unknown): Entry[] {
 function normalize(key: string): string {
   return key.toLowerCase().replace(/-/g, "_");
 }
+
+/** The first token a JSON answer of `chain` carries, searched as `findToken` does. */
+export function tokenInAnswers(chain: ReadonlyArray<{ response?: { json?: unknown } }>): string | undefined {
+  for (const exchange of chain) {
+    const found = findToken(exchange.response?.json);
+    if (found) return found.token;
+  }
+  return undefined;
+}
