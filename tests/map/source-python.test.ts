@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Route } from "../../src/map/system-map.ts";
 import { scanSourceRoutes } from "../../src/probes/routes/find-source-routes.ts";
+import { aiohttpHarbour } from "../fixtures/route-apps/aiohttp-harbour.ts";
 import { djangoBlog } from "../fixtures/route-apps/django-blog.ts";
 import { fastapiStore } from "../fixtures/route-apps/fastapi-store.ts";
 import { flaskLibrary } from "../fixtures/route-apps/flask-library.ts";
@@ -314,6 +315,48 @@ def update_cart(id):
     expect(bodyProperties(routeAt(routes, "PUT /carts/{id}"))).toEqual({
       lines: { type: "array" },
       version: { type: "integer" },
+    });
+  });
+});
+
+describe("an aiohttp app whose handlers hand the request to a service module", () => {
+  let scan: ReturnType<typeof scanSourceRoutes>;
+  beforeAll(() => {
+    scan = scanSourceRoutes(writeTree(aiohttpHarbour));
+  });
+
+  it("links router entries to their handlers and reports the WebSocket handler as a channel", () => {
+    expect(signatures(scan.routes)).toEqual([
+      "GET /api/moorings",
+      "GET /api/visits",
+      "GET /health",
+      "PATCH /api/moorings/{id}",
+      "POST /api/moorings",
+      "POST /api/visits",
+    ]);
+    expect(scan.channels.map((channel) => [channel.path, channel.framework])).toEqual([
+      ["/ws/feed", "aiohttp"],
+    ]);
+    expect(bodyProperties(routeAt(scan.routes, "POST /api/visits"))).toEqual({ boat: { type: "string" } });
+  });
+
+  it("follows the body a helper returns into service functions, typing what they convert", () => {
+    const create = routeAt(scan.routes, "POST /api/moorings");
+    expect(create.request_body?.content_type).toBe("application/json");
+    expect(bodyProperties(create)).toEqual({
+      berth_id: { type: "integer" },
+      arrives_on: { type: "string", format: "date" },
+      length_m: { type: "number" },
+      name: { type: "string" },
+    });
+    // Passed by keyword, and a date parsed after a strip().
+    expect(bodyProperties(routeAt(scan.routes, "PATCH /api/moorings/{id}"))).toEqual({
+      leaves_on: { type: "string", format: "date" },
+    });
+    expect(parametersOf(routeAt(scan.routes, "GET /api/moorings"))).toEqual({
+      "query:limit": { type: "integer" },
+      "query:page": { type: "integer" },
+      "query:pier": { type: "string" },
     });
   });
 });

@@ -179,6 +179,8 @@ class Finisher:
             kind = target[0] if target else None
             if kind == "function":
                 routes.extend(self.function_routes(file, route, target[1], target[2], [route["method"]]))
+            elif kind == "view" and self.opens_socket(file, route, target[1]):
+                file.channels.append({key: route[key] for key in ("container", "path", "style", "line", "framework")})
             elif kind == "view":
                 routes.extend(self.view_routes(file, route, target[1], target[2]))
             elif kind == "class":
@@ -190,6 +192,14 @@ class Finisher:
             else:
                 routes.append(route)
         file.routes = routes
+
+    def opens_socket(self, file, route, expression):
+        """An aiohttp handler that answers with a WebSocketResponse serves a WebSocket, not a page."""
+        if route.get("framework") != "aiohttp":
+            return False
+        found = self.project.resolve_node(file, expression)
+        return bool(found) and isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            call_name(node) == "WebSocketResponse" for node in ast.walk(found[1]))
 
     def branch_route(self, route, owner, function, nodes):
         """One path of a hand-written dispatcher: what its branch reads."""

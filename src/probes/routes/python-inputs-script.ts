@@ -16,6 +16,23 @@ DJANGO_BAGS = {"GET": ("query", None), "POST": ("body", "form"), "FILES": ("body
                "data": ("body", None), "query_params": ("query", None), "query": ("query", None)}
 
 
+DATE_PARSERS = {"fromisoformat": {"type": "string", "format": "date"}, "strptime": {"type": "string", "format": "date"},
+                "isoparse": {"type": "string", "format": "date-time"}, "parse_date": {"type": "string", "format": "date"},
+                "parse_datetime": {"type": "string", "format": "date-time"}}
+
+
+def conversion_schema(call):
+    """The type a conversion gives its first argument: int(x), float(x), Decimal(x), date.fromisoformat(x)."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in PY_TYPES and func.id != "str":
+        return PY_TYPES[func.id]
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name in DATE_PARSERS:
+        owner = dotted(func.value) if isinstance(func, ast.Attribute) else ""
+        return {"type": "string", "format": "date-time"} if owner and owner.endswith("datetime") else DATE_PARSERS[name]
+    return None
+
+
 def literal_schema(node):
     if isinstance(node, ast.Constant):
         value = node.value
@@ -99,6 +116,24 @@ class Reads:
         if id(function) in self.visiting:
             return
         self.visiting.add(id(function))
+        reads = self.bind(function, bound)
+        if nodes != [function]:
+            reads = [node for top in nodes for node in ast.walk(top) if isinstance(node, READ_NODES)]
+        for node in reads:
+            if isinstance(node, ast.Subscript):
+                self.read_subscript(node)
+            elif isinstance(node, ast.Call):
+                self.read_call(node)
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In):
+                key = node.left.value if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) else None
+                if key is not None:
+                    for origin in self.classify(node.comparators[0]):
+                        self.record(origin, key, None, False)
+        check_fields(self, nodes)
+        self.visiting.discard(id(function))
+
+    def bind(self, function, bound=None):
+        """The names 'function' binds to what the request gave, in source order; answers its reading nodes."""
         for name, origins in (bound or {}).items():
             self.aliases[name] = list(origins)
         self.parents, assignments, reads = function_index(function)
@@ -114,20 +149,7 @@ class Reads:
                         found = self.classify(value)
                         if isinstance(name, ast.Name) and found:
                             self.aliases[name.id] = self.aliases.get(name.id, []) + found
-        if nodes != [function]:
-            reads = [node for top in nodes for node in ast.walk(top) if isinstance(node, READ_NODES)]
-        for node in reads:
-            if isinstance(node, ast.Subscript):
-                self.read_subscript(node)
-            elif isinstance(node, ast.Call):
-                self.read_call(node)
-            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In):
-                key = node.left.value if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) else None
-                if key is not None:
-                    for origin in self.classify(node.comparators[0]):
-                        self.record(origin, key, None, False)
-        check_fields(self, nodes)
-        self.visiting.discard(id(function))
+        return reads
 
     def is_request(self, node):
         return any(origin[0] == "request" for origin in self.classify(node))
@@ -229,7 +251,7 @@ class Reads:
                 return [("bag", "body", (), "form-qs")]
         if name == "parse_args" and isinstance(func, ast.Attribute):
             self.reqparse(dotted(func.value))
-        return []
+        return self.returned(node)
 
     def reads_raw(self, node):
         """rfile.read(...) in http.server handlers, request.body / request.data / request.get_data()."""
@@ -246,9 +268,9 @@ class Reads:
         if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.slice, ast.Constant) and isinstance(parent.slice.value, int):
             node, parent = parent, self.parents.get(parent)
         if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
-            name = call_name(parent)
-            if name in PY_TYPES and name != "str":
-                return guess(PY_TYPES[name])
+            converted = conversion_schema(parent)
+            if converted is not None:
+                return guess(converted)
         return None
 
     def read_subscript(self, node):
@@ -282,25 +304,59 @@ class Reads:
                         schema = guess({"type": "array", "items": {"type": "string"}})
                     self.record(origin, key, schema or self.context_schema(node), False)
         # asked = request.args.get("page"); int(asked): the conversion types the field the name holds.
-        if isinstance(func, ast.Name) and func.id in PY_TYPES and func.id != "str" and isinstance(first, ast.Name):
+        converted = conversion_schema(node)
+        # date.fromisoformat(value.strip()): a text method keeps the value what it was.
+        while isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) and first.func.attr in ("strip", "lower", "upper", "rstrip", "lstrip"):
+            first = first.func.value
+        if converted is not None and isinstance(first, ast.Name):
             for origin in self.aliases.get(first.id, []):
                 if origin[0] == "bag" and origin[2]:
-                    self.record(("bag", origin[1], origin[2][:-1], origin[3]), origin[2][-1], guess(PY_TYPES[func.id]), False)
+                    self.record(("bag", origin[1], origin[2][:-1], origin[3]), origin[2][-1], guess(converted), False)
         if isinstance(func, ast.Attribute) and func.attr in ("get_json", "json"):
             if any(origin[0] == "request" for origin in self.classify(func.value)):
                 self.inputs.read_body()
                 self.inputs.encoding("json")
-        if isinstance(func, ast.Name) and self.depth < 2:
-            target = self.file.defs.get(func.id)
-            if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                bound = {}
-                for index, argument in enumerate(node.args):
-                    origins = self.classify(argument)
-                    if origins and index < len(target.args.args):
-                        bound[target.args.args[index].arg] = origins
-                # A helper reads the request itself when the request is a global (Flask) or handed over.
-                if bound or self.global_request():
-                    Reads(self.project, self.file, self.inputs, self.helper_names(bound), self.depth + 1, self.visiting).read(target, bound)
+        found = self.helper(node)
+        if found is not None:
+            owner, target, bound = found
+            # A helper reads the request itself when the request is a global (Flask) or handed over.
+            if bound or self.global_request():
+                Reads(self.project, owner, self.inputs, self.helper_names(bound), self.depth + 1, self.visiting).read(target, bound)
+
+    def helper(self, node):
+        """A function of the project the call runs ('check(body)', 'service.create(user, body)'): its file,
+        its definition, and the parameters bound to what the request gave (positional and by keyword)."""
+        if self.depth >= 3 or not isinstance(node.func, (ast.Name, ast.Attribute)):
+            return None
+        found = self.project.resolve_node(self.file, node.func)
+        if not found or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        owner, target = found
+        params = [arg.arg for arg in target.args.posonlyargs + target.args.args]
+        bound = {}
+        for index, argument in enumerate(node.args):
+            origins = self.classify(argument)
+            if origins and index < len(params):
+                bound[params[index]] = origins
+        for keyword in node.keywords:
+            origins = self.classify(keyword.value) if keyword.arg else []
+            if origins:
+                bound[keyword.arg] = origins
+        return owner, target, bound
+
+    def returned(self, node):
+        """What a helper hands back of the request ('data = await read_body(request)'), the helper read with
+        the call's arguments bound."""
+        found = self.helper(node)
+        if found is None or id(found[1]) in self.visiting:
+            return []
+        owner, target, bound = found
+        if not bound and not self.global_request():
+            return []
+        inner = Reads(self.project, owner, Inputs(), self.helper_names(bound), self.depth + 1, self.visiting)
+        inner.bind(target, bound)
+        return [origin for child in ast.walk(target) if isinstance(child, ast.Return) and child.value is not None
+                for origin in inner.classify(child.value) if origin[0] in ("bag", "raw")]
 
     def global_request(self):
         return any(self.file.imports.get(name, {}).get("name") == "request" for name in self.request_names)

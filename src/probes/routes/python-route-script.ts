@@ -311,19 +311,36 @@ class File:
             elif child and member == "init_app" and parent in self.containers:
                 self.mounts.append({"parent": dotted(node.args[0]), "child": {"local": parent}, "prefix": "", "replace": False})
         elif member in ("add_get", "add_post", "add_put", "add_patch", "add_delete", "add_head") and node.args:
-            path = self.string(node.args[0])
-            if path and path.startswith("/"):
-                self.add_route(parent, member[4:].upper(), path, "brace", node.lineno, "aiohttp")
+            self.aiohttp_route(parent, member[4:].upper(), node.args[0], node.args[1:2], node.lineno)
         elif member == "add_route" and len(node.args) >= 2:
-            method, path = self.string(node.args[0]), self.string(node.args[1])
-            if method and path and path.startswith("/"):
-                self.add_route(parent, method.upper().replace("*", "ALL"), path, "brace", node.lineno, "aiohttp")
+            method = self.string(node.args[0])
+            if method:
+                self.aiohttp_route(parent, method.upper().replace("*", "ALL"), node.args[1], node.args[2:3], node.lineno)
+        elif member == "add_routes" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
+            # app.add_routes([web.get("/x", handler), web.route("*", "/y", View)])
+            for entry in node.args[0].elts:
+                verb = call_name(entry)
+                if verb in HTTP and entry.args:
+                    self.aiohttp_route(parent, verb.upper(), entry.args[0], entry.args[1:2], entry.lineno)
+                elif verb in ("route", "view") and len(entry.args) >= 2:
+                    method = self.string(entry.args[0]) if verb == "route" else "*"
+                    path_node, handler = (entry.args[1], entry.args[2:3]) if verb == "route" else (entry.args[0], entry.args[1:2])
+                    if method:
+                        self.aiohttp_route(parent, method.upper().replace("*", "ALL"), path_node, handler, entry.lineno)
         elif member == "register" and len(node.args) >= 2 and self.containers.get(parent, {}).get("framework") == "django-rest-framework":
             prefix = self.string(node.args[0])
             if prefix is not None:
                 base = prefix.strip("^").strip("/")
                 route = self.add_route(parent, "ALL", base, "brace", node.lineno, None, ("viewset", node.args[1], "pk"))
                 route["trailing"] = self.containers[parent].get("trailing", True)
+
+    def aiohttp_route(self, parent, method, path_node, handler, line):
+        """An aiohttp router entry; the handler it names (a function or a web.View class) gives its inputs."""
+        path = self.string(path_node)
+        if not path or not path.startswith("/"):
+            return
+        target = ("view", handler[0], None if method == "ALL" else [method]) if handler else None
+        self.add_route(parent, method, path, "brace", line, "aiohttp", target)
 
     def urlpatterns(self, node):
         """urlpatterns (or any list of path()/re_path()/url() entries, which include() may name) as a container."""

@@ -46,7 +46,8 @@ def merge_schema(left, right):
         return right
     if right_guess and not left_guess:
         return left
-    if left_guess and right_guess and left.get("type") == "string" and "type" in right:
+    # Two guesses: a bare string (what an untyped read is taken for) gives way to anything more precise.
+    if left_guess and right_guess and "type" in right and left.get("type") == "string" and set(left) <= {"type", GUESS}:
         return right
     return left
 
