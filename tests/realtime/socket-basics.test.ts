@@ -72,13 +72,21 @@ describe("token placement", () => {
     });
   });
 
+  it("sends a cookie session as a browser does, without empty tokens in the other places", () => {
+    const url = socketUrl("http://app.test", "/ws/board");
+    const placements = parsePlacements("header:Authorization, query:token, message:token");
+    expect(connectionRequest(url, placements, { token: "", cookies: { sid: "s1" } }, profile())).toEqual({
+      url,
+      headers: { cookie: "sid=s1" },
+      query: {},
+    });
+  });
+
   it("places a socket.io credential in the handshake auth, a first event, and the web session's cookies", () => {
     const url = socketUrl("http://app.test", "/socket.io");
     const placements = parsePlacements("auth:session.token, event:authenticate:jwt, query:t, nonsense");
     expect(placements.map((placement) => placement.kind)).toEqual(["auth", "event", "query"]);
-    const request = connectionRequest(url, placements, { token: "abc", cookies: { sid: "s1" } }, profile(), {
-      sendCookies: true,
-    });
+    const request = connectionRequest(url, placements, { token: "abc", cookies: { sid: "s1" } }, profile());
     expect(request).toMatchObject({
       auth: { session: { token: "abc" } },
       query: { t: "abc" },

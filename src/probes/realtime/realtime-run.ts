@@ -152,9 +152,7 @@ export async function connect(
 ): Promise<RealtimeConnection> {
   const target = realtime.run.target;
   const url = socketUrl(target.baseUrl, channel.path);
-  const request = connectionRequest(url, channel.placements, credential, target.profile, {
-    sendCookies: channel.protocol === "socket.io",
-  });
+  const request = connectionRequest(url, channel.placements, credential, target.profile);
   Object.assign(request.query, resume.query);
   const options = { label, headers: request.headers, timeoutMs: realtime.timeoutMs, clock: realtime.clock };
   // A handshake is a request: it waits outside others' windows, and a window waits for it to finish.

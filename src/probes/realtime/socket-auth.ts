@@ -108,22 +108,22 @@ function cookieHeader(jar: Record<string, string>): string {
 
 /**
  * What one observer sends when it connects. `credential` undefined connects with nothing at all. A header
- * named Authorization gets the login recipe's scheme; a Cookie header gets the recipe's cookie name.
- * `sendCookies` sends the sign-in's cookies whatever the placements (socket.io servers often read the web
- * session itself).
+ * named Authorization gets the login recipe's scheme; a Cookie header gets the recipe's cookie name. The
+ * sign-in's cookies travel whatever the placements, as a browser sends them on the upgrade (servers often
+ * read the web session itself).
  */
 export function connectionRequest(
   url: string,
   placements: readonly Placement[],
   credential: SocketCredential | undefined,
   profile: TargetProfile | undefined,
-  options: { sendCookies?: boolean } = {},
 ): ConnectionRequest {
   const request: ConnectionRequest = { url, headers: {}, query: {} };
   if (!credential) return request;
   const login = profile?.auth?.login;
-  const jar: Record<string, string> = options.sendCookies ? { ...(credential.cookies ?? {}) } : {};
-  for (const placement of placements) {
+  const jar: Record<string, string> = { ...(credential.cookies ?? {}) };
+  // A cookie session has no token to place: an empty one would read as a wrong credential.
+  for (const placement of credential.token ? placements : []) {
     if (placement.kind === "query") request.query[placement.name] = credential.token;
     else if (placement.kind === "header") {
       const name = placement.name.toLowerCase();
