@@ -11,6 +11,7 @@ import { signOutReason, signOutRefusal } from "./sign-out.ts";
 import { stateResetReason } from "./state-reset.ts";
 
 const MAX_BODY_CHARS = 512 * 1024;
+const MAX_PARSED_CHARS = 16 * 1024 * 1024;
 
 /** Counts requests against a cap; a child budget also charges its parent (a tool call inside an agent). */
 export class RequestBudget {
@@ -305,7 +306,8 @@ async function readResponse(response: Response, maxBodyChars: number): Promise<H
     contentType,
     body,
     truncated,
-    json: parseJson(body, contentType),
+    // Parsed whole when it fits MAX_PARSED_CHARS: a list too long to keep is the one a probe must count.
+    json: parseJson(text.length <= MAX_PARSED_CHARS ? text : body, contentType),
   };
 }
 
