@@ -41,6 +41,8 @@ export interface BuildOptions {
   pathValues?: Record<string, string>;
   /** Finds an id for a body property that refers to another resource (`projectId`, `owner_id`). */
   reference?: (property: string) => string | undefined;
+  /** Fill the body's optional properties too (privileged ones aside), not only the required ones. */
+  includeOptional?: boolean;
 }
 
 /** A valid request for `operation`: the schema's values (or the document's example), ids as given. */
@@ -65,7 +67,7 @@ export function buildRequest(operation: Operation, options: BuildOptions): Prepa
     const schema = requestSchema(operation);
     let body: unknown =
       schema && Object.keys(schema).length > 0
-        ? validValue(schema, { seed: options.seed })
+        ? validValue(schema, { seed: options.seed, includeOptional: options.includeOptional })
         : operation.request_body?.example;
     if (body === undefined && operation.request_body?.example !== undefined)
       body = operation.request_body.example;

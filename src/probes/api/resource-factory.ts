@@ -16,7 +16,7 @@ import {
   resourceFamilies,
 } from "./operation-index.ts";
 import type { PreparedRequest } from "./request-builder.ts";
-import { buildRequest, requestSchema, toSpec } from "./request-builder.ts";
+import { buildRequest, requestSchema, serializeBody, toSpec } from "./request-builder.ts";
 import { IdHarvest } from "./resource-harvest.ts";
 
 /** A resource the probe created itself: the only kind it may modify or delete. */
@@ -152,9 +152,22 @@ export class ResourceFactory {
     };
     const made = (answer: HttpExchange | undefined) =>
       answer !== undefined && (isSuccess(answer) || redirectedToItem(answer, family));
-    let request = buildRequest(create, { seed, pathValues, reference: (name) => references[name] });
+    const refused = (answer: HttpExchange | undefined) =>
+      answer !== undefined && !made(answer) && (answer.response?.status ?? 0) < 500;
+    const built = (includeOptional: boolean) =>
+      buildRequest(create, { seed, pathValues, reference: (name) => references[name], includeOptional });
+    let request = built(false);
     let exchange = await attempt(request);
-    if (exchange && !made(exchange) && (exchange.response?.status ?? 0) < 500) {
+    const everyField = built(true);
+    if (refused(exchange) && serializeBody(everyField) !== serializeBody(built(false))) {
+      // A field the handler needs though nothing marks it required (read in a helper, converted in a try).
+      const retried = await attempt(everyField);
+      if (made(retried) || refused(retried)) {
+        request = everyField;
+        exchange = retried;
+      }
+    }
+    if (refused(exchange)) {
       // A generated code the server does not know (`sku`, `currency`): the values its own lists show.
       for await (const candidate of this.catalogue.candidates(create, request, user)) {
         const retried = await attempt(candidate);
@@ -167,7 +180,7 @@ export class ResourceFactory {
       }
     }
     const example = create.request_body?.example;
-    if (exchange && !made(exchange) && (exchange.response?.status ?? 0) < 500 && example !== undefined) {
+    if (refused(exchange) && example !== undefined) {
       // The document's own example may satisfy rules a schema cannot express.
       request = { ...buildRequest(create, { seed, pathValues }), body: structuredClone(example) };
       exchange = await attempt(request);

@@ -86,6 +86,8 @@ export class RecordCreator {
   readonly created: OwnedRecord[] = [];
   private readonly factory: ResourceFactory;
   private readonly parents = new Map<string, Promise<OwnedRecord | undefined>>();
+  /** Creates that needed their optional fields too (the first try with the required ones was refused). */
+  private readonly everyField = new Set<Operation>();
 
   constructor(private readonly run: ProbeRun) {
     this.families = resourceFamilies(run.map.operations);
@@ -172,11 +174,26 @@ export class RecordCreator {
     user: string | undefined,
     options: CreateOptions = {},
   ): Promise<CreateAttempt> {
-    const prepared = await this.prepare(createFamily, user, options);
+    let prepared = await this.prepare(createFamily, user, options);
     if (typeof prepared === "string") return { reason: prepared };
     const create = createFamily.create!;
+    let exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, prepared.request));
+    if (exchange && !isSuccess(exchange) && statusOf(exchange) < 500 && !this.everyField.has(create)) {
+      // A field the handler needs though nothing marks it required: every known field, from now on.
+      this.everyField.add(create);
+      const fuller = await this.prepare(createFamily, user, options);
+      const more =
+        typeof fuller !== "string" &&
+        Object.keys(objectOf(fuller.request.body)).length >
+          Object.keys(objectOf(prepared.request.body)).length;
+      const retried = more
+        ? await send(this.run, user, toSpec(this.run.target.baseUrl, fuller.request))
+        : undefined;
+      if (typeof fuller !== "string" && retried && statusOf(retried) < 500)
+        [prepared, exchange] = [fuller, retried];
+      if (!retried || !isSuccess(retried)) this.everyField.delete(create);
+    }
     let request = prepared.request;
-    let exchange = await send(this.run, user, toSpec(this.run.target.baseUrl, request));
     const example = create.request_body?.example;
     if (
       exchange &&
@@ -252,6 +269,7 @@ export class RecordCreator {
       seed,
       pathValues: collectionValues,
       reference: (name) => references[name],
+      includeOptional: this.everyField.has(create),
     });
     request.body = plantSeed(request.body, requestSchema(create), seed);
     if (options.overrides) request.body = { ...objectOf(request.body), ...options.overrides };
