@@ -131,6 +131,13 @@ describe("inferAssumptions", () => {
       ids(scanOf([sql("SELECT * FROM events WHERE user_id = ? ORDER BY id DESC LIMIT 1", "single")])),
     ).toEqual([]);
     expect(ids(scanOf([sql("SELECT COUNT(*) AS n FROM events WHERE user_id = ?", "single")]))).toEqual([]);
+    // An overlap check: a row of the user's within a range, not the user's one row.
+    expect(
+      ids(scanOf([sql("SELECT id FROM events WHERE user_id = ? AND kind < ? AND id != ?", "single")])),
+    ).toEqual([]);
+    expect(ids(scanOf([sql("SELECT id FROM events WHERE user_id = ? AND id != ?", "single")]))).toEqual([
+      "unique:events.user_id",
+    ]);
     // The same lookup read as many rows elsewhere: the column is a plain reference, not a key.
     expect(
       ids(

@@ -149,6 +149,7 @@ export const VALUE_SET = (name: string) =>
 const COUNTING =
   /^\s*select\s+(distinct\s+)?((coalesce|ifnull|nullif|round|abs|cast)\s*\(\s*)*(count|sum|max|min|avg|total)\s*\(/i;
 /** Columns naming whose rows they are (the caller's scope), not what a row is. */
+const RANGE_OPERATORS = new Set(["<", ">", "<=", ">=", "between"]);
 const SCOPE_KEY =
   /^(tenant|org|organization|organisation|account|workspace|team|company|owner|user|customer|member|group|site)_?id$/i;
 const STATE_VALUE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
@@ -184,6 +185,9 @@ export function inferAssumptions(tables: readonly Table[], scan: CodeAccessScan)
         .filter((resolved) => resolved?.table === primary)
         .map((resolved) => resolved!.column);
       const keyColumns = [...new Set(keys)].sort();
+      // A range beside the equalities (`berth_id = ? AND starts_on < ? AND ends_on > ?`) finds an overlap,
+      // not a row by its key.
+      const ranged = shape.filters.some((filter) => RANGE_OPERATORS.has(filter.operator.toLowerCase()));
       // By a scope alone (`owner_id = ? AND status = 'active'`) the literal is part of the key: one row in
       // that state per scope. By a natural key (`email = ? AND status = 'active'`) the key is the column.
       const where = keyColumns.every((column) => SCOPE_KEY.test(column))
@@ -198,7 +202,13 @@ export function inferAssumptions(tables: readonly Table[], scan: CodeAccessScan)
           lookupsByScope.set(`${access.file}#${access.scope}`, scoped);
         }
         if (access.cardinality === "many") collected.readAsMany.add(`${primary.name}|${columns.join(",")}`);
-        if (access.cardinality === "single" && !shape.aggregateOnly && !shape.hasOrderBy && !shape.hasGroupBy)
+        if (
+          access.cardinality === "single" &&
+          !shape.aggregateOnly &&
+          !shape.hasOrderBy &&
+          !shape.hasGroupBy &&
+          !ranged
+        )
           addUnique(collected, primary, columns, site, "read as a single row", false, where);
       }
       // With a literal condition the key is the conditional one above, not the parameters alone.
@@ -214,7 +224,11 @@ export function inferAssumptions(tables: readonly Table[], scan: CodeAccessScan)
         if (access.cardinality === "many")
           collected.readAsMany.add(`${primary.name}|${keyColumns.join(",")}`);
         const lookup =
-          access.cardinality === "single" && !shape.aggregateOnly && !shape.hasOrderBy && !shape.hasGroupBy;
+          access.cardinality === "single" &&
+          !shape.aggregateOnly &&
+          !shape.hasOrderBy &&
+          !shape.hasGroupBy &&
+          !ranged;
         if (lookup) addUnique(collected, primary, keyColumns, site, "read as a single row");
       }
     }

@@ -83,14 +83,11 @@ async function rowFor(
   for (const key of table.foreign_keys) {
     const column = key.columns[0];
     if (!column || key.columns.length !== 1 || column in overrides) continue;
-    const parent = findTable(tables, key.references_table);
-    const parentColumn = key.references_columns[0];
     if (row[column] !== undefined && row[column] !== null) continue;
-    if (!parent || !parentColumn) continue;
-    const found = await scratch.query(
-      `SELECT ${quoteName(parentColumn)} AS id FROM ${quoteName(parent.name)} LIMIT 1`,
-    );
-    if (found[0]) row[column] = found[0].id;
+    const parent = findTable(tables, key.references_table);
+    if (!parent || !key.references_columns[0]) continue;
+    const id = await referencedId(scratch, table, tables, column);
+    if (id !== undefined) row[column] = id;
     else if (!table.columns.find((entry) => entry.name === column)?.nullable) {
       return `no ${parent.name} row to reference from ${table.name}.${column}`;
     }
@@ -107,6 +104,23 @@ async function rowFor(
     row[column] = await freshValue(scratch, table, column);
   }
   return { ...row, ...overrides };
+}
+
+/** An id of an existing parent row when `column` is a single-column foreign key of `table`. */
+async function referencedId(
+  scratch: ScratchDatabase,
+  table: Table,
+  tables: readonly Table[],
+  column: string,
+): Promise<unknown> {
+  const key = table.foreign_keys.find((entry) => entry.columns.length === 1 && entry.columns[0] === column);
+  const parent = key ? findTable(tables, key.references_table) : undefined;
+  const parentColumn = key?.references_columns[0];
+  if (!parent || !parentColumn) return undefined;
+  const found = await scratch.query(
+    `SELECT ${quoteName(parentColumn)} AS id FROM ${quoteName(parent.name)} LIMIT 1`,
+  );
+  return found[0]?.id;
 }
 
 function insertStatement(scratch: ScratchDatabase, table: Table, row: Record<string, unknown>) {
@@ -138,7 +152,11 @@ export async function scratchTrial(
   switch (assumption.kind) {
     case "unique": {
       const shared: Record<string, unknown> = {};
-      for (const name of assumption.columns) shared[name] = await freshValue(scratch, table, name);
+      // A reference in the key (`club_id` of `(club_id, code)`) names an existing parent, or the rows would
+      // be refused for the missing parent instead of the duplicate.
+      for (const name of assumption.columns)
+        shared[name] =
+          (await referencedId(scratch, table, tables, name)) ?? (await freshValue(scratch, table, name));
       const first = await rowFor(scratch, table, tables, shared, assumption.columns);
       if (typeof first === "string") return first;
       const second = await rowFor(scratch, table, tables, shared, assumption.columns);
