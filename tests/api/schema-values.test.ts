@@ -60,6 +60,26 @@ describe("value generation from JSON schemas", () => {
     expect(validValue(text, { seed: "s", name: "title" })).not.toMatch(/^\d{4}-/);
   });
 
+  it("ends a span after its start, at a time the seed draws, so records made in turn do not overlap", () => {
+    const stay = {
+      type: "object",
+      properties: {
+        starts_on: { type: "string", format: "date" },
+        ends_on: { type: "string", format: "date" },
+        checkIn: { type: "string", format: "date-time" },
+        checkOut: { type: "string", format: "date-time" },
+      },
+    } as JsonSchema;
+    const first = validValue(stay, { seed: "a1" }) as Record<string, string>;
+    const second = validValue(stay, { seed: "b7" }) as Record<string, string>;
+    for (const value of [first, second]) {
+      expect(Date.parse(value.ends_on!) - Date.parse(value.starts_on!)).toBe(3 * 86_400_000);
+      expect(Date.parse(value.checkOut!) - Date.parse(value.checkIn!)).toBe(3 * 86_400_000);
+      expect(value.starts_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+    expect(first.ends_on! < second.starts_on! || second.ends_on! < first.starts_on!).toBe(true);
+  });
+
   it("builds a valid value for every schema shape", () => {
     for (const [name, schema] of Object.entries(SCHEMAS)) {
       const value = validValue(schema, { seed: "k3x9" });

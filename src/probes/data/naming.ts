@@ -117,3 +117,47 @@ export function tableForPath(tables: readonly Table[], path: string): Table | un
   });
   return fitting.length === 1 ? fitting[0] : undefined;
 }
+
+/** The word of the lower bound → the words that can name its upper bound. */
+export const UPPER_OF: Record<string, string[]> = {
+  start: ["end", "finish", "stop"],
+  starts: ["ends", "finishes", "stops"],
+  started: ["ended", "finished", "stopped"],
+  begin: ["end"],
+  begins: ["ends"],
+  from: ["to", "until", "till", "through", "thru"],
+  since: ["until", "till"],
+  open: ["close"],
+  opens: ["closes"],
+  opening: ["closing"],
+  opened: ["closed"],
+  in: ["out"],
+  checkin: ["checkout"],
+  arrival: ["departure"],
+  arrive: ["depart"],
+  arrives: ["departs"],
+  pickup: ["dropoff", "return"],
+  min: ["max"],
+  minimum: ["maximum"],
+  lower: ["upper"],
+  low: ["high"],
+  earliest: ["latest"],
+};
+
+/**
+ * The upper bound's name beside a lower bound's among `names` (`starts_on` → `ends_on`, `checkIn` →
+ * `checkOut`), when there is one.
+ */
+export function upperBoundOf(name: string, names: readonly string[]): string | undefined {
+  const words = snakeCase(name).split("_");
+  const bySnake = new Map(names.map((entry) => [snakeCase(entry), entry]));
+  for (const [index, word] of words.entries()) {
+    // `in` and `out` pair only beside another word (`check_in`), never alone.
+    if (word === "in" && words.length < 2) continue;
+    for (const upperWord of UPPER_OF[word] ?? []) {
+      const found = bySnake.get([...words.slice(0, index), upperWord, ...words.slice(index + 1)].join("_"));
+      if (found && found !== name) return found;
+    }
+  }
+  return undefined;
+}

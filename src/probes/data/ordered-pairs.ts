@@ -5,38 +5,13 @@ import { requestSchema } from "../api/request-builder.ts";
 import type { JsonSchema } from "../schema-values/json-schema.ts";
 import { propertiesOf } from "../schema-values/json-schema.ts";
 import type { AssumptionSite, DataAssumption } from "./assumptions.ts";
-import { columnForProperty, findTable, snakeCase, tableForPath } from "./naming.ts";
+import { columnForProperty, findTable, snakeCase, tableForPath, UPPER_OF } from "./naming.ts";
 
 // Two columns that bound one span — a period's start and end, a stay's check-in and check-out, a range's
 // minimum and maximum — where nothing in the schema keeps the end from coming before the start. The
 // name alone does not make the order a rule: the application must refuse an inverted pair on one write
 // path (its own statement of the rule) and store one on another before it is reported.
 
-/** The word of the lower bound → the words that can name its upper bound. */
-const UPPER_OF: Record<string, string[]> = {
-  start: ["end", "finish", "stop"],
-  starts: ["ends", "finishes", "stops"],
-  started: ["ended", "finished", "stopped"],
-  begin: ["end"],
-  begins: ["ends"],
-  from: ["to", "until", "till", "through", "thru"],
-  since: ["until", "till"],
-  open: ["close"],
-  opens: ["closes"],
-  opening: ["closing"],
-  opened: ["closed"],
-  in: ["out"],
-  checkin: ["checkout"],
-  arrival: ["departure"],
-  arrive: ["depart"],
-  arrives: ["departs"],
-  pickup: ["dropoff", "return"],
-  min: ["max"],
-  minimum: ["maximum"],
-  lower: ["upper"],
-  low: ["high"],
-  earliest: ["latest"],
-};
 /** Words that order numbers as well as times (`min_guests`, `price_from`); the rest only order times. */
 const NUMERIC_WORDS = new Set(["min", "minimum", "lower", "low", "from", "start", "begin"]);
 const DATE_HINT = /^(date|day|on|dob)$/;

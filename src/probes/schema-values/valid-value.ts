@@ -1,4 +1,4 @@
-import { snakeCase } from "../data/naming.ts";
+import { snakeCase, upperBoundOf } from "../data/naming.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import { asSchema, chooseBranch, numberOf, propertiesOf, requiredOf, schemaType } from "./json-schema.ts";
 import { stringForPattern } from "./pattern-value.ts";
@@ -238,5 +238,32 @@ function validObject(schema: JsonSchema, options: ValueOptions, example: unknown
   for (const name of chosen) {
     result[name] = validValue(properties[name]!, { seed: options.seed, name, includeOptional: false });
   }
+  // A span (`starts_on`/`ends_on`): its end after its start, which many rules demand, and its place in time
+  // drawn from the seed, so that records made one after another do not overlap (a room booked twice).
+  for (const name of chosen) {
+    const upper = upperBoundOf(name, chosen);
+    if (upper === undefined || typeof result[upper] !== "string") continue;
+    const start = daysLater(result[name], seedDays(options.seed));
+    const end = daysLater(start, 3);
+    if (start === undefined || end === undefined) continue;
+    result[name] = start;
+    result[upper] = end;
+  }
   return result;
+}
+
+/** 0–3999 days, from the seed: spans of different seeds rarely meet. */
+function seedDays(seed: string): number {
+  let hash = 0;
+  for (const character of seed) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+  return (hash % 1000) * 4;
+}
+
+/** A date or date-time `days` later, in the same form; undefined for anything else. */
+function daysLater(value: unknown, days: number): string | undefined {
+  if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}(T|$)/.test(value)) return undefined;
+  const time = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(time)) return undefined;
+  const shifted = new Date(time + days * 86_400_000).toISOString();
+  return value.length === 10 ? shifted.slice(0, 10) : shifted.replace(".000Z", "Z");
 }
