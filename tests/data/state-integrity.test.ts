@@ -40,6 +40,7 @@ describe("probe_state_integrity", () => {
     expect(repeats.map((draft) => draft.location.value).sort()).toEqual([
       "POST /api/checkouts/{id}/return",
       "POST /api/loans/{id}/return",
+      "POST /api/tickets/{id}/pay",
     ]);
     expect(repeats[0]).toMatchObject({ domain: "data", defect_class: "data-integrity" });
     expect(repeats.find((draft) => draft.location.value.includes("loans"))!.summary).toMatch(
@@ -55,6 +56,14 @@ describe("probe_state_integrity", () => {
     const answer = await probe("/api/checkouts/");
     expect(flagged(answer)).toEqual(["POST /api/checkouts/{id}/return"]);
     expect(answer.candidates[0]!.title).toMatch(/each repeat changes shelves\.in_stock again/);
+  });
+
+  it("reads the owner's account beside the record: a payment stamped once that credits it on every repeat", async () => {
+    const answer = await probe("/pay");
+    const payments = answer.candidates.filter((draft) => draft.location.value.endsWith("/pay"));
+    expect(payments.map((draft) => draft.location.value)).toEqual(["POST /api/tickets/{id}/pay"]);
+    expect(payments[0]!.title).toMatch(/each repeat changes account\.credit again/);
+    expect(outcome(answer, "transition POST /api/passes/{id}/pay")).toMatch(/answers 409/);
   });
 
   it("flags a state check made before the write when simultaneous requests all pass it", async () => {

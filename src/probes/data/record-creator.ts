@@ -89,7 +89,7 @@ export class RecordCreator {
   /** Creates that needed their optional fields too (the first try with the required ones was refused). */
   private readonly everyField = new Set<Operation>();
 
-  constructor(private readonly run: ProbeRun) {
+  constructor(readonly run: ProbeRun) {
     this.families = resourceFamilies(run.map.operations);
     this.factory = new ResourceFactory(run);
   }

@@ -1,4 +1,5 @@
 import type { EnvelopeDraft } from "../../envelope/envelope-draft.ts";
+import type { Operation } from "../../map/system-map.ts";
 import type { ToolContext } from "../../tools/context.ts";
 import { operationKey } from "../api/operation-index.ts";
 import { candidateUsers } from "../api/probe-support.ts";
@@ -6,6 +7,7 @@ import { baseStats, openProbeRun, untilBudget, usableUsers } from "../session/pr
 import { trialDerived } from "./derived-trial.ts";
 import { idempotencyHeader, trialIdempotency } from "./idempotency-trial.ts";
 import { RecordCreator } from "./record-creator.ts";
+import { summaryReads } from "./state-reads.ts";
 import { transitionOperations, trialTransition } from "./transition-trial.ts";
 import { trialLostUpdate } from "./version-trial.ts";
 
@@ -37,6 +39,7 @@ export async function probeStateIntegrity(
   const users = candidateUsers(await usableUsers(run));
   const candidates: EnvelopeDraft[] = [];
   const outcomes: Array<{ target: string; result: string }> = [];
+  let summaries: Operation[] | undefined;
   const wanted = (key: string) => !options.filter || key.includes(options.filter);
   const record = (target: string, result: EnvelopeDraft | string) => {
     outcomes.push({ target, result: typeof result === "string" ? result : "confirmed" });
@@ -53,8 +56,12 @@ export async function probeStateIntegrity(
         if (!createFamily) continue;
         for (const operation of transitionOperations(family)) {
           const key = operationKey(operation);
-          if (wanted(key))
-            record(`transition ${key}`, await trialTransition(run, creator, createFamily, operation, users));
+          if (!wanted(key)) continue;
+          summaries ??= await summaryReads(run, users[0]);
+          record(
+            `transition ${key}`,
+            await trialTransition(run, creator, createFamily, operation, users, summaries),
+          );
         }
         for (const update of family.updates) {
           const key = operationKey(update);

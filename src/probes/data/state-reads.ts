@@ -1,4 +1,5 @@
 import type { Operation } from "../../map/system-map.ts";
+import { isAuthOperation } from "../api/operation-index.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { buildRequest, toSpec } from "../api/request-builder.ts";
 import { uniqueSeed } from "../api/resource-factory.ts";
@@ -68,16 +69,26 @@ export function stateWords(state: Representation): Record<string, string> {
   return found;
 }
 
-/** The fields whose value differs between two reads, each with its before and after. */
+const STAMP = /(_at|At|_on|On|_date|Date)$/;
+
+/**
+ * The fields whose value differs between two reads, each with its before and after: state words, and time
+ * stamps set where there was none (`paid_at`, `cancelledAt`), whose name then stands for the new state.
+ */
 export function changedWords(
   before: Representation,
   after: Representation,
 ): Array<{ field: string; from: string; to: string }> {
   const earlier = stateWords(before);
   const later = stateWords(after);
-  return Object.keys(later)
+  const words = Object.keys(later)
     .filter((field) => earlier[field] !== undefined && earlier[field] !== later[field])
     .map((field) => ({ field, from: earlier[field]!, to: later[field]! }));
+  const stamped = Object.keys(after)
+    .filter((field) => STAMP.test(field) && (before[field] === null || before[field] === ""))
+    .filter((field) => typeof after[field] === "string" && after[field] !== "")
+    .map((field) => ({ field, from: "unset", to: field }));
+  return [...words, ...stamped];
 }
 
 /** Numeric changes between two reads: field → after − before (only fields that changed). */
@@ -100,10 +111,16 @@ export function quantityDeltas(before: Representation, after: Representation): R
 export interface Snapshot {
   state: Representation;
   numbers: Record<string, number>;
+  /** Numbers of the owner's summaries (`club.refunds`), which other users' actions may move too. */
+  summaries: Record<string, number>;
   exchanges: HttpExchange[];
 }
 
-export async function snapshot(creator: RecordCreator, record: OwnedRecord): Promise<Snapshot | undefined> {
+export async function snapshot(
+  creator: RecordCreator,
+  record: OwnedRecord,
+  summaryReads: readonly Operation[] = [],
+): Promise<Snapshot | undefined> {
   const own = await readBack(creator, record);
   if (!own) return undefined;
   const numbers = { ...quantities(own.state) };
@@ -115,17 +132,75 @@ export async function snapshot(creator: RecordCreator, record: OwnedRecord): Pro
     const name = collectionName(parent.createFamily.collection) || "parent";
     for (const [field, value] of Object.entries(quantities(read.state))) numbers[`${name}.${field}`] = value;
   }
-  return { state: own.state, numbers, exchanges };
+  const summaries: Record<string, number> = {};
+  for (const operation of summaryReads) {
+    const read = await summaryOf(creator.run, operation, record.owner);
+    if (!read) continue;
+    exchanges.push(read.exchange);
+    const name = collectionName(operation.path) || "summary";
+    for (const [field, value] of Object.entries(read.numbers)) summaries[`${name}.${field}`] = value;
+  }
+  return { state: own.state, numbers, summaries, exchanges };
 }
 
-/** Numbers that moved between two snapshots: key → after − before. */
-export function snapshotDeltas(before: Snapshot, after: Snapshot): Record<string, number> {
+/** Numbers that moved between two snapshots: key → after − before (the owner's summaries with `summaries`). */
+export function snapshotDeltas(
+  before: Snapshot,
+  after: Snapshot,
+  options: { summaries?: boolean } = {},
+): Record<string, number> {
   const deltas: Record<string, number> = {};
-  for (const [key, value] of Object.entries(after.numbers)) {
-    const previous = before.numbers[key];
-    if (previous !== undefined && previous !== value) deltas[key] = value - previous;
+  const pairs = options.summaries
+    ? [
+        [before.numbers, after.numbers],
+        [before.summaries, after.summaries],
+      ]
+    : [[before.numbers, after.numbers]];
+  for (const [earlier, later] of pairs) {
+    for (const [key, value] of Object.entries(later!)) {
+      const previous = earlier![key];
+      if (previous !== undefined && previous !== value) deltas[key] = value - previous;
+    }
   }
   return deltas;
+}
+
+const MAX_SUMMARY_CANDIDATES = 12;
+const MAX_SUMMARIES = 4;
+
+/**
+ * The user's summaries: reads without parameters that answer one object with numbers and no list (`/me`,
+ * `/account`, `/club`), where an action on a record often keeps a counter or a balance.
+ */
+export async function summaryReads(run: ProbeRun, user: string | undefined): Promise<Operation[]> {
+  const candidates = run.map.operations
+    .filter((operation) => operation.method.toUpperCase() === "GET" && !operation.path.includes("{"))
+    .filter((operation) => !isAuthOperation(operation))
+    .sort((a, b) => a.path.length - b.path.length)
+    .slice(0, MAX_SUMMARY_CANDIDATES);
+  const found: Operation[] = [];
+  for (const operation of candidates) {
+    if (found.length >= MAX_SUMMARIES) break;
+    const read = await summaryOf(run, operation, user);
+    if (read && Object.keys(read.numbers).length > 0) found.push(operation);
+  }
+  return found;
+}
+
+async function summaryOf(
+  run: ProbeRun,
+  operation: Operation,
+  user: string | undefined,
+): Promise<{ exchange: HttpExchange; numbers: Record<string, number> } | undefined> {
+  const exchange = await send(
+    run,
+    user,
+    toSpec(run.target.baseUrl, buildRequest(operation, { seed: uniqueSeed() })),
+  );
+  if (!exchange || !isSuccess(exchange)) return undefined;
+  const state = representationOf(exchange);
+  if (!state || Object.values(state).some(Array.isArray)) return undefined;
+  return { exchange, numbers: quantities(state) };
 }
 
 /** Sends `operation` against the record's item path as its owner, with an optional body and headers. */

@@ -53,6 +53,8 @@ export async function trialTransition(
   createFamily: ResourceFamily,
   operation: Operation,
   users: ReadonlyArray<string | undefined>,
+  /** The owner's summaries (see `summaryReads`), read beside the record in the repeat trial. */
+  summaries: readonly Operation[] = [],
 ): Promise<EnvelopeDraft | string> {
   const fresh = async (): Promise<OwnedRecord | undefined> => {
     for (const user of users) {
@@ -63,15 +65,15 @@ export async function trialTransition(
   };
   const record = await fresh();
   if (!record) return "no record of the probe's own could be created";
-  const before = await snapshot(creator, record);
+  const before = await snapshot(creator, record, summaries);
   if (!before) return "the created record cannot be read back";
   const first = await sendOnRecord(run, record, operation);
   if (!first.exchange || !isSuccess(first.exchange))
     return `the first transition answered ${statusOf(first.exchange)}`;
-  const afterFirst = await snapshot(creator, record);
+  const afterFirst = await snapshot(creator, record, summaries);
   if (!afterFirst) return "the record cannot be read after the transition";
   const moved = changedWords(before.state, afterFirst.state);
-  const deltas = snapshotDeltas(before, afterFirst);
+  const deltas = snapshotDeltas(before, afterFirst, { summaries: true });
   if (moved.length === 0) return "no state word changed: not a workflow step";
   if (!isOneShot(operation, moved))
     return "the new state does not name the action and no 409 is documented: it may repeat by design";
@@ -85,18 +87,18 @@ export async function trialTransition(
   const repeat = await sendOnRecord(run, record, operation);
   steps.push({ label: "repeat", exchange: repeat.exchange });
   if (repeat.exchange && isSuccess(repeat.exchange)) {
-    const afterRepeat = await snapshot(creator, record);
+    const afterRepeat = await snapshot(creator, record, summaries);
     if (!afterRepeat) return "the record cannot be read after the repeat";
     steps.push(...reads("read-after-repeat", afterRepeat));
-    const again = sameMoves(deltas, snapshotDeltas(afterFirst, afterRepeat));
+    const again = sameMoves(deltas, snapshotDeltas(afterFirst, afterRepeat, { summaries: true }));
     const stillThere = changedWords(afterFirst.state, afterRepeat.state).length === 0;
     if (again.length > 0 && stillThere) {
       // A third time rules out a number that moves on its own: the same step once more.
       const third = await sendOnRecord(run, record, operation);
-      const afterThird = await snapshot(creator, record);
+      const afterThird = await snapshot(creator, record, summaries);
       if (!third.exchange || !isSuccess(third.exchange) || !afterThird)
         return "the third attempt was refused";
-      const confirmed = sameMoves(deltas, snapshotDeltas(afterRepeat, afterThird));
+      const confirmed = sameMoves(deltas, snapshotDeltas(afterRepeat, afterThird, { summaries: true }));
       if (confirmed.length === 0) return "the repeated effect did not recur";
       steps.push({ label: "third", exchange: third.exchange }, ...reads("read-after-third", afterThird));
       return repeatedFinding(run, operation, moved[0]!, confirmed, deltas, steps);
@@ -117,8 +119,9 @@ export async function trialTransition(
     if (!end) return "the fresh record cannot be read after the concurrent trial";
     const together = snapshotDeltas(start, end);
     const multiplied = Object.entries(deltas)
-      .map(([field, once]) => ({ field, once, times: (together[field] ?? 0) / once }))
-      .filter((entry) => Number.isInteger(entry.times) && entry.times >= 2 && entry.times <= accepted.length);
+      .map(([field, once]) => ({ field, once, times: Math.round((together[field] ?? 0) / once) }))
+      .filter((entry) => nearly(entry.times * entry.once, together[entry.field] ?? 0))
+      .filter((entry) => entry.times >= 2 && entry.times <= accepted.length);
     if (multiplied.length === 0) continue;
     return raceFinding(run, operation, moved[0]!, multiplied, {
       steps: [
@@ -167,9 +170,13 @@ export function isOneShot(operation: Operation, moved: Array<{ to: string }>): b
   });
 }
 
-/** Fields that moved by exactly the one-shot amount again. */
+/** Fields that moved by the one-shot amount again (money in floating point: to a millionth). */
 function sameMoves(once: Record<string, number>, now: Record<string, number>): string[] {
-  return Object.keys(once).filter((field) => now[field] === once[field]);
+  return Object.keys(once).filter((field) => now[field] !== undefined && nearly(now[field]!, once[field]!));
+}
+
+function nearly(left: number, right: number): boolean {
+  return Math.abs(left - right) <= 1e-6 * Math.max(1, Math.abs(right));
 }
 
 function exchangesOf(steps: Step[]): Array<{ label: string; exchange: HttpExchange }> {
