@@ -34,6 +34,29 @@ describe("StatementLog", () => {
     expect(Object.fromEntries(window.shapes)).toEqual({ "SELECT * FROM t WHERE id = ?": 2 });
   });
 
+  it("reads an application's ordinary log: statements after a log prefix, other lines left out", async () => {
+    const log = logIn();
+    const { window } = await log.around(async () => {
+      fs.appendFileSync(
+        log.file,
+        [
+          "2026-12-07 10:00:01,120 INFO aiohttp.access: 127.0.0.1 GET /api/boats 200",
+          "SQL: SELECT * FROM boats WHERE club_id = 1",
+          "2026-12-07 10:00:01,121 INFO sqlalchemy.engine.Engine SELECT * FROM boats WHERE club_id = 2",
+          "[db] UPDATE boats SET name = 'x' WHERE id = 3",
+          "Server ready; listening",
+          "",
+        ].join("\n"),
+      );
+    });
+    expect(window.queries).toEqual([
+      "SELECT * FROM boats WHERE club_id = 1",
+      "SELECT * FROM boats WHERE club_id = 2",
+      "UPDATE boats SET name = 'x' WHERE id = 3",
+    ]);
+    expect(Object.fromEntries(window.shapes)).toMatchObject({ "SELECT * FROM boats WHERE club_id = ?": 2 });
+  });
+
   it("waits for statements an application writes after it has answered", async () => {
     const log = logIn();
     const { window } = await log.around(async () => {

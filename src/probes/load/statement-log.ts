@@ -97,7 +97,7 @@ export class StatementLog {
 }
 
 export function windowOf(lines: string[]): StatementWindow {
-  const statements = lines.map((line) => line.trim()).filter((line) => line.length > 0);
+  const statements = lines.flatMap((line) => statementIn(line) ?? []);
   const queries = statements.filter((statement) => !isControlStatement(statement));
   const shapes = new Map<string, number>();
   for (const query of queries) {
@@ -105,6 +105,24 @@ export function windowOf(lines: string[]): StatementWindow {
     shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
   }
   return { statements, queries, shapes };
+}
+
+const SQL_VERB =
+  /\b(SELECT|INSERT|UPDATE|DELETE|WITH|BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PRAGMA|REPLACE|CREATE|ALTER|DROP|TRUNCATE|SET|SHOW|EXPLAIN|ANALYZE|VACUUM|MERGE|CALL|LOCK|COPY|PREPARE|EXECUTE|DEALLOCATE)\b/;
+
+/**
+ * The statement a log line holds: the line itself, or what follows a log prefix (`SQL: `, `INFO
+ * sqlalchemy.engine.Engine `, `[2026-12-07 10:00:01] db: `), so that an app's ordinary log can serve; a line
+ * with no statement (an access log, a message) is none.
+ */
+export function statementIn(line: string): string | undefined {
+  const text = line.trim();
+  const first = /^\(?\s*([A-Za-z]+)/.exec(text)?.[1];
+  if (first && SQL_VERB.test(first.toUpperCase())) return text;
+  const found = SQL_VERB.exec(text);
+  if (!found) return undefined;
+  // A prefix ends where a log line's fields do (`:`, `]`, `)`, `-`, `|`, `>`, or a logger's dotted name).
+  return /([:\])|>-]|\.\w+)\s+$/.test(text.slice(0, found.index)) ? text.slice(found.index) : undefined;
 }
 
 /**
