@@ -138,8 +138,13 @@ describe("LOAD on a TypeScript application", () => {
     const drafts = results.flatMap((result) =>
       result.ok ? (result.data as { candidates: EnvelopeDraft[] }).candidates : [],
     );
-    // 25 seeded posts are enough to see the N+1 at limit=2 vs limit=20; the ignored limit shows on 6 products.
-    expect(findingKeys(drafts)).toEqual(["n-plus-one GET /api/posts", "unbounded-result GET /api/products"]);
+    // 25 seeded posts are enough to see the N+1 at limit=2 vs limit=20; the ignored limit shows on 6 products;
+    // the authors report, with no user to add, already counts posts once for each seeded author.
+    expect(findingKeys(drafts)).toEqual([
+      "n-plus-one GET /api/posts",
+      "n-plus-one GET /api/reports/authors",
+      "unbounded-result GET /api/products",
+    ]);
     for (const result of results) {
       const stats = (
         result as { data: { stats: { by_status: Record<string, number>; writes_allowed: boolean } } }

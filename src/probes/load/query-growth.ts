@@ -6,6 +6,7 @@ import { operationKey } from "../api/operation-index.ts";
 import type { PreparedRequest } from "../api/request-builder.ts";
 import { clonePrepared } from "../api/request-builder.ts";
 import { analyzeStatement } from "../code-access/sql-shape.ts";
+import type { HttpExchange } from "../http/http-types.ts";
 import { surfaceBudget } from "../http/run-http.ts";
 import { pathParameterNames } from "../http/target-url.ts";
 import { baseStats, untilBudget } from "../session/probe-run.ts";
@@ -324,7 +325,22 @@ function decide(
   const repeated = repeatedShape(first, second);
   const shapeGrowth = repeated ? repeated.large - repeated.small : 0;
   if (itemGrowth < MIN_ITEM_GROWTH) {
-    summaries.push({ ...summary, result: `items grew by ${itemGrowth} only` });
+    // Nothing could be added, but one list already shows it: a statement run once for each item it answers.
+    const once = oncePerItem(first);
+    if (!once) {
+      summaries.push({ ...summary, result: `items grew by ${itemGrowth} only` });
+      return;
+    }
+    candidates.push(
+      nPlusOne(load, measured, samples, points, once, {
+        text: `${key} ran ${first.queries} statements for ${first.items} items (${first.label}; nothing could be added to measure a second size), each measured ${samples}× and the minimum kept. The statement \`${once.shape}\` ran ${once.large} times: once for each item.`,
+        perItem: 1,
+        exchanges: [{ label: "items", exchange: first.sample.exchange }],
+        bound: { prepared: measured.at(first.size), maxQueries: first.queries - once.large + 2 },
+        largest: first,
+      }),
+    );
+    summaries.push({ ...summary, result: "n-plus-one", repeated_statement: once.shape });
     return;
   }
   if (!repeated || queryGrowth < itemGrowth * 0.8 || shapeGrowth < itemGrowth * 0.8) {
@@ -335,41 +351,73 @@ function decide(
     return;
   }
   const perItem = Math.round((shapeGrowth / itemGrowth) * 10) / 10;
-  const table = analyzeStatement(repeated.shape).tables[0]?.name;
   candidates.push(
-    loadFinding(load, {
-      defectClass: "n-plus-one",
-      operation,
-      title: `${key} runs one query per returned item (N+1${table ? ` on ${table}` : ""})`,
-      summary: `${key} ran ${first.queries} statements for ${first.items} items (${first.label}) and ${second.queries} for ${second.items} (${second.label}); each measured ${samples}× and the minimum kept. The statement \`${repeated.shape}\` ran ${repeated.small} then ${repeated.large} times: about ${perItem} per item. At ten times the data the request runs ten times the queries. Fix: load the related rows in one query (a JOIN, or WHERE … IN (…) over the page's ids).`,
-      impact:
-        "Latency and database load grow linearly with the number of items; large pages or busy lists slow every caller down.",
-      severity: perItem >= 2 ? "high" : "medium",
-      confidence: 0.9,
-      ...(table ? { discriminator: table } : {}),
+    nPlusOne(load, measured, samples, points, repeated, {
+      text: `${key} ran ${first.queries} statements for ${first.items} items (${first.label}) and ${second.queries} for ${second.items} (${second.label}); each measured ${samples}× and the minimum kept. The statement \`${repeated.shape}\` ran ${repeated.small} then ${repeated.large} times: about ${perItem} per item.`,
+      perItem,
       exchanges: [
         { label: "fewer-items", exchange: first.sample.exchange },
         { label: "more-items", exchange: second.sample.exchange },
       ],
-      measurements: {
-        operation: key,
-        samples_per_point: samples,
-        points: points.map((point) => ({
-          label: point.label,
-          items: point.items,
-          queries: point.queries,
-          shapes: point.shapes,
-        })),
-        repeated_statement: repeated,
-        statements_at_larger_size: second.sample.window?.queries.slice(0, 60) ?? [],
-      },
-      queryBound: {
-        user: measured.user,
+      bound: {
         prepared: measured.at(second.size),
         maxQueries: Math.max(first.queries + 2, second.queries - shapeGrowth + 2),
-        shape: repeated.shape,
       },
+      largest: second,
     }),
   );
   summaries.push({ ...summary, result: "n-plus-one", repeated_statement: repeated.shape });
+}
+
+/** Past this many items, one shape run once for each of them is no coincidence. */
+const MIN_ITEMS_ONCE_EACH = 10;
+
+/** The statement one list runs once for each item it answers (one more or less), with many items. */
+function oncePerItem(point: Point): { shape: string; small: number; large: number } | undefined {
+  if (point.items < MIN_ITEMS_ONCE_EACH) return undefined;
+  const found = Object.entries(point.shapes).find(([, count]) => Math.abs(count - point.items) <= 1);
+  return found ? { shape: found[0], small: 0, large: found[1] } : undefined;
+}
+
+function nPlusOne(
+  load: LoadRun,
+  measured: Measured,
+  samples: number,
+  points: Point[],
+  repeated: { shape: string; small: number; large: number },
+  evidence: {
+    text: string;
+    perItem: number;
+    exchanges: Array<{ label: string; exchange: HttpExchange }>;
+    bound: { prepared: PreparedRequest; maxQueries: number };
+    largest: Point;
+  },
+): EnvelopeDraft {
+  const key = operationKey(measured.operation);
+  const table = analyzeStatement(repeated.shape).tables[0]?.name;
+  return loadFinding(load, {
+    defectClass: "n-plus-one",
+    operation: measured.operation,
+    title: `${key} runs one query per returned item (N+1${table ? ` on ${table}` : ""})`,
+    summary: `${evidence.text} At ten times the data the request runs ten times the queries. Fix: load the related rows in one query (a JOIN, or WHERE … IN (…) over the page's ids).`,
+    impact:
+      "Latency and database load grow linearly with the number of items; large pages or busy lists slow every caller down.",
+    severity: evidence.perItem >= 2 ? "high" : "medium",
+    confidence: 0.9,
+    ...(table ? { discriminator: table } : {}),
+    exchanges: evidence.exchanges,
+    measurements: {
+      operation: key,
+      samples_per_point: samples,
+      points: points.map((point) => ({
+        label: point.label,
+        items: point.items,
+        queries: point.queries,
+        shapes: point.shapes,
+      })),
+      repeated_statement: repeated,
+      statements_at_larger_size: evidence.largest.sample.window?.queries.slice(0, 60) ?? [],
+    },
+    queryBound: { user: measured.user, ...evidence.bound, shape: repeated.shape },
+  });
 }
