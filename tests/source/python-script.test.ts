@@ -16,6 +16,12 @@ describe("runPythonScript", () => {
     expect(result.ok && JSON.parse(result.stdout)).toEqual({ files: 2 });
   });
 
+  it("runs a script longer than one command-line argument may be (128 KiB)", async () => {
+    const padding = `# ${"x".repeat(100)}\n`.repeat(1500);
+    const result = await runPythonScript(`${padding}print(len(open(__file__).read()))`, {}, LIMITS);
+    expect(result.ok && Number(result.stdout)).toBeGreaterThan(128 * 1024);
+  });
+
   it("says why a script failed: its last error line, an answer too long, or no answer in time", async () => {
     const raised = await runPythonScript("raise SystemExit('the tree did not parse')", {}, LIMITS);
     expect(raised).toEqual({ ok: false, reason: "the tree did not parse" });

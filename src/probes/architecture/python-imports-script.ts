@@ -1,4 +1,4 @@
-// The Python half of the import graph, run once per build as `python3 -c <script>` with
+// The Python half of the import graph, run once per build as a script file with
 // `{ "root": ..., "files": [...] }` on stdin. It parses every file with Python's own `ast` and prints, per
 // file, the imports (with their level and whether they are deferred or for type checking only), the
 // folder-loading calls, module-like string constants, and the size facts god-module detection needs.

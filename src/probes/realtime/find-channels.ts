@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Channel } from "../../map/system-map.ts";
 import { listSourceFiles, type SourceTreeOptions } from "../routes/source-tree.ts";
-import { pythonInterpreter } from "../source/python-script.ts";
+import { pythonInterpreter, pythonScriptFile } from "../source/python-script.ts";
 import { readTreeFile } from "../source/walk-files.ts";
 import { PYTHON_CHANNEL_SCRIPT } from "./python-channel-script.ts";
 import type { SocketIoFileFacts } from "./socketio-javascript.ts";
@@ -111,7 +111,7 @@ function pythonParts(
     ),
   );
   if (files.length === 0) return { parts: [], plain: [] };
-  const result = spawnSync(pythonInterpreter(), ["-c", PYTHON_CHANNEL_SCRIPT], {
+  const result = spawnSync(pythonInterpreter(), [pythonScriptFile(PYTHON_CHANNEL_SCRIPT)], {
     input: JSON.stringify({ root, files }),
     encoding: "utf8",
     timeout: 60_000,

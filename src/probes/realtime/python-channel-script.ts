@@ -1,4 +1,4 @@
-// Realtime channels in Python source, read with Python's own `ast` (run once with `python3 -c` over every
+// Realtime channels in Python source, read with Python's own `ast` (run once as a script file over every
 // .py file): Flask-SocketIO and python-socketio servers with their path, namespaces, events and where they
 // read a client's credential; plain WebSocket endpoints of `websockets.serve(...)`, Starlette/FastAPI
 // `WebSocketRoute`/`add_websocket_route` and flask_sockets' `@sockets.route`. Input on stdin: {"root": str, "files": [str]}; output: JSON

@@ -7,7 +7,7 @@ import { PYTHON_INPUTS_SCRIPT } from "./python-inputs-script.ts";
 import { PYTHON_PROJECT_SCRIPT } from "./python-project-script.ts";
 import { PYTHON_SCHEMA_SCRIPT } from "./python-schema-script.ts";
 
-// The Python half of route extraction, run once over every .py file with `python3 -c`: Python's own `ast`
+// The Python half of route extraction, run once over every .py file as a script file: Python's own `ast`
 // module parses Python, so comments, docstrings and strings that look like routes are never routes.
 // It reports facts per file (containers, routes with the inputs their handlers read, mounts, channels);
 // python-routes.ts resolves modules and prefixes. Input on stdin: {"root": str, "files": [str]}; output on

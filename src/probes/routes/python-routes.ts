@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pythonInterpreter } from "../source/python-script.ts";
+import { pythonInterpreter, pythonScriptFile } from "../source/python-script.ts";
 import type { ContainerGraph } from "./container-graph.ts";
 import { normalizePathTemplate, type PathStyle } from "./path-template.ts";
 import { PYTHON_ROUTE_SCRIPT } from "./python-route-script.ts";
@@ -61,7 +61,7 @@ const MAX_OUTPUT = 64 * 1024 * 1024;
 
 export function scanPythonRoutes(root: string, files: string[], timeoutMs = 60_000): PythonScan {
   if (files.length === 0) return structuredClone(EMPTY);
-  const result = spawnSync(pythonInterpreter(), ["-c", PYTHON_ROUTE_SCRIPT], {
+  const result = spawnSync(pythonInterpreter(), [pythonScriptFile(PYTHON_ROUTE_SCRIPT)], {
     input: JSON.stringify({ root, files }),
     encoding: "utf8",
     timeout: timeoutMs,
@@ -86,7 +86,9 @@ export function startPythonRoutes(
   const requestFile = path.join(folder, "request.json");
   fs.writeFileSync(requestFile, JSON.stringify({ root, files }));
   const input = fs.openSync(requestFile, "r");
-  const child = spawn(pythonInterpreter(), ["-c", PYTHON_ROUTE_SCRIPT], { stdio: [input, "pipe", "pipe"] });
+  const child = spawn(pythonInterpreter(), [pythonScriptFile(PYTHON_ROUTE_SCRIPT)], {
+    stdio: [input, "pipe", "pipe"],
+  });
   fs.closeSync(input);
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 // The source readers' Python helpers (an `ast` walk over a target's .py files) run in a child process that
 // the run waits for without holding its event loop: a synchronous spawn stalls every agent's requests for
@@ -16,6 +18,23 @@ export function pythonInterpreter(): string {
   return fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }
 
+let scriptFolder: string | undefined;
+const scriptFiles = new Map<string, string>();
+
+/**
+ * The script as a file for the interpreter to run. Passed with `-c` it would be one argument, which the
+ * kernel caps at 128 KiB (E2BIG), and the route reader is that long. One private folder per process.
+ */
+export function pythonScriptFile(script: string): string {
+  const known = scriptFiles.get(script);
+  if (known) return known;
+  scriptFolder ??= fs.mkdtempSync(path.join(os.tmpdir(), "qaas-python-"));
+  const file = path.join(scriptFolder, `script-${scriptFiles.size + 1}.py`);
+  fs.writeFileSync(file, script);
+  scriptFiles.set(script, file);
+  return file;
+}
+
 export type PythonResult = { ok: true; stdout: string } | { ok: false; reason: string };
 
 /** Runs `script` with `input` as JSON on its standard input; its standard output, or why it failed. */
@@ -25,7 +44,7 @@ export function runPythonScript(
   options: { timeoutMs: number; maxOutputBytes: number },
 ): Promise<PythonResult> {
   return new Promise((resolve) => {
-    const child = spawn(pythonInterpreter(), ["-c", script], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(pythonInterpreter(), [pythonScriptFile(script)], { stdio: ["pipe", "pipe", "pipe"] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let size = 0;
