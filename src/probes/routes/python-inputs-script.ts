@@ -70,6 +70,7 @@ def meta_header(key):
 READ_NODES = (ast.Subscript, ast.Call, ast.Compare)
 ASSIGN_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr)
 FUNCTION_INDEX = {}
+RETURNED = {}
 
 
 def function_index(function):
@@ -353,10 +354,14 @@ class Reads:
         owner, target, bound = found
         if not bound and not self.global_request():
             return []
-        inner = Reads(self.project, owner, Inputs(), self.helper_names(bound), self.depth + 1, self.visiting)
-        inner.bind(target, bound)
-        return [origin for child in ast.walk(target) if isinstance(child, ast.Return) and child.value is not None
-                for origin in inner.classify(child.value) if origin[0] in ("bag", "raw")]
+        # Every classification of the call asks again: one reading per helper and arguments.
+        key = (id(target), self.depth, tuple(sorted((name, tuple(origins)) for name, origins in bound.items())))
+        if key not in RETURNED:
+            inner = Reads(self.project, owner, Inputs(), self.helper_names(bound), self.depth + 1, self.visiting)
+            inner.bind(target, bound)
+            RETURNED[key] = [origin for child in ast.walk(target) if isinstance(child, ast.Return) and child.value is not None
+                             for origin in inner.classify(child.value) if origin[0] in ("bag", "raw")]
+        return RETURNED[key]
 
     def global_request(self):
         return any(self.file.imports.get(name, {}).get("name") == "request" for name in self.request_names)
