@@ -93,14 +93,7 @@ export function changedWords(
 
 /** Numeric changes between two reads: field → after − before (only fields that changed). */
 export function quantityDeltas(before: Representation, after: Representation): Record<string, number> {
-  const earlier = quantities(before);
-  const later = quantities(after);
-  const deltas: Record<string, number> = {};
-  for (const [field, value] of Object.entries(later)) {
-    const previous = earlier[field];
-    if (previous !== undefined && previous !== value) deltas[field] = value - previous;
-  }
-  return deltas;
+  return movedNumbers(quantities(before), quantities(after));
 }
 
 /**
@@ -149,18 +142,17 @@ export function snapshotDeltas(
   after: Snapshot,
   options: { summaries?: boolean } = {},
 ): Record<string, number> {
+  return {
+    ...movedNumbers(before.numbers, after.numbers),
+    ...(options.summaries ? movedNumbers(before.summaries, after.summaries) : {}),
+  };
+}
+
+function movedNumbers(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
   const deltas: Record<string, number> = {};
-  const pairs = options.summaries
-    ? [
-        [before.numbers, after.numbers],
-        [before.summaries, after.summaries],
-      ]
-    : [[before.numbers, after.numbers]];
-  for (const [earlier, later] of pairs) {
-    for (const [key, value] of Object.entries(later!)) {
-      const previous = earlier![key];
-      if (previous !== undefined && previous !== value) deltas[key] = value - previous;
-    }
+  for (const [key, value] of Object.entries(after)) {
+    const previous = before[key];
+    if (previous !== undefined && previous !== value) deltas[key] = value - previous;
   }
   return deltas;
 }
