@@ -80,7 +80,14 @@ export function bodyEncoding(operation: Operation): "json" | "form" | "multipart
 // Headers a browser or the HTTP layer owns, and those that carry a session: tampering with them tests the
 // sign-in, not the handler.
 const RESERVED_HEADER =
-  /^(authorization|cookie|host|content-(type|length|encoding)|accept(-encoding)?|connection|transfer-encoding|x-(csrf|xsrf)-token|x-requested-with)$/i;
+  /^(authorization|cookie|host|content-(type|length|encoding)|accept(-encoding)?|connection|transfer-encoding|x-(csrf|xsrf)-token|x-requested-with|x-api-key|api-key|x-(auth|access|session)-token)$/i;
+
+/**
+ * A cookie that carries the sign-in (an auth helper reads it on every route): tampering with it tests the
+ * session, which the token and cookie probes do, not the handler's input.
+ */
+const SESSION_COOKIE =
+  /^(session|sessionid|session_id|sid|connect\.sid|jsessionid|phpsessid|jwt|token|access_token|auth_?token|remember_?token|.+[_-]session)$/i;
 
 /** A form's anti-forgery token: the browser layer fills it, a probe leaves it alone. */
 const ANTI_FORGERY_FIELD = /csrf|xsrf|authenticity_token|__requestverificationtoken|nonce/i;
@@ -263,7 +270,9 @@ export function inputPoints(map: SystemMap, options: InputPointOptions): InputPo
       const name = parameter.name;
       if (
         (parameter.in === "header" || parameter.in === "cookie") &&
-        (reserved.has(name.toLowerCase()) || (parameter.in === "header" && RESERVED_HEADER.test(name)))
+        (reserved.has(name.toLowerCase()) ||
+          (parameter.in === "header" && RESERVED_HEADER.test(name)) ||
+          (parameter.in === "cookie" && SESSION_COOKIE.test(name)))
       )
         continue;
       add({
